@@ -1,0 +1,29 @@
+package dev.counters;
+
+/**
+ * One counter, with its name validated and its strategy chosen: the fastest way to increment the same
+ * counter many times. Obtained from {@link CounterService#counter(String)}; thread-safe.
+ */
+public interface Counter {
+
+    CounterName name();
+
+    /** The name of the strategy that stores this counter (for example {@code atomic}). */
+    String strategy();
+
+    default void increment() {
+        increment(1);
+    }
+
+    /** See {@link CounterService#increment(String, long)}. */
+    void increment(long delta);
+
+    /** See {@link CounterService#incrementAndGet(String, long)}. */
+    long incrementAndGet(long delta);
+
+    /** See {@link CounterService#get(String)}. */
+    long get();
+
+    /** See {@link CounterService#delete(String)}. */
+    void delete();
+}

@@ -1,0 +1,60 @@
+package dev.counters;
+
+import dev.counters.spi.CounterStore;
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * Counts things: the one entry point of the library.
+ *
+ * <p>Each counter is a named, signed 64-bit value that starts at 0. Which strategy turns its increments into
+ * storage writes is chosen per name when the service is built (see {@link CounterServiceBuilder}); the
+ * methods here behave the same whatever the strategy, within the guarantees the strategy documents.
+ *
+ * <p>Every method validates its arguments before anything is written: a bad name or delta is an
+ * {@link IllegalArgumentException} naming the problem, an overflow past the 64-bit range an
+ * {@link ArithmeticException}, and in both cases the stored value is unchanged.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface CounterService extends AutoCloseable {
+
+    /** Starts building a service whose strategies store their data in {@code store}. */
+    static CounterServiceBuilder builder(CounterStore store) {
+        return new CounterServiceBuilder(store);
+    }
+
+    /** Adds 1 to the counter. */
+    default void increment(String name) {
+        increment(name, 1);
+    }
+
+    /**
+     * Adds {@code delta} (non-zero; negative only where the counter's strategy allows decrements).
+     *
+     * @throws IllegalArgumentException for an invalid name or delta
+     * @throws ArithmeticException if the value would leave the 64-bit range
+     * @throws CounterStoreException if the store failed; see its documentation for whether the delta may have
+     *     been applied
+     */
+    void increment(String name, long delta);
+
+    /** Adds {@code delta} and returns the counter's value right after it, including this delta. */
+    long incrementAndGet(String name, long delta);
+
+    /** The counter's current value; 0 for a counter never incremented. */
+    long get(String name);
+
+    /** The values of several counters, in the iteration order of {@code names}; 0 for unknown ones. */
+    Map<String, Long> get(Collection<String> names);
+
+    /** Removes everything stored for the counter, so that it reads 0 again. */
+    void delete(String name);
+
+    /** A handle on one counter: the name is validated and its strategy chosen once, here. */
+    Counter counter(String name);
+
+    /** Releases the strategies' resources (buffered strategies write what they hold first). */
+    @Override
+    void close();
+}

@@ -1,0 +1,105 @@
+package dev.counters;
+
+import dev.counters.spi.CounterStore;
+import dev.counters.strategy.CounterStrategy;
+import dev.counters.strategy.Strategies;
+import dev.counters.strategy.StrategyContext;
+import dev.counters.strategy.StrategyFactory;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
+
+/**
+ * Builds a {@link CounterService}: a default strategy, and strategies for particular counters chosen by exact
+ * name or by pattern. An exact name wins over a pattern; among patterns, the first one declared that matches
+ * wins. A pattern is a counter name in which {@code *} stands for any run of characters and {@code ?} for one
+ * character: {@code orders.*}.
+ */
+public final class CounterServiceBuilder {
+
+    private final CounterStore store;
+    private StrategyFactory defaultStrategy = Strategies.atomic();
+    private final Map<String, StrategyFactory> rules = new LinkedHashMap<>();
+    private Clock clock = Clock.systemUTC();
+    private RandomGenerator random = ThreadLocalRandom.current();
+    private int maxCachedHandles = 10_000;
+
+    CounterServiceBuilder(CounterStore store) {
+        this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** The strategy of every counter no rule matches; {@link Strategies#atomic()} unless set. */
+    public CounterServiceBuilder defaultStrategy(StrategyFactory strategy) {
+        this.defaultStrategy = Objects.requireNonNull(strategy, "strategy");
+        return this;
+    }
+
+    /** The strategy of the counters whose name is, or matches, {@code nameOrPattern}. */
+    public CounterServiceBuilder strategy(String nameOrPattern, StrategyFactory strategy) {
+        NamePattern.validate(nameOrPattern);
+        Objects.requireNonNull(strategy, "strategy");
+        if (rules.putIfAbsent(nameOrPattern, strategy) != null) {
+            throw new IllegalArgumentException("A strategy is already set for '" + nameOrPattern + "'");
+        }
+        return this;
+    }
+
+    /** The clock strategies use for intervals and expiry; the system UTC clock unless set. */
+    public CounterServiceBuilder clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
+    /** The thread-safe source of randomness strategies use; {@link ThreadLocalRandom} unless set. */
+    public CounterServiceBuilder random(RandomGenerator random) {
+        this.random = Objects.requireNonNull(random, "random");
+        return this;
+    }
+
+    /**
+     * How many counter handles the service keeps resolved (name validated, strategy chosen) for its name-based
+     * methods; least recently used ones are dropped beyond it. 10,000 unless set.
+     */
+    public CounterServiceBuilder maxCachedHandles(int maxCachedHandles) {
+        if (maxCachedHandles < 0) {
+            throw new IllegalArgumentException("maxCachedHandles must be >= 0, was " + maxCachedHandles);
+        }
+        this.maxCachedHandles = maxCachedHandles;
+        return this;
+    }
+
+    public CounterService build() {
+        StrategyContext context = new StrategyContext(store, clock, random);
+        List<CounterStrategy> created = new ArrayList<>();
+        try {
+            Map<String, CounterStrategy> exact = new LinkedHashMap<>();
+            List<StrategyRouter.Route> patterns = new ArrayList<>();
+            for (Map.Entry<String, StrategyFactory> rule : rules.entrySet()) {
+                CounterStrategy strategy = create(rule.getValue(), context, created);
+                if (NamePattern.isPattern(rule.getKey())) {
+                    patterns.add(new StrategyRouter.Route(NamePattern.compile(rule.getKey()), strategy));
+                } else {
+                    exact.put(rule.getKey(), strategy);
+                }
+            }
+            CounterStrategy fallback = create(defaultStrategy, context, created);
+            return new DefaultCounterService(new StrategyRouter(exact, patterns, fallback), created,
+                    maxCachedHandles);
+        } catch (RuntimeException e) {
+            created.forEach(CounterStrategy::close);
+            throw e;
+        }
+    }
+
+    private static CounterStrategy create(StrategyFactory factory, StrategyContext context,
+            List<CounterStrategy> created) {
+        CounterStrategy strategy = Objects.requireNonNull(factory.create(context), "a StrategyFactory returned null");
+        created.add(strategy);
+        return strategy;
+    }
+}

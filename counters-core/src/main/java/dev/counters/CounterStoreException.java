@@ -1,0 +1,15 @@
+package dev.counters;
+
+/**
+ * A store could not do what was asked. Unless it is a {@link TransientStoreException}, the outcome of a write
+ * that ended this way is unknown (for example the connection was lost while the commit was in flight), and
+ * the library never retries such a write blindly.
+ */
+public class CounterStoreException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    public CounterStoreException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.counters;
+
+import java.util.regex.Pattern;
+
+/** Counter-name patterns: a name in which {@code *} matches any run of characters and {@code ?} one character. */
+final class NamePattern {
+
+    private NamePattern() {
+    }
+
+    static boolean isPattern(String nameOrPattern) {
+        return nameOrPattern.indexOf('*') >= 0 || nameOrPattern.indexOf('?') >= 0;
+    }
+
+    static void validate(String nameOrPattern) {
+        if (nameOrPattern == null) {
+            throw new IllegalArgumentException("Counter name or pattern must not be null");
+        }
+        CounterName.validate(nameOrPattern, "Counter name or pattern", "*?");
+    }
+
+    static Pattern compile(String pattern) {
+        StringBuilder regex = new StringBuilder();
+        for (char c : pattern.toCharArray()) {
+            switch (c) {
+                case '*' -> regex.append(".*");
+                case '?' -> regex.append('.');
+                default -> regex.append(Pattern.quote(String.valueOf(c)));
+            }
+        }
+        return Pattern.compile(regex.toString());
+    }
+}

@@ -1,0 +1,39 @@
+package dev.counters.strategy;
+
+import dev.counters.CounterName;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * How a family of counters turns increments into storage writes and reads. One instance serves every counter
+ * routed to it, from many threads. Names arrive validated and deltas non-zero; a strategy checks only what is
+ * particular to it (for example, that a grow-only counter gets no negative delta).
+ */
+public interface CounterStrategy extends AutoCloseable {
+
+    /** The strategy's name as used in configuration, for example {@code atomic}. */
+    String type();
+
+    void increment(CounterName name, long delta);
+
+    long incrementAndGet(CounterName name, long delta);
+
+    long get(CounterName name);
+
+    /** The values of several counters; every requested name is in the result. */
+    default Map<CounterName, Long> getAll(Collection<CounterName> names) {
+        Map<CounterName, Long> values = new LinkedHashMap<>();
+        for (CounterName name : names) {
+            values.put(name, get(name));
+        }
+        return values;
+    }
+
+    void delete(CounterName name);
+
+    /** Releases resources; a strategy that holds unwritten increments writes them first. */
+    @Override
+    default void close() {
+    }
+}

@@ -1,0 +1,239 @@
+package dev.counters.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
+import dev.counters.CounterService;
+import dev.counters.spi.CounterStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link CounterStore} must do, written once. A store's test is a subclass that says how to get the
+ * store; the database behind it is real. Each test uses counter names of its own, so one store (and one database
+ * schema) can serve a whole test class.
+ */
+public abstract class CounterStoreContract {
+
+    /** The store under test; may be the same instance for every test of the class. */
+    protected abstract CounterStore store();
+
+    /** A second, independent store instance on the same data, as another JVM or node would have. */
+    protected abstract CounterStore anotherStore();
+
+    /** Increments per thread in the concurrency tests. */
+    protected int incrementsPerThread() {
+        return 10_000;
+    }
+
+    private String prefix;
+
+    @BeforeEach
+    void uniquePrefix() {
+        prefix = "t" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    }
+
+    /** A counter name that no other test uses. */
+    protected CounterName name(String suffix) {
+        return CounterName.of(prefix + suffix);
+    }
+
+    // ---- primitive operations ----
+
+    @Test
+    void unknownCounterReadsZero() {
+        assertThat(store().get(name("never"))).isZero();
+        assertThat(store().getAll(List.of(name("never")))).isEmpty();
+    }
+
+    @Test
+    void addCreatesThenAccumulates() {
+        CounterName views = name("views");
+        store().add(views, "main", 5);
+        store().add(views, "main", 7);
+        store().add(views, "main", -2);
+        assertThat(store().get(views)).isEqualTo(10);
+    }
+
+    @Test
+    void totalIsSumOfCells() {
+        CounterName likes = name("likes");
+        store().add(likes, "s0", 3);
+        store().add(likes, "s1", 4);
+        store().add(likes, "s1", 10);
+        assertThat(store().get(likes)).isEqualTo(17);
+    }
+
+    @Test
+    void addAndGetReturnsTotalIncludingTheDelta() {
+        CounterName views = name("views");
+        store().add(views, "s0", 100);
+        assertThat(store().addAndGet(views, "main", 5)).isEqualTo(105);
+        assertThat(store().addAndGet(views, "main", -10)).isEqualTo(95);
+    }
+
+    @Test
+    void getAllReadsManyCountersAndOmitsUnknownOnes() {
+        CounterName a = name("a");
+        CounterName b = name("b");
+        store().add(a, "main", 1);
+        store().add(b, "s0", 2);
+        store().add(b, "s1", 3);
+        assertThat(store().getAll(List.of(a, b, name("unknown")))).containsExactlyInAnyOrderEntriesOf(Map.of(a, 1L, b, 5L));
+    }
+
+    @Test
+    void deleteRemovesEveryCell() {
+        CounterName views = name("views");
+        store().add(views, "s0", 1);
+        store().add(views, "s1", 1);
+        assertThat(store().delete(views)).isTrue();
+        assertThat(store().get(views)).isZero();
+        assertThat(store().delete(views)).isFalse();
+    }
+
+    @Test
+    void namesAreCaseSensitiveAndStoredVerbatim() {
+        CounterName lower = name("views");
+        CounterName upper = name("VIEWS");
+        CounterName punctuated = name("a.b_c-d:e");
+        store().add(lower, "main", 1);
+        store().add(upper, "main", 2);
+        store().add(punctuated, "main", 3);
+        assertThat(store().get(lower)).isEqualTo(1);
+        assertThat(store().get(upper)).isEqualTo(2);
+        assertThat(store().get(punctuated)).isEqualTo(3);
+    }
+
+    @Test
+    void longestNameIsStored() {
+        CounterName longest = CounterName.of(prefix + "x".repeat(CounterName.MAX_LENGTH - prefix.length()));
+        store().add(longest, "main", 42);
+        assertThat(store().get(longest)).isEqualTo(42);
+    }
+
+    @Test
+    void overflowIsRefusedAndWritesNothing() {
+        CounterName big = name("big");
+        store().add(big, "main", Long.MAX_VALUE - 1);
+        assertThatThrownBy(() -> store().add(big, "main", 2))
+                .isInstanceOf(CounterOverflowException.class)
+                .hasMessageContaining(big.value());
+        assertThatThrownBy(() -> store().addAndGet(big, "main", 2)).isInstanceOf(CounterOverflowException.class);
+        assertThat(store().get(big)).isEqualTo(Long.MAX_VALUE - 1);
+
+        CounterName small = name("small");
+        store().add(small, "main", Long.MIN_VALUE + 1);
+        assertThatThrownBy(() -> store().add(small, "main", -2)).isInstanceOf(CounterOverflowException.class);
+        assertThat(store().get(small)).isEqualTo(Long.MIN_VALUE + 1);
+    }
+
+    @Test
+    void totalOutsideTheLongRangeIsReportedNotWrapped() {
+        CounterName huge = name("huge");
+        store().add(huge, "s0", Long.MAX_VALUE);
+        store().add(huge, "s1", 1);
+        assertThatThrownBy(() -> store().get(huge)).isInstanceOf(ArithmeticException.class);
+    }
+
+    @Test
+    void anotherInstanceSeesTheSameData() {
+        CounterName shared = name("shared");
+        store().add(shared, "main", 3);
+        anotherStore().add(shared, "main", 4);
+        assertThat(store().get(shared)).isEqualTo(7);
+        assertThat(anotherStore().get(shared)).isEqualTo(7);
+    }
+
+    // ---- bad input through the service: a clear error, and nothing written ----
+
+    @Test
+    void badInputIsRefusedAndWritesNothing() {
+        CounterName views = name("views");
+        try (CounterService counters = CounterService.builder(store()).build()) {
+            counters.increment(views.value(), 5);
+            String injection = views.value() + "'); DROP TABLE counter_cells; --";
+            assertThatThrownBy(() -> counters.increment(injection))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'''");
+            assertThatThrownBy(() -> counters.increment(""))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+            assertThatThrownBy(() -> counters.increment(null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("null");
+            assertThatThrownBy(() -> counters.increment("x".repeat(CounterName.MAX_LENGTH + 1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 128");
+            assertThatThrownBy(() -> counters.increment(views.value(), 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be 0");
+            assertThatThrownBy(() -> counters.increment(views.value(), Long.MAX_VALUE))
+                    .isInstanceOf(ArithmeticException.class).hasMessageContaining(views.value());
+            assertThatThrownBy(() -> counters.incrementAndGet(views.value(), Long.MAX_VALUE))
+                    .isInstanceOf(ArithmeticException.class);
+            assertThat(counters.get(views.value())).isEqualTo(5);
+            assertThat(store().getAll(List.of(views))).containsExactly(Map.entry(views, 5L));
+        }
+    }
+
+    // ---- exactness under concurrency, through the service ----
+
+    @Test
+    void sixteenThreadsOnOneHotCounterAreExact() {
+        int threads = 16;
+        int perThread = incrementsPerThread();
+        CounterName hot = name("hot");
+        try (CounterService counters = CounterService.builder(store()).build()) {
+            Concurrently.run(threads, thread -> {
+                for (int i = 0; i < perThread; i++) {
+                    counters.increment(hot.value());
+                }
+            });
+            assertThat(counters.get(hot.value())).isEqualTo((long) threads * perThread);
+        }
+    }
+
+    @Test
+    void sixteenThreadsOverHundredCountersAreExact() {
+        int threads = 16;
+        int perThread = incrementsPerThread();
+        List<String> names = IntStream.range(0, 100).mapToObj(i -> name("c" + i).value()).toList();
+        try (CounterService counters = CounterService.builder(store()).build()) {
+            Concurrently.run(threads, thread -> {
+                for (int i = 0; i < perThread; i++) {
+                    counters.increment(names.get((thread * 7 + i) % names.size()), 2);
+                }
+            });
+            long[] expected = new long[names.size()];
+            for (int thread = 0; thread < threads; thread++) {
+                for (int i = 0; i < perThread; i++) {
+                    expected[(thread * 7 + i) % names.size()] += 2;
+                }
+            }
+            Map<String, Long> values = counters.get(names);
+            for (int c = 0; c < names.size(); c++) {
+                assertThat(values.get(names.get(c))).as(names.get(c)).isEqualTo(expected[c]);
+            }
+        }
+    }
+
+    @Test
+    void concurrentFirstIncrementsOfNewNamesAreExact() {
+        int threads = 16;
+        List<String> names = IntStream.range(0, 1_000).mapToObj(i -> name("new" + i).value()).toList();
+        try (CounterService counters = CounterService.builder(store()).build()) {
+            // Every thread creates every name, in its own order, so that the first inserts really collide.
+            Concurrently.run(threads, thread -> {
+                List<String> order = new ArrayList<>(names);
+                java.util.Collections.rotate(order, thread * 61);
+                for (String name : order) {
+                    counters.increment(name);
+                }
+            });
+            assertThat(counters.get(names).values()).hasSize(1_000).containsOnly((long) threads);
+        }
+    }
+}
