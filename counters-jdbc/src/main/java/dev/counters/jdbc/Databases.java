@@ -1,0 +1,54 @@
+package dev.counters.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+import javax.sql.DataSource;
+import org.jooq.SQLDialect;
+
+/** Recognises the database behind a connection, and the per-vendor details that follow from it. */
+final class Databases {
+
+    private Databases() {
+    }
+
+    static SQLDialect detect(DataSource dataSource) {
+        try (Connection connection = dataSource.getConnection()) {
+            return detect(connection.getMetaData());
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not connect to detect the database: " + e.getMessage(), e);
+        }
+    }
+
+    static SQLDialect detect(DatabaseMetaData metaData) throws SQLException {
+        String product = metaData.getDatabaseProductName().toLowerCase(Locale.ROOT);
+        String version = metaData.getDatabaseProductVersion().toLowerCase(Locale.ROOT);
+        if (product.contains("h2")) {
+            return SQLDialect.H2;
+        }
+        if (product.contains("postgresql")) {
+            return SQLDialect.POSTGRES;
+        }
+        // MySQL Connector/J reports a MariaDB server as "MySQL" with a version such as "11.4.5-MariaDB".
+        if (product.contains("mariadb") || (product.contains("mysql") && version.contains("mariadb"))) {
+            return SQLDialect.MARIADB;
+        }
+        if (product.contains("mysql")) {
+            return SQLDialect.MYSQL;
+        }
+        throw new IllegalStateException("Unsupported database '" + metaData.getDatabaseProductName() + " "
+                + metaData.getDatabaseProductVersion() + "': counters supports H2, MySQL, MariaDB and PostgreSQL");
+    }
+
+    /** The folder of migrations for a dialect, under {@code dev/counters/jdbc/migration}. */
+    static String migrationFolder(SQLDialect dialect) {
+        return switch (dialect.family()) {
+            case H2 -> "h2";
+            case MARIADB, MYSQL -> "mysql";
+            case POSTGRES -> "postgresql";
+            default -> throw new IllegalStateException("No migrations for dialect " + dialect
+                    + ": counters supports H2, MySQL, MariaDB and PostgreSQL");
+        };
+    }
+}

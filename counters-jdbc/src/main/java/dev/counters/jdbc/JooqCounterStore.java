@@ -1,0 +1,265 @@
+package dev.counters.jdbc;
+
+import static org.jooq.impl.DSL.sum;
+
+import dev.counters.CounterName;
+import dev.counters.TransientStoreException;
+import dev.counters.spi.CounterStore;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jooq.Configuration;
+import org.jooq.DSLContext;
+import org.jooq.Record2;
+import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.jooq.impl.DataSourceConnectionProvider;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link CounterStore} on H2, MySQL, MariaDB or PostgreSQL, through jOOQ.
+ *
+ * <pre>{@code
+ * CounterStore store = JooqCounterStore.builder(dataSource).tablePrefix("app_").migrateSchema(true).build();
+ * }</pre>
+ *
+ * <p>The dialect is detected from the connection (a MariaDB server reached through MySQL Connector/J is
+ * recognised as MariaDB). Upserts are rendered by jOOQ for each dialect. A statement whose transaction the
+ * database rolled back (deadlock, serialization failure, lock wait timeout, a lost race to insert a new row, as
+ * happens with MySQL's gap locks on the first increment of a new counter) is retried with backoff; nothing else
+ * is retried, because a write whose commit was in flight when the connection broke may have been applied.
+ */
+public final class JooqCounterStore implements CounterStore {
+
+    private static final int MAX_NAMES_PER_QUERY = 1_000;
+
+    private final DSLContext dsl;
+    private final CounterTables tables;
+    private final Retry retry;
+
+    private JooqCounterStore(DSLContext dsl, CounterTables tables, Retry retry) {
+        this.dsl = dsl;
+        this.tables = tables;
+        this.retry = retry;
+    }
+
+    /** Starts building a store on a {@link DataSource}; the dialect is detected from it. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(Objects.requireNonNull(dataSource, "dataSource"), null);
+    }
+
+    /**
+     * Starts building a store on an existing jOOQ {@link DSLContext}, which keeps its connection and transaction
+     * handling (a Spring-managed one takes part in Spring transactions).
+     */
+    public static Builder builder(DSLContext dsl) {
+        return new Builder(null, Objects.requireNonNull(dsl, "dsl"));
+    }
+
+    /** The dialect this store renders SQL for. */
+    public SQLDialect dialect() {
+        return dsl.dialect();
+    }
+
+    @Override
+    public void add(CounterName counter, String cell, long delta) {
+        run("add", counter, delta, () -> upsert(dsl, counter, cell, delta));
+    }
+
+    @Override
+    public long addAndGet(CounterName counter, String cell, long delta) {
+        // Within one transaction the row lock taken by the upsert is held while we read, so the total includes
+        // this delta and no later one on the same cell.
+        return run("addAndGet", counter, delta, () -> dsl.transactionResult(tx -> {
+            upsert(tx.dsl(), counter, cell, delta);
+            return total(tx.dsl(), counter);
+        }));
+    }
+
+    @Override
+    public long get(CounterName counter) {
+        return run("get", counter, 0, () -> total(dsl, counter));
+    }
+
+    @Override
+    public Map<CounterName, Long> getAll(Collection<CounterName> counters) {
+        Map<CounterName, Long> totals = new HashMap<>();
+        List<CounterName> names = List.copyOf(counters);
+        for (int from = 0; from < names.size(); from += MAX_NAMES_PER_QUERY) {
+            List<CounterName> chunk = names.subList(from, Math.min(names.size(), from + MAX_NAMES_PER_QUERY));
+            List<String> values = chunk.stream().map(CounterName::value).toList();
+            Map<String, CounterName> byValue = new HashMap<>();
+            chunk.forEach(name -> byValue.put(name.value(), name));
+            run("getAll", chunk.get(0), 0, () -> {
+                for (Record2<String, BigDecimal> row : dsl.select(tables.cellsName, sum(tables.cellsValue))
+                        .from(tables.cells)
+                        .where(tables.cellsName.in(values))
+                        .groupBy(tables.cellsName)
+                        .fetch()) {
+                    CounterName name = byValue.get(row.value1());
+                    totals.put(name, toLong(name, row.value2()));
+                }
+                return null;
+            });
+        }
+        return totals;
+    }
+
+    @Override
+    public boolean delete(CounterName counter) {
+        return run("delete", counter, 0,
+                () -> dsl.deleteFrom(tables.cells).where(tables.cellsName.eq(counter.value())).execute() > 0);
+    }
+
+    private void upsert(DSLContext ctx, CounterName counter, String cell, long delta) {
+        ctx.insertInto(tables.cells, tables.cellsName, tables.cellsCell, tables.cellsValue, tables.cellsVersion)
+                .values(counter.value(), cell, delta, 1L)
+                .onConflict(tables.cellsName, tables.cellsCell)
+                .doUpdate()
+                .set(tables.cellsValue, tables.cellsValue.plus(delta))
+                .set(tables.cellsVersion, tables.cellsVersion.plus(1))
+                .execute();
+    }
+
+    private long total(DSLContext ctx, CounterName counter) {
+        BigDecimal total = ctx.select(sum(tables.cellsValue))
+                .from(tables.cells)
+                .where(tables.cellsName.eq(counter.value()))
+                .fetchOne(0, BigDecimal.class);
+        return toLong(counter, total);
+    }
+
+    private static long toLong(CounterName counter, @Nullable BigDecimal total) {
+        if (total == null) {
+            return 0;
+        }
+        try {
+            return total.longValueExact();
+        } catch (ArithmeticException e) {
+            throw new ArithmeticException("The total of counter '" + counter + "' (" + total
+                    + ") is outside the 64-bit range");
+        }
+    }
+
+    /** Runs one store operation, retrying it only while the database reports it rolled back. */
+    private <T> T run(String operation, CounterName counter, long delta, Supplier<T> action) {
+        return Retry.decorateSupplier(retry, () -> {
+            try {
+                return action.get();
+            } catch (RuntimeException e) {
+                throw SqlFailures.translate(e, operation, counter, delta);
+            }
+        }).get();
+    }
+
+    private void run(String operation, CounterName counter, long delta, Runnable action) {
+        run(operation, counter, delta, () -> {
+            action.run();
+            return null;
+        });
+    }
+
+    /** Configures a {@link JooqCounterStore}. */
+    public static final class Builder {
+
+        private final @Nullable DataSource dataSource;
+        private final @Nullable DSLContext dsl;
+        private String tablePrefix = "";
+        private @Nullable SQLDialect dialect;
+        private boolean migrateSchema;
+        private RetryConfig retryConfig = RetryConfig.custom()
+                .maxAttempts(10)
+                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(5), 2.0, 0.5,
+                        Duration.ofMillis(500)))
+                .retryExceptions(TransientStoreException.class)
+                .build();
+
+        private Builder(@Nullable DataSource dataSource, @Nullable DSLContext dsl) {
+            this.dataSource = dataSource;
+            this.dsl = dsl;
+        }
+
+        /**
+         * A prefix for the library's table names, for example {@code app_}: empty, or a letter followed by ASCII
+         * letters, digits and {@code _}, at most 32 characters. Empty unless set.
+         */
+        public Builder tablePrefix(String tablePrefix) {
+            this.tablePrefix = CounterTables.validatePrefix(tablePrefix);
+            return this;
+        }
+
+        /** Overrides the detected dialect, for a database that speaks one of the supported dialects. */
+        public Builder dialect(SQLDialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            Databases.migrationFolder(dialect); // fails fast on an unsupported dialect
+            return this;
+        }
+
+        /**
+         * Whether {@link #build()} applies the library's Flyway migrations first (off unless set). Off, the tables
+         * must already exist; the README shows their DDL.
+         */
+        public Builder migrateSchema(boolean migrateSchema) {
+            this.migrateSchema = migrateSchema;
+            return this;
+        }
+
+        /**
+         * How statements the database rolled back are retried (Resilience4j). Only {@link TransientStoreException}
+         * may be retried: a retry configuration that retries anything else would repeat writes that may have been
+         * applied. Unless set: up to 10 attempts, exponential backoff with jitter from 5 ms to 500 ms.
+         */
+        public Builder retry(RetryConfig retryConfig) {
+            this.retryConfig = Objects.requireNonNull(retryConfig, "retryConfig");
+            return this;
+        }
+
+        public JooqCounterStore build() {
+            DSLContext context = dsl != null ? withDetectedDialect(dsl) : createContext();
+            if (migrateSchema) {
+                SchemaMigrations.migrate(dataSourceOf(context), context.dialect(), tablePrefix);
+            }
+            return new JooqCounterStore(context, new CounterTables(tablePrefix),
+                    Retry.of("counters-store-" + tablePrefix, retryConfig));
+        }
+
+        private DSLContext createContext() {
+            DataSource source = Objects.requireNonNull(dataSource);
+            SQLDialect detected = dialect != null ? dialect : Databases.detect(source);
+            return DSL.using(source, detected, new Settings().withExecuteLogging(false));
+        }
+
+        /**
+         * The given context, rendering for the database it really talks to: a context configured elsewhere may say
+         * MYSQL for a MariaDB server (MySQL's upsert syntax is not MariaDB's).
+         */
+        private DSLContext withDetectedDialect(DSLContext given) {
+            SQLDialect actual = dialect != null ? dialect
+                    : given.connectionResult(connection -> Databases.detect(connection.getMetaData()));
+            return actual == given.dialect() ? given : DSL.using(given.configuration().derive(actual));
+        }
+
+        private DataSource dataSourceOf(DSLContext context) {
+            if (dataSource != null) {
+                return dataSource;
+            }
+            Configuration configuration = context.configuration();
+            if (configuration.connectionProvider() instanceof DataSourceConnectionProvider provider) {
+                return provider.dataSource();
+            }
+            throw new IllegalStateException("migrateSchema(true) needs a DataSource: build the store with "
+                    + "builder(DataSource), or apply the migrations yourself");
+        }
+    }
+}

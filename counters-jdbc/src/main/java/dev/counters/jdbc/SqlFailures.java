@@ -1,0 +1,71 @@
+package dev.counters.jdbc;
+
+import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
+import dev.counters.CounterStoreException;
+import dev.counters.TransientStoreException;
+import java.sql.SQLException;
+import java.util.Set;
+import org.jooq.exception.DataAccessException;
+
+/**
+ * Turns database errors into the library's exceptions. Only errors that prove the transaction was rolled back
+ * become {@link TransientStoreException} (safe to retry); everything else, a lost connection above all, leaves
+ * the outcome of a write unknown and is never retried.
+ */
+final class SqlFailures {
+
+    /** Serialization failure (MySQL/MariaDB report deadlocks with it too), PostgreSQL deadlock, H2 lock timeout. */
+    private static final Set<String> ROLLED_BACK_STATES = Set.of("40001", "40P01", "HYT00");
+
+    /** Unique violation: a concurrent first insert of the same key won the race, so this statement did nothing. */
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    private static final int MYSQL_LOCK_WAIT_TIMEOUT = 1205;
+    private static final int MYSQL_DEADLOCK = 1213;
+    private static final int MYSQL_DUPLICATE_KEY = 1062;
+    private static final int H2_CONCURRENT_UPDATE = 90131;
+    private static final String NUMERIC_OUT_OF_RANGE = "22003";
+    /** MySQL/MariaDB "BIGINT value is out of range", which Connector/J reports as 22001. */
+    private static final int MYSQL_OUT_OF_RANGE = 1690;
+
+    private SqlFailures() {
+    }
+
+    static RuntimeException translate(RuntimeException e, String operation, CounterName counter, long delta) {
+        SQLException sql = sqlException(e);
+        if (sql == null) {
+            return e instanceof DataAccessException
+                    ? new CounterStoreException(operation + " of counter '" + counter + "' failed: " + e.getMessage(), e)
+                    : e;
+        }
+        String state = sql.getSQLState() == null ? "" : sql.getSQLState();
+        if ((NUMERIC_OUT_OF_RANGE.equals(state) || sql.getErrorCode() == MYSQL_OUT_OF_RANGE) && delta != 0) {
+            CounterOverflowException overflow = new CounterOverflowException(counter, delta);
+            overflow.initCause(e);
+            return overflow;
+        }
+        if (isRolledBack(sql, state)) {
+            return new TransientStoreException(operation + " of counter '" + counter + "' was rolled back ("
+                    + state + ", " + sql.getErrorCode() + "): " + sql.getMessage(), e);
+        }
+        return new CounterStoreException(operation + " of counter '" + counter + "' failed (" + state + ", "
+                + sql.getErrorCode() + "): " + sql.getMessage(), e);
+    }
+
+    private static boolean isRolledBack(SQLException sql, String state) {
+        int code = sql.getErrorCode();
+        return ROLLED_BACK_STATES.contains(state)
+                || code == MYSQL_LOCK_WAIT_TIMEOUT || code == MYSQL_DEADLOCK || code == MYSQL_DUPLICATE_KEY
+                || code == H2_CONCURRENT_UPDATE || UNIQUE_VIOLATION.equals(state);
+    }
+
+    private static SQLException sqlException(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                return sql;
+            }
+        }
+        return null;
+    }
+}
