@@ -67,6 +67,11 @@ public final class JooqCounterStore implements CounterStore {
         return new Builder(null, Objects.requireNonNull(dsl, "dsl"));
     }
 
+    /** The retry of rolled-back statements, for metrics and tests. */
+    Retry retry() {
+        return retry;
+    }
+
     /** The dialect this store renders SQL for. */
     public SQLDialect dialect() {
         return dsl.dialect();

@@ -15,8 +15,11 @@ import org.jooq.exception.DataAccessException;
  */
 final class SqlFailures {
 
-    /** Serialization failure (MySQL/MariaDB report deadlocks with it too), PostgreSQL deadlock, H2 lock timeout. */
-    private static final Set<String> ROLLED_BACK_STATES = Set.of("40001", "40P01", "HYT00");
+    /**
+     * Serialization failure (MySQL/MariaDB report deadlocks with it too), PostgreSQL deadlock and lock timeout,
+     * H2 lock timeout.
+     */
+    private static final Set<String> ROLLED_BACK_STATES = Set.of("40001", "40P01", "55P03", "HYT00");
 
     /** Unique violation: a concurrent first insert of the same key won the race, so this statement did nothing. */
     private static final String UNIQUE_VIOLATION = "23505";

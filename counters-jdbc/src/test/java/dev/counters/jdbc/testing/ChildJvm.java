@@ -1,0 +1,58 @@
+package dev.counters.jdbc.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Starts a {@code main} class of the test classpath in a separate JVM: a second application node. */
+public final class ChildJvm {
+
+    private final Process process;
+    private final Path output;
+
+    private ChildJvm(Process process, Path output) {
+        this.process = process;
+        this.output = output;
+    }
+
+    public static ChildJvm start(Class<?> mainClass, String... args) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, mainClass.getName()));
+        command.addAll(List.of(args));
+        Path output = Files.createTempFile("counters-child-", ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        return new ChildJvm(process, output);
+    }
+
+    /** Waits until the child has printed {@code text} (for example that it is ready to start). */
+    public void awaitOutput(String text, long timeout, TimeUnit unit) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (!Files.readString(output).contains(text)) {
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new AssertionError("Child JVM did not print '" + text + "':\n" + Files.readString(output));
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Waits for the child to exit with status 0 and returns what it printed. */
+    public String awaitSuccess(long timeout, TimeUnit unit) throws IOException, InterruptedException {
+        if (!process.waitFor(timeout, unit)) {
+            process.destroyForcibly();
+            throw new AssertionError("Child JVM did not finish in time:\n" + Files.readString(output));
+        }
+        String printed = Files.readString(output);
+        if (process.exitValue() != 0) {
+            throw new AssertionError("Child JVM exited with " + process.exitValue() + ":\n" + printed);
+        }
+        return printed;
+    }
+
+    public Process process() {
+        return process;
+    }
+}
