@@ -1,0 +1,51 @@
+package dev.counters.spring.boot;
+
+import dev.counters.CounterService;
+import dev.counters.jdbc.JooqCounterStore;
+import dev.counters.spi.CounterStore;
+import dev.counters.strategy.Strategies;
+import dev.counters.strategy.StrategyFactory;
+import javax.sql.DataSource;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Gives the application a {@link CounterService} on its {@link DataSource}. Every bean backs off when the
+ * application defines its own.
+ */
+@AutoConfiguration(after = DataSourceAutoConfiguration.class)
+@ConditionalOnClass({CounterService.class, JooqCounterStore.class})
+@ConditionalOnBean(DataSource.class)
+@EnableConfigurationProperties(CountersProperties.class)
+public final class CountersAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    CounterStore counterStore(DataSource dataSource, CountersProperties properties) {
+        CountersProperties.Jdbc jdbc = properties.jdbc();
+        boolean migrate = switch (jdbc.initializeSchema()) {
+            case ALWAYS -> true;
+            case NEVER -> false;
+            case EMBEDDED -> EmbeddedDatabaseConnection.isEmbedded(dataSource);
+        };
+        return JooqCounterStore.builder(dataSource).tablePrefix(jdbc.tablePrefix()).migrateSchema(migrate).build();
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    CounterService counterService(CounterStore counterStore, CountersProperties properties) {
+        return CounterService.builder(counterStore).defaultStrategy(factory(properties.defaultStrategy())).build();
+    }
+
+    private static StrategyFactory factory(CountersProperties.StrategyType type) {
+        return switch (type) {
+            case ATOMIC -> Strategies.atomic();
+        };
+    }
+}
