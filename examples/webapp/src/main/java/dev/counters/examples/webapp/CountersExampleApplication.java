@@ -8,6 +8,9 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 public class CountersExampleApplication {
 
     public static void main(String[] args) {
+        // jOOQ greets with a logo and a tip on first use; an example's console is clearer without them.
+        System.setProperty("org.jooq.no-logo", "true");
+        System.setProperty("org.jooq.no-tips", "true");
         SpringApplication.run(CountersExampleApplication.class, args);
     }
 }
