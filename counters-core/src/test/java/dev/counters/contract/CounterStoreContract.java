@@ -7,6 +7,8 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.VersionedValue;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -150,6 +152,119 @@ public abstract class CounterStoreContract {
         anotherStore().add(shared, "main", 4);
         assertThat(store().get(shared)).isEqualTo(7);
         assertThat(anotherStore().get(shared)).isEqualTo(7);
+    }
+
+    // ---- versioned compare-and-set ----
+
+    @Test
+    void readShowsValueAndAVersionThatGrowsWithEveryWrite() {
+        CounterName views = name("views");
+        assertThat(store().read(views, "main")).isEmpty();
+        store().add(views, "main", 5);
+        assertThat(store().read(views, "main")).contains(new VersionedValue(5, 1));
+        store().add(views, "main", 2);
+        assertThat(store().read(views, "main")).contains(new VersionedValue(7, 2));
+        assertThat(store().compareAndSet(views, "main", 2, 100)).isTrue();
+        assertThat(store().read(views, "main")).contains(new VersionedValue(100, 3));
+    }
+
+    @Test
+    void compareAndSetCreatesOnlyAnAbsentCellAndRefusesStaleVersions() {
+        CounterName likes = name("likes");
+        assertThat(store().compareAndSet(likes, "main", 0, 10)).isTrue();
+        assertThat(store().compareAndSet(likes, "main", 0, 99)).isFalse();
+        assertThat(store().compareAndSet(likes, "main", 2, 99)).isFalse();
+        assertThat(store().read(likes, "main")).contains(new VersionedValue(10, 1));
+        assertThat(store().compareAndSet(likes, "main", 1, 11)).isTrue();
+        assertThat(store().compareAndSet(likes, "main", 1, 12)).isFalse();
+        assertThat(store().get(likes)).isEqualTo(11);
+    }
+
+    @Test
+    void compareAndSetLoopsFromManyThreadsAreExact() {
+        CounterName contended = name("contended");
+        int threads = 8;
+        int perThread = 200;
+        Concurrently.run(threads, thread -> {
+            for (int i = 0; i < perThread; i++) {
+                while (true) {
+                    var current = store().read(contended, "main");
+                    long version = current.map(VersionedValue::version).orElse(0L);
+                    long value = current.map(VersionedValue::value).orElse(0L);
+                    if (store().compareAndSet(contended, "main", version, value + 1)) {
+                        break;
+                    }
+                }
+            }
+        });
+        assertThat(store().get(contended)).isEqualTo((long) threads * perThread);
+    }
+
+    @Test
+    void cellsListsEveryCellOfOneCounter() {
+        CounterName split = name("split");
+        store().add(split, "s0", 1);
+        store().add(split, "s3", 3);
+        store().add(name("other"), "s0", 100);
+        assertThat(store().cells(split)).containsExactlyInAnyOrderEntriesOf(Map.of("s0", 1L, "s3", 3L));
+        assertThat(store().cells(name("none"))).isEmpty();
+    }
+
+    // ---- shard counts ----
+
+    @Test
+    void shardCountOnlyGrows() {
+        CounterName sharded = name("sharded");
+        assertThat(store().shardCount(sharded)).isEmpty();
+        assertThat(store().growShardCount(sharded, 4)).isEqualTo(4);
+        assertThat(store().growShardCount(sharded, 2)).isEqualTo(4);
+        assertThat(store().growShardCount(sharded, 16)).isEqualTo(16);
+        assertThat(anotherStore().shardCount(sharded)).hasValue(16);
+        store().add(sharded, "s0", 1);
+        store().delete(sharded);
+        assertThat(store().shardCount(sharded)).isEmpty();
+    }
+
+    @Test
+    void concurrentGrowthKeepsTheLargest() {
+        CounterName sharded = name("grown");
+        Concurrently.run(8, thread -> {
+            for (int shards = 1; shards <= 64; shards++) {
+                store().growShardCount(sharded, thread % 2 == 0 ? shards : 65 - shards);
+            }
+        });
+        assertThat(store().shardCount(sharded)).hasValue(64);
+    }
+
+    // ---- leases ----
+
+    @Test
+    void leaseIsExclusiveUntilItExpires() {
+        String key = "lease:" + name("node").value();
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        assertThat(store().tryLease(key, "a", now.plusSeconds(30), now)).isTrue();
+        assertThat(anotherStore().tryLease(key, "b", now.plusSeconds(40), now.plusSeconds(10))).isFalse();
+        assertThat(store().tryLease(key, "a", now.plusSeconds(60), now.plusSeconds(20))).as("renewal").isTrue();
+        assertThat(anotherStore().tryLease(key, "b", now.plusSeconds(90), now.plusSeconds(59))).isFalse();
+        assertThat(anotherStore().tryLease(key, "b", now.plusSeconds(90), now.plusSeconds(60))).as("expired").isTrue();
+        assertThat(store().tryLease(key, "a", now.plusSeconds(100), now.plusSeconds(61))).isFalse();
+        store().releaseLease(key, "a"); // not the holder: no effect
+        assertThat(store().tryLease(key, "a", now.plusSeconds(100), now.plusSeconds(62))).isFalse();
+        anotherStore().releaseLease(key, "b");
+        assertThat(store().tryLease(key, "a", now.plusSeconds(100), now.plusSeconds(62))).isTrue();
+    }
+
+    @Test
+    void onlyOneOfManyConcurrentClaimantsGetsALease() {
+        String key = "lease:" + name("race").value();
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        java.util.concurrent.atomic.AtomicInteger winners = new java.util.concurrent.atomic.AtomicInteger();
+        Concurrently.run(8, thread -> {
+            if ((thread % 2 == 0 ? store() : anotherStore()).tryLease(key, "owner-" + thread, now.plusSeconds(30), now)) {
+                winners.incrementAndGet();
+            }
+        });
+        assertThat(winners).hasValue(1);
     }
 
     // ---- bad input through the service: a clear error, and nothing written ----

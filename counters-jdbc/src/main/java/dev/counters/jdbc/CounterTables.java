@@ -6,8 +6,8 @@ import static org.jooq.impl.DSL.unquotedName;
 
 import java.util.List;
 import java.util.regex.Pattern;
+import org.jooq.DataType;
 import org.jooq.Field;
-import org.jooq.Name;
 import org.jooq.Record;
 import org.jooq.Table;
 import org.jooq.impl.SQLDataType;
@@ -31,19 +31,45 @@ final class CounterTables {
     final Field<Long> cellsValue;
     final Field<Long> cellsVersion;
 
+    // counter_shards: the persisted, only-growing shard count of sharded counters.
+    final Table<Record> shards;
+    final Field<String> shardsName;
+    final Field<Integer> shardsCount;
+
+    // counter_leases: expiring claims (node identity, one recount in flight).
+    final Table<Record> leases;
+    final Field<String> leasesKey;
+    final Field<String> leasesOwner;
+    final Field<Long> leasesExpiresAt;
+
     CounterTables(String prefix) {
         this.prefix = validatePrefix(prefix);
-        Name cellsTable = unquotedName(prefix + "counter_cells");
-        this.cells = table(cellsTable);
-        this.cellsName = field(unquotedName(cellsTable.last(), "counter_name"), SQLDataType.VARCHAR(128).notNull());
-        this.cellsCell = field(unquotedName(cellsTable.last(), "cell"), SQLDataType.VARCHAR(64).notNull());
-        this.cellsValue = field(unquotedName(cellsTable.last(), "cell_value"), SQLDataType.BIGINT.notNull());
-        this.cellsVersion = field(unquotedName(cellsTable.last(), "version"), SQLDataType.BIGINT.notNull());
+        this.cells = table(unquotedName(prefix + "counter_cells"));
+        this.cellsName = column(cells, "counter_name", SQLDataType.VARCHAR(128));
+        this.cellsCell = column(cells, "cell", SQLDataType.VARCHAR(64));
+        this.cellsValue = column(cells, "cell_value", SQLDataType.BIGINT);
+        this.cellsVersion = column(cells, "version", SQLDataType.BIGINT);
+
+        this.shards = table(unquotedName(prefix + "counter_shards"));
+        this.shardsName = column(shards, "counter_name", SQLDataType.VARCHAR(128));
+        this.shardsCount = column(shards, "shards", SQLDataType.INTEGER);
+
+        this.leases = table(unquotedName(prefix + "counter_leases"));
+        this.leasesKey = column(leases, "lease_key", SQLDataType.VARCHAR(200));
+        this.leasesOwner = column(leases, "owner", SQLDataType.VARCHAR(64));
+        this.leasesExpiresAt = column(leases, "expires_at", SQLDataType.BIGINT);
+    }
+
+    private static <T> Field<T> column(Table<?> table, String name, DataType<T> type) {
+        return field(unquotedName(table.getName(), name), type.notNull());
     }
 
     /** Every table with its columns, for the test that compares this holder with the migrated schema. */
     List<TableColumns> all() {
-        return List.of(new TableColumns(cells, List.of(cellsName, cellsCell, cellsValue, cellsVersion)));
+        return List.of(
+                new TableColumns(cells, List.of(cellsName, cellsCell, cellsValue, cellsVersion)),
+                new TableColumns(shards, List.of(shardsName, shardsCount)),
+                new TableColumns(leases, List.of(leasesKey, leasesOwner, leasesExpiresAt)));
     }
 
     record TableColumns(Table<?> table, List<Field<?>> columns) {

@@ -1,21 +1,27 @@
 package dev.counters.jdbc;
 
+import static org.jooq.impl.DSL.greatest;
 import static org.jooq.impl.DSL.sum;
+import static org.jooq.impl.DSL.val;
 
 import dev.counters.CounterName;
 import dev.counters.TransientStoreException;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.VersionedValue;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.Configuration;
@@ -123,8 +129,97 @@ public final class JooqCounterStore implements CounterStore {
 
     @Override
     public boolean delete(CounterName counter) {
-        return run("delete", counter, 0,
-                () -> dsl.deleteFrom(tables.cells).where(tables.cellsName.eq(counter.value())).execute() > 0);
+        return run("delete", counter, 0, () -> dsl.transactionResult(tx -> {
+            tx.dsl().deleteFrom(tables.shards).where(tables.shardsName.eq(counter.value())).execute();
+            return tx.dsl().deleteFrom(tables.cells).where(tables.cellsName.eq(counter.value())).execute() > 0;
+        }));
+    }
+
+    @Override
+    public Map<String, Long> cells(CounterName counter) {
+        return run("cells", counter, 0, () -> dsl.select(tables.cellsCell, tables.cellsValue)
+                .from(tables.cells)
+                .where(tables.cellsName.eq(counter.value()))
+                .fetchMap(tables.cellsCell, tables.cellsValue));
+    }
+
+    @Override
+    public Optional<VersionedValue> read(CounterName counter, String cell) {
+        return run("read", counter, 0, () -> dsl.select(tables.cellsValue, tables.cellsVersion)
+                .from(tables.cells)
+                .where(tables.cellsName.eq(counter.value()), tables.cellsCell.eq(cell))
+                .fetchOptional(row -> new VersionedValue(row.value1(), row.value2())));
+    }
+
+    @Override
+    public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
+        return run("compareAndSet", counter, 0, () -> {
+            if (expectedVersion == 0) {
+                return dsl.insertInto(tables.cells, tables.cellsName, tables.cellsCell, tables.cellsValue,
+                                tables.cellsVersion)
+                        .values(counter.value(), cell, newValue, 1L)
+                        .onConflict(tables.cellsName, tables.cellsCell)
+                        .doNothing()
+                        .execute() == 1;
+            }
+            return dsl.update(tables.cells)
+                    .set(tables.cellsValue, newValue)
+                    .set(tables.cellsVersion, tables.cellsVersion.plus(1))
+                    .where(tables.cellsName.eq(counter.value()), tables.cellsCell.eq(cell),
+                            tables.cellsVersion.eq(expectedVersion))
+                    .execute() == 1;
+        });
+    }
+
+    @Override
+    public OptionalInt shardCount(CounterName counter) {
+        return run("shardCount", counter, 0, () -> dsl.select(tables.shardsCount)
+                .from(tables.shards)
+                .where(tables.shardsName.eq(counter.value()))
+                .fetchOptional(tables.shardsCount)
+                .map(OptionalInt::of)
+                .orElse(OptionalInt.empty()));
+    }
+
+    @Override
+    public int growShardCount(CounterName counter, int shards) {
+        return run("growShardCount", counter, 0, () -> dsl.transactionResult(tx -> {
+            tx.dsl().insertInto(tables.shards, tables.shardsName, tables.shardsCount)
+                    .values(counter.value(), shards)
+                    .onConflict(tables.shardsName)
+                    .doUpdate()
+                    .set(tables.shardsCount, greatest(tables.shardsCount, val(shards)))
+                    .execute();
+            return tx.dsl().select(tables.shardsCount).from(tables.shards)
+                    .where(tables.shardsName.eq(counter.value()))
+                    .fetchSingle(tables.shardsCount);
+        }));
+    }
+
+    @Override
+    public boolean tryLease(String key, String owner, Instant expiresAt, Instant now) {
+        return runUnnamed("tryLease '" + key + "'", () -> {
+            if (dsl.insertInto(tables.leases, tables.leasesKey, tables.leasesOwner, tables.leasesExpiresAt)
+                    .values(key, owner, expiresAt.toEpochMilli())
+                    .onConflict(tables.leasesKey)
+                    .doNothing()
+                    .execute() == 1) {
+                return true;
+            }
+            return dsl.update(tables.leases)
+                    .set(tables.leasesOwner, owner)
+                    .set(tables.leasesExpiresAt, expiresAt.toEpochMilli())
+                    .where(tables.leasesKey.eq(key))
+                    .and(tables.leasesOwner.eq(owner).or(tables.leasesExpiresAt.le(now.toEpochMilli())))
+                    .execute() == 1;
+        });
+    }
+
+    @Override
+    public void releaseLease(String key, String owner) {
+        runUnnamed("releaseLease '" + key + "'", () -> dsl.deleteFrom(tables.leases)
+                .where(tables.leasesKey.eq(key), tables.leasesOwner.eq(owner))
+                .execute());
     }
 
     private void upsert(DSLContext ctx, CounterName counter, String cell, long delta) {
@@ -164,6 +259,16 @@ public final class JooqCounterStore implements CounterStore {
                 return action.get();
             } catch (RuntimeException e) {
                 throw SqlFailures.translate(e, operation, counter, delta);
+            }
+        }).get();
+    }
+
+    private <T> T runUnnamed(String operation, Supplier<T> action) {
+        return Retry.decorateSupplier(retry, () -> {
+            try {
+                return action.get();
+            } catch (RuntimeException e) {
+                throw SqlFailures.translate(e, operation);
             }
         }).get();
     }

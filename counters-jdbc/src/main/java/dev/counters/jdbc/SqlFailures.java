@@ -7,6 +7,7 @@ import dev.counters.TransientStoreException;
 import java.sql.SQLException;
 import java.util.Set;
 import org.jooq.exception.DataAccessException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns database errors into the library's exceptions. Only errors that prove the transaction was rolled back
@@ -35,35 +36,41 @@ final class SqlFailures {
     private SqlFailures() {
     }
 
-    static RuntimeException translate(RuntimeException e, String operation, CounterName counter, long delta) {
+    /** Translates the failure of an operation on no particular counter. */
+    static RuntimeException translate(RuntimeException e, String operation) {
+        return translate(e, operation, null, 0);
+    }
+
+    /** Translates the failure of an operation on {@code counter} that added {@code delta} (0: not an add). */
+    static RuntimeException translate(RuntimeException e, String operation, @Nullable CounterName counter,
+            long delta) {
+        String what = counter == null ? operation : operation + " of counter '" + counter + "'";
         SQLException sql = sqlException(e);
         if (sql == null) {
-            return e instanceof DataAccessException
-                    ? new CounterStoreException(operation + " of counter '" + counter + "' failed: " + e.getMessage(), e)
+            return e instanceof DataAccessException ? new CounterStoreException(what + " failed: " + e.getMessage(), e)
                     : e;
         }
         String state = sql.getSQLState() == null ? "" : sql.getSQLState();
-        if ((NUMERIC_OUT_OF_RANGE.equals(state) || sql.getErrorCode() == MYSQL_OUT_OF_RANGE) && delta != 0) {
+        int code = sql.getErrorCode();
+        if (counter != null && delta != 0 && (NUMERIC_OUT_OF_RANGE.equals(state) || code == MYSQL_OUT_OF_RANGE)) {
             CounterOverflowException overflow = new CounterOverflowException(counter, delta);
             overflow.initCause(e);
             return overflow;
         }
-        if (isRolledBack(sql, state)) {
-            return new TransientStoreException(operation + " of counter '" + counter + "' was rolled back ("
-                    + state + ", " + sql.getErrorCode() + "): " + sql.getMessage(), e);
+        String detail = " (" + state + ", " + code + "): " + sql.getMessage();
+        if (isRolledBack(state, code)) {
+            return new TransientStoreException(what + " was rolled back" + detail, e);
         }
-        return new CounterStoreException(operation + " of counter '" + counter + "' failed (" + state + ", "
-                + sql.getErrorCode() + "): " + sql.getMessage(), e);
+        return new CounterStoreException(what + " failed" + detail, e);
     }
 
-    private static boolean isRolledBack(SQLException sql, String state) {
-        int code = sql.getErrorCode();
-        return ROLLED_BACK_STATES.contains(state)
+    private static boolean isRolledBack(String state, int code) {
+        return ROLLED_BACK_STATES.contains(state) || UNIQUE_VIOLATION.equals(state)
                 || code == MYSQL_LOCK_WAIT_TIMEOUT || code == MYSQL_DEADLOCK || code == MYSQL_DUPLICATE_KEY
-                || code == H2_CONCURRENT_UPDATE || UNIQUE_VIOLATION.equals(state);
+                || code == H2_CONCURRENT_UPDATE;
     }
 
-    private static SQLException sqlException(Throwable e) {
+    private static @Nullable SQLException sqlException(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql) {
                 return sql;
