@@ -45,8 +45,23 @@ public interface CounterService extends AutoCloseable {
     /** The counter's current value; 0 for a counter never incremented. */
     long get(String name);
 
+    /**
+     * The counter's value read from storage now, bypassing whatever staleness its strategy is configured to allow
+     * for {@link #get(String)} (a sharded counter's cached total, for example).
+     */
+    long getExact(String name);
+
     /** The values of several counters, in the iteration order of {@code names}; 0 for unknown ones. */
     Map<String, Long> get(Collection<String> names);
+
+    /**
+     * Raises a sharded counter's shard count; it is persisted, seen by every node within its shard-count refresh,
+     * and never goes down. Reads stay exact while it grows.
+     *
+     * @return the shard count now in force
+     * @throws IllegalStateException if the counter's strategy is not {@code sharded}
+     */
+    int growShards(String name, int shards);
 
     /** Removes everything stored for the counter, so that it reads 0 again. */
     void delete(String name);

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
@@ -74,7 +75,7 @@ public final class CounterServiceBuilder {
     }
 
     public CounterService build() {
-        StrategyContext context = new StrategyContext(store, clock, random);
+        StrategyContext context = new StrategyContext(store, clock, random, UUID.randomUUID().toString());
         List<CounterStrategy> created = new ArrayList<>();
         try {
             Map<String, CounterStrategy> exact = new LinkedHashMap<>();

@@ -60,6 +60,16 @@ final class DefaultCounterService implements CounterService {
     }
 
     @Override
+    public long getExact(String name) {
+        return counter(name).getExact();
+    }
+
+    @Override
+    public int growShards(String name, int shards) {
+        return counter(name).growShards(shards);
+    }
+
+    @Override
     public void delete(String name) {
         counter(name).delete();
     }
@@ -123,6 +133,21 @@ final class DefaultCounterService implements CounterService {
         @Override
         public long get() {
             return target.get(name);
+        }
+
+        @Override
+        public long getExact() {
+            return target.getExact(name);
+        }
+
+        @Override
+        public Map<String, Long> cells() {
+            return target.cells(name);
+        }
+
+        @Override
+        public int growShards(int shards) {
+            return target.growShards(name, shards);
         }
 
         @Override

@@ -42,6 +42,11 @@ class CounterServiceBuilderTest {
                 }
 
                 @Override
+                public Map<String, Long> cells(CounterName name) {
+                    return atomic.cells(name);
+                }
+
+                @Override
                 public void delete(CounterName name) {
                     atomic.delete(name);
                 }

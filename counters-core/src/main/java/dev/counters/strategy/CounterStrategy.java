@@ -30,6 +30,27 @@ public interface CounterStrategy extends AutoCloseable {
         return values;
     }
 
+    /**
+     * The counter's value read from storage now, bypassing whatever staleness the strategy's configuration allows
+     * for {@link #get} (a cached total, for example).
+     */
+    default long getExact(CounterName name) {
+        return get(name);
+    }
+
+    /** The stored cells of the counter and their values: shards, nodes, or the one cell of an atomic counter. */
+    Map<String, Long> cells(CounterName name);
+
+    /**
+     * Raises the counter's shard count; only sharded counters have shards.
+     *
+     * @return the shard count now in force
+     */
+    default int growShards(CounterName name, int shards) {
+        throw new IllegalStateException("Counter '" + name + "' uses the " + type()
+                + " strategy; only sharded counters have shards");
+    }
+
     void delete(CounterName name);
 
     /** Releases resources; a strategy that holds unwritten increments writes them first. */

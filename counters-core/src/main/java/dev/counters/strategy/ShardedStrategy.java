@@ -1,0 +1,152 @@
+package dev.counters.strategy;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.LoadingCache;
+import com.github.benmanes.caffeine.cache.Ticker;
+import dev.counters.CounterName;
+import java.time.Clock;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Sharded counters (seed 002): a counter is N shard rows; an increment adds to one of them, a read sums them all,
+ * so N writers can commit at once where one row admits one. The shard count can grow at runtime (it is persisted,
+ * so every node sees it) and never shrinks; reads stay exact throughout because they sum every shard that exists.
+ * An optional cached total plays the seed's memcache.
+ */
+final class ShardedStrategy extends CellStrategy {
+
+    private static final String[] CELLS = new String[ShardedSettings.MAX_SHARDS];
+
+    static {
+        for (int i = 0; i < CELLS.length; i++) {
+            CELLS[i] = "s" + i;
+        }
+    }
+
+    private final ShardedSettings settings;
+    private final RandomGenerator random;
+    private final LoadingCache<CounterName, Integer> shardCounts;
+    private final @Nullable Cache<CounterName, Long> totals;
+
+    ShardedStrategy(StrategyContext context, ShardedSettings settings) {
+        super(context.store());
+        this.settings = settings;
+        this.random = context.random();
+        Ticker ticker = ticker(context.clock());
+        this.shardCounts = Caffeine.newBuilder()
+                .ticker(ticker)
+                .expireAfterWrite(settings.shardCountRefresh())
+                .maximumSize(100_000)
+                .build(this::loadShardCount);
+        this.totals = settings.cachedTotalExpiry() == null ? null : Caffeine.newBuilder()
+                .ticker(ticker)
+                .expireAfterWrite(settings.cachedTotalExpiry())
+                .maximumSize(100_000)
+                .build();
+    }
+
+    private static Ticker ticker(Clock clock) {
+        return () -> TimeUnit.MILLISECONDS.toNanos(clock.millis());
+    }
+
+    /** The persisted count, raised to the configured one the first time a node with a larger setting uses it. */
+    private int loadShardCount(CounterName name) {
+        int persisted = store.shardCount(name).orElse(0);
+        return persisted >= settings.shards() ? persisted : store.growShardCount(name, settings.shards());
+    }
+
+    @Override
+    public String type() {
+        return "sharded";
+    }
+
+    @Override
+    public void increment(CounterName name, long delta) {
+        store.add(name, pickShard(name), delta);
+        if (totals != null) {
+            totals.asMap().computeIfPresent(name, (key, total) -> addOrForget(total, delta));
+        }
+    }
+
+    @Override
+    public long incrementAndGet(CounterName name, long delta) {
+        long total = store.addAndGet(name, pickShard(name), delta);
+        if (totals != null) {
+            totals.put(name, total);
+        }
+        return total;
+    }
+
+    @Override
+    public long get(CounterName name) {
+        return totals == null ? store.get(name) : totals.get(name, store::get);
+    }
+
+    @Override
+    public long getExact(CounterName name) {
+        long total = store.get(name);
+        if (totals != null) {
+            totals.put(name, total);
+        }
+        return total;
+    }
+
+    @Override
+    public Map<CounterName, Long> getAll(Collection<CounterName> names) {
+        if (totals == null) {
+            return super.getAll(names);
+        }
+        Map<CounterName, Long> cached = totals.getAll(names, missing -> {
+            Map<CounterName, Long> stored = store.getAll(java.util.List.copyOf(missing));
+            Map<CounterName, Long> loaded = new LinkedHashMap<>();
+            missing.forEach(name -> loaded.put(name, stored.getOrDefault(name, 0L)));
+            return loaded;
+        });
+        Map<CounterName, Long> values = new LinkedHashMap<>();
+        names.forEach(name -> values.put(name, cached.get(name)));
+        return values;
+    }
+
+    @Override
+    public void delete(CounterName name) {
+        super.delete(name);
+        shardCounts.invalidate(name);
+        if (totals != null) {
+            totals.invalidate(name);
+        }
+    }
+
+    @Override
+    public int growShards(CounterName name, int shards) {
+        int now = store.growShardCount(name, ShardedSettings.checkShards(shards));
+        shardCounts.put(name, now);
+        return now;
+    }
+
+    /** The shard count this node uses for the counter now. */
+    int shardCount(CounterName name) {
+        return shardCounts.get(name);
+    }
+
+    private String pickShard(CounterName name) {
+        int shards = shardCounts.get(name);
+        int shard = switch (settings.selection()) {
+            case RANDOM -> random.nextInt(shards);
+            // Fibonacci hashing spreads consecutive thread ids over the shards.
+            case THREAD -> (int) Math.floorMod(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L >>> 16, shards);
+        };
+        return CELLS[shard];
+    }
+
+    private static @Nullable Long addOrForget(long total, long delta) {
+        long sum = total + delta;
+        // On overflow the cached total is dropped; the next read asks the store, which reports the problem.
+        return ((total ^ sum) & (delta ^ sum)) < 0 ? null : sum;
+    }
+}

@@ -1,0 +1,386 @@
+package dev.counters.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.counters.CounterContentionException;
+import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.NodeIdInUseException;
+import dev.counters.spi.CounterStore;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardSelection;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.Strategies;
+import dev.counters.strategy.StrategyFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * What every strategy must do on every store, written once; each store runs it through a subclass of a few lines.
+ * Exact strategies count exactly under concurrency, and each strategy's particular promises hold.
+ */
+public abstract class StrategyContract {
+
+    protected abstract CounterStore store();
+
+    /** A second, independent store instance on the same data, as another JVM or node would have. */
+    protected abstract CounterStore anotherStore();
+
+    /** Increments per thread in the exactness tests. */
+    protected int incrementsPerThread() {
+        return 10_000;
+    }
+
+    private String prefix;
+
+    @BeforeEach
+    void uniquePrefix() {
+        prefix = "s" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    }
+
+    protected String name(String suffix) {
+        return prefix + suffix;
+    }
+
+    static Stream<Arguments> exactStrategies() {
+        return Stream.of(
+                Arguments.of("atomic", Strategies.atomic()),
+                Arguments.of("optimistic", Strategies.optimistic()),
+                Arguments.of("sharded-random", Strategies.sharded()),
+                Arguments.of("sharded-thread", Strategies.sharded(ShardedSettings.defaults()
+                        .withSelection(ShardSelection.THREAD))),
+                Arguments.of("node", Strategies.node()));
+    }
+
+    private CounterService service(CounterStore store, StrategyFactory strategy) {
+        return CounterService.builder(store).defaultStrategy(strategy).build();
+    }
+
+    // ---- every exact strategy ----
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactStrategies")
+    void sixteenThreadsOnOneHotCounterAreExact(String label, StrategyFactory strategy) {
+        int threads = 16;
+        int perThread = incrementsPerThread();
+        String hot = name("hot");
+        try (CounterService counters = service(store(), strategy)) {
+            Concurrently.run(threads, thread -> {
+                for (int i = 0; i < perThread; i++) {
+                    counters.increment(hot);
+                }
+            });
+            assertThat(counters.getExact(hot)).isEqualTo((long) threads * perThread);
+            assertThat(counters.get(hot)).isEqualTo((long) threads * perThread);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactStrategies")
+    void incrementAndGetIncludesTheDeltaAndReadsManyAtOnce(String label, StrategyFactory strategy) {
+        try (CounterService counters = service(store(), strategy)) {
+            counters.increment(name("a"), 5);
+            assertThat(counters.incrementAndGet(name("a"), 2)).isEqualTo(7);
+            counters.increment(name("b"));
+            assertThat(counters.get(List.of(name("a"), name("b"), name("c"))))
+                    .containsExactly(Map.entry(name("a"), 7L), Map.entry(name("b"), 1L), Map.entry(name("c"), 0L));
+            assertThat(counters.counter(name("a")).cells().values().stream().mapToLong(Long::longValue).sum())
+                    .isEqualTo(7);
+            counters.delete(name("a"));
+            assertThat(counters.getExact(name("a"))).isZero();
+        }
+    }
+
+    /** Each strategy with all of a counter in one row, where the database checks the range atomically. */
+    static Stream<Arguments> oneRowStrategies() {
+        return Stream.of(
+                Arguments.of("atomic", Strategies.atomic()),
+                Arguments.of("optimistic", Strategies.optimistic()),
+                Arguments.of("sharded-1", Strategies.sharded(ShardedSettings.defaults().withShards(1))),
+                Arguments.of("node", Strategies.node()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("oneRowStrategies")
+    void overflowOfARowIsRefusedAndWritesNothing(String label, StrategyFactory strategy) {
+        try (CounterService counters = service(store(), strategy)) {
+            counters.increment(name("big"), Long.MAX_VALUE - 10);
+            assertThatThrownBy(() -> counters.increment(name("big"), 11))
+                    .isInstanceOf(ArithmeticException.class).hasMessageContaining(name("big"));
+            assertThat(counters.getExact(name("big"))).isEqualTo(Long.MAX_VALUE - 10);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactStrategies")
+    void aTotalBeyondTheLongRangeIsReportedNeverWrapped(String label, StrategyFactory strategy) {
+        try (CounterService counters = service(store(), strategy)) {
+            String counter = name("huge");
+            try {
+                for (int i = 0; i < 64; i++) {
+                    counters.increment(counter, Long.MAX_VALUE / 32);
+                }
+            } catch (ArithmeticException refused) {
+                // strategies with one row refuse the increment that would overflow it
+            }
+            // Whatever was accepted, a read either fits in 64 bits or says it does not.
+            try {
+                assertThat(counters.getExact(counter)).isPositive();
+            } catch (ArithmeticException e) {
+                assertThat(e).hasMessageContaining("outside the 64-bit range");
+            }
+        }
+    }
+
+    // ---- optimistic ----
+
+    @Test
+    void optimisticCombinesConcurrentIncrementsIntoFewerUpdates() {
+        // A round trip of at least 200 µs, as any database has, even when the store under test is in memory.
+        InterferingStore counting = new InterferingStore(store(), Duration.ofNanos(200_000));
+        int threads = 16;
+        int perThread = 500;
+        String hot = name("combined");
+        try (CounterService counters = service(counting, Strategies.optimistic())) {
+            Concurrently.run(threads, thread -> {
+                for (int i = 0; i < perThread; i++) {
+                    counters.increment(hot);
+                }
+            });
+            assertThat(counters.get(hot)).isEqualTo((long) threads * perThread);
+        }
+        // Every caller was served, by far fewer successful updates than there were callers.
+        assertThat(counting.successfulCompareAndSets.get()).isLessThan(threads * perThread / 2);
+    }
+
+    @Test
+    void optimisticRetriesConflictsCarryingTheDelta() {
+        InterferingStore interfering = new InterferingStore(store());
+        try (CounterService counters = service(interfering, Strategies.optimistic())) {
+            counters.increment(name("x"), 10);
+            interfering.compareAndSets.set(0);
+            interfering.conflictNext(3);
+            assertThat(counters.incrementAndGet(name("x"), 5)).isEqualTo(15);
+            assertThat(interfering.compareAndSets).hasValue(4);
+            assertThat(counters.get(name("x"))).isEqualTo(15);
+        }
+    }
+
+    @Test
+    void optimisticGivesUpAfterItsAttemptsAndWritesNothing() {
+        InterferingStore interfering = new InterferingStore(store());
+        OptimisticSettings settings = new OptimisticSettings(4, Duration.ofMillis(1), Duration.ofMillis(5));
+        try (CounterService counters = service(interfering, Strategies.optimistic(settings))) {
+            counters.increment(name("x"), 10);
+            interfering.conflictNext(Integer.MAX_VALUE);
+            assertThatThrownBy(() -> counters.increment(name("x"), 5))
+                    .isInstanceOfSatisfying(CounterContentionException.class, e -> {
+                        assertThat(e.attempts()).isEqualTo(4);
+                        assertThat(e.counter()).isEqualTo(name("x"));
+                    })
+                    .hasMessageContaining("nothing was written");
+            interfering.conflictNext(0);
+            assertThat(counters.get(name("x"))).isEqualTo(10);
+        }
+    }
+
+    // ---- sharded ----
+
+    @Test
+    void shardedGrowthUnderLoadStaysExact() {
+        int threads = 8;
+        int perThread = 2_000;
+        String counter = name("growing");
+        try (CounterService counters = service(store(), Strategies.sharded(ShardedSettings.defaults().withShards(4)))) {
+            AtomicLong done = new AtomicLong();
+            Concurrently.run(threads + 1, thread -> {
+                if (thread == threads) {
+                    for (int shards = 8; shards <= 64; shards *= 2) {
+                        while (done.get() < (long) shards * perThread / 8) {
+                            Thread.onSpinWait();
+                        }
+                        assertThat(counters.growShards(counter, shards)).isEqualTo(shards);
+                        assertThat(counters.getExact(counter)).isLessThanOrEqualTo((long) threads * perThread);
+                    }
+                    return;
+                }
+                for (int i = 0; i < perThread; i++) {
+                    counters.increment(counter);
+                    done.incrementAndGet();
+                }
+            });
+            assertThat(counters.getExact(counter)).isEqualTo((long) threads * perThread);
+            assertThat(counters.counter(counter).cells()).hasSizeGreaterThan(4).hasSizeLessThanOrEqualTo(64);
+            assertThat(store().shardCount(CounterName.of(counter))).hasValue(64);
+        }
+    }
+
+    @Test
+    void shardCountIsPersistedNeverShrinksAndIsSeenByOtherNodes() {
+        MutableClock clock = new MutableClock();
+        String counter = name("config");
+        ShardedSettings eight = ShardedSettings.defaults().withShards(8).withShardCountRefresh(Duration.ofSeconds(5));
+        try (CounterService first = CounterService.builder(store()).clock(clock).random(new SplittableRandom(1))
+                        .defaultStrategy(Strategies.sharded(eight)).build();
+                CounterService second = CounterService.builder(anotherStore()).clock(clock)
+                        .random(new SplittableRandom(2))
+                        .defaultStrategy(Strategies.sharded(eight.withShards(2))).build()) {
+            first.increment(counter);
+            assertThat(store().shardCount(CounterName.of(counter))).hasValue(8);
+            // A node configured with fewer shards uses the persisted, larger count.
+            for (int i = 0; i < 400; i++) {
+                second.increment(counter);
+            }
+            assertThat(second.counter(counter).cells()).hasSize(8);
+            // Growth made on one node reaches the other after its refresh interval.
+            first.growShards(counter, 32);
+            assertThat(first.growShards(counter, 16)).as("never shrinks").isEqualTo(32);
+            clock.advance(Duration.ofSeconds(6));
+            for (int i = 0; i < 2_000; i++) {
+                second.increment(counter);
+            }
+            assertThat(second.counter(counter).cells()).hasSizeGreaterThan(8);
+            assertThat(second.getExact(counter)).isEqualTo(2_401);
+        }
+    }
+
+    @Test
+    void shardedCachedTotalIsStaleWithinItsExpiryAndExactAfter() {
+        MutableClock clock = new MutableClock();
+        String counter = name("cached");
+        try (CounterService cached = CounterService.builder(store()).clock(clock).defaultStrategy(Strategies.sharded(
+                        ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofSeconds(10)))).build();
+                CounterService elsewhere = service(anotherStore(), Strategies.sharded())) {
+            assertThat(cached.get(counter)).isZero();
+            elsewhere.increment(counter, 5);
+            assertThat(cached.get(counter)).as("stale within the expiry").isZero();
+            cached.increment(counter, 1);
+            assertThat(cached.get(counter)).as("local increments update the cache").isEqualTo(1);
+            assertThat(cached.getExact(counter)).as("an exact read bypasses the cache").isEqualTo(6);
+            elsewhere.increment(counter, 10);
+            clock.advance(Duration.ofSeconds(9));
+            assertThat(cached.get(counter)).isEqualTo(6);
+            clock.advance(Duration.ofSeconds(2));
+            assertThat(cached.get(counter)).as("exact after the expiry").isEqualTo(16);
+        }
+    }
+
+    @Test
+    void shardsAreValidatedAndOnlyShardedCountersHaveThem() {
+        try (CounterService counters = service(store(), Strategies.atomic());
+                CounterService sharded = service(store(), Strategies.sharded())) {
+            assertThatThrownBy(() -> counters.growShards(name("x"), 8))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("atomic strategy");
+            assertThatThrownBy(() -> sharded.growShards(name("x"), 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 1024");
+            assertThatThrownBy(() -> sharded.growShards(name("x"), 1025))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThat(store().shardCount(CounterName.of(name("x")))).isEmpty();
+        }
+    }
+
+    // ---- node ----
+
+    private CounterService node(CounterStore store, NodeSettings settings) {
+        return service(store, Strategies.node(settings));
+    }
+
+    @Test
+    void twoNodesInterleaveExactlyAndKeepTheirOwnRows() {
+        String counter = name("nodes");
+        String a = "a-" + prefix.substring(1, 9);
+        String b = "b-" + prefix.substring(1, 9);
+        try (CounterService nodeA = node(store(), NodeSettings.defaults().withNodeId(a));
+                CounterService nodeB = node(anotherStore(), NodeSettings.defaults().withNodeId(b))) {
+            Concurrently.run(8, thread -> {
+                CounterService mine = thread % 2 == 0 ? nodeA : nodeB;
+                for (int i = 0; i < 1_000; i++) {
+                    mine.increment(counter);
+                }
+            });
+            assertThat(nodeA.get(counter)).isEqualTo(8_000);
+            assertThat(nodeB.counter(counter).cells())
+                    .containsOnly(Map.entry("n:" + a + ":+", 4_000L), Map.entry("n:" + b + ":+", 4_000L));
+        }
+    }
+
+    @Test
+    void aSecondLiveProcessWithTheSameNodeIdFailsFast() {
+        String id = "same-" + prefix.substring(1, 9);
+        CounterService first = node(store(), NodeSettings.defaults().withNodeId(id));
+        assertThatThrownBy(() -> node(anotherStore(), NodeSettings.defaults().withNodeId(id)))
+                .isInstanceOf(NodeIdInUseException.class)
+                .hasMessageContaining("Node id '" + id + "' is held by another live process");
+        first.increment(name("x"));
+        first.close();
+        try (CounterService second = node(anotherStore(), NodeSettings.defaults().withNodeId(id))) {
+            second.increment(name("x"));
+            assertThat(second.get(name("x"))).as("a restarted node continues its row").isEqualTo(2);
+            assertThat(second.counter(name("x")).cells()).hasSize(1);
+        }
+    }
+
+    @Test
+    void aNodeWhoseIdWasTakenOverStopsIncrementing() {
+        MutableClock clock = new MutableClock();
+        String id = "taken-" + prefix.substring(1, 9);
+        NodeSettings settings = NodeSettings.defaults().withNodeId(id).withLeaseTtl(Duration.ofSeconds(1));
+        try (CounterService paused = CounterService.builder(store()).clock(clock)
+                .defaultStrategy(Strategies.node(settings)).build()) {
+            paused.increment(name("x"));
+            clock.advance(Duration.ofSeconds(5)); // the holder stalled past its lease
+            try (CounterService successor = CounterService.builder(anotherStore()).clock(clock)
+                    .defaultStrategy(Strategies.node(settings)).build()) {
+                successor.increment(name("x"));
+                // Its next renewal finds the claim taken; from then on it refuses increments.
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                        assertThatThrownBy(() -> paused.increment(name("probe")))
+                                .isInstanceOf(NodeIdInUseException.class)
+                                .hasMessageContaining("was claimed by another process"));
+                assertThatThrownBy(() -> paused.increment(name("x"))).isInstanceOf(NodeIdInUseException.class);
+                assertThat(successor.get(name("x"))).isEqualTo(2);
+            }
+        }
+    }
+
+    @Test
+    void pnCounterDecrementsExactlyAndGCounterRefusesThem() {
+        String counter = name("stock");
+        try (CounterService pn = node(store(), NodeSettings.defaults())) {
+            Concurrently.run(8, thread -> {
+                for (int i = 0; i < 500; i++) {
+                    pn.increment(counter, thread % 2 == 0 ? 3 : -1);
+                }
+            });
+            assertThat(pn.get(counter)).isEqualTo(4 * 500 * 3 - 4 * 500);
+            assertThat(pn.counter(counter).cells().values()).containsExactlyInAnyOrder(6_000L, -2_000L);
+        }
+        try (CounterService grow = node(store(), NodeSettings.defaults().withDecrements(false))) {
+            grow.increment(name("g"), 2);
+            assertThatThrownBy(() -> grow.increment(name("g"), -1))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("grow-only");
+            assertThat(grow.get(name("g"))).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void invalidNodeSettingsAreRefused() {
+        assertThatThrownBy(() -> NodeSettings.defaults().withNodeId("bad id"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Node id 'bad id' is invalid");
+        assertThatThrownBy(() -> NodeSettings.defaults().withLeaseTtl(Duration.ofMillis(10)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease-ttl");
+    }
+}
