@@ -223,8 +223,13 @@ public abstract class StrategyContract {
                 }
             });
             assertThat(counters.getExact(counter)).isEqualTo((long) threads * perThread);
-            assertThat(counters.counter(counter).cells()).hasSizeGreaterThan(4).hasSizeLessThanOrEqualTo(64);
             assertThat(store().shardCount(CounterName.of(counter))).hasValue(64);
+            // Increments after the growth spread over the new shards.
+            for (int i = 0; i < 2_000; i++) {
+                counters.increment(counter);
+            }
+            assertThat(counters.counter(counter).cells()).hasSizeGreaterThan(32).hasSizeLessThanOrEqualTo(64);
+            assertThat(counters.getExact(counter)).isEqualTo((long) threads * perThread + 2_000);
         }
     }
 

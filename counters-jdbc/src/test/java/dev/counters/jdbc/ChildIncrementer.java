@@ -2,14 +2,17 @@ package dev.counters.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.counters.CounterContentionException;
 import dev.counters.CounterService;
 import dev.counters.contract.Concurrently;
+import dev.counters.strategy.Strategies;
+import dev.counters.strategy.StrategyFactory;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The second JVM of the multi-process tests: increments one counter from several threads through its own
  * connection pool and store, then prints how many increments were acknowledged.
- * Arguments: jdbcUrl user password tablePrefix counter threads incrementsPerThread.
+ * Arguments: jdbcUrl user password tablePrefix counter threads incrementsPerThread strategy.
  */
 public final class ChildIncrementer {
 
@@ -25,18 +28,41 @@ public final class ChildIncrementer {
         int perThread = Integer.parseInt(args[6]);
         config.setMaximumPoolSize(threads);
         AtomicLong acknowledged = new AtomicLong();
+        AtomicLong refused = new AtomicLong();
         try (HikariDataSource dataSource = new HikariDataSource(config);
                 CounterService counters = CounterService.builder(
-                        JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build()).build()) {
+                        JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
+                        .defaultStrategy(strategy(args[7])).build()) {
             System.out.println("READY");
             System.out.flush();
-            Concurrently.run(threads, thread -> {
-                for (int i = 0; i < perThread; i++) {
-                    counters.increment(args[4]);
-                    acknowledged.incrementAndGet();
-                }
-            });
+            Concurrently.run(threads, thread -> incrementCounting(counters, args[4], perThread, acknowledged, refused));
         }
-        System.out.println("ACKNOWLEDGED " + acknowledged.get());
+        System.out.println("ACKNOWLEDGED " + acknowledged.get() + " REFUSED " + refused.get());
+    }
+
+    /**
+     * Increments {@code times} times, counting acknowledged increments and those refused by an optimistic counter
+     * that lost every attempt (refused increments wrote nothing, so they do not count).
+     */
+    static void incrementCounting(CounterService counters, String counter, int times, AtomicLong acknowledged,
+            AtomicLong refused) {
+        for (int i = 0; i < times; i++) {
+            try {
+                counters.increment(counter);
+                acknowledged.incrementAndGet();
+            } catch (CounterContentionException e) {
+                refused.incrementAndGet();
+            }
+        }
+    }
+
+    static StrategyFactory strategy(String name) {
+        return switch (name) {
+            case "atomic" -> Strategies.atomic();
+            case "optimistic" -> Strategies.optimistic();
+            case "sharded" -> Strategies.sharded();
+            case "node" -> Strategies.node();
+            default -> throw new IllegalArgumentException("unknown strategy " + name);
+        };
     }
 }

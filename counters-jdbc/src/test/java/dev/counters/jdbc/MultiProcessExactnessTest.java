@@ -8,32 +8,62 @@ import dev.counters.jdbc.testing.ChildJvm;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** Two JVM processes increment the same counter in the same database at the same time: the total is exact. */
+/**
+ * Two JVM processes increment the same counter in the same database at the same time, with each exact strategy:
+ * the total is exact.
+ */
 class MultiProcessExactnessTest {
 
     private static final int THREADS = 8;
     private static final int PER_THREAD = 5_000;
 
-    @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRES"})
-    void twoProcessesOnOneCounterAreExact(TestDatabase database) throws Exception {
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                Arguments.of(TestDatabase.MARIADB, "atomic"),
+                Arguments.of(TestDatabase.MARIADB, "optimistic"),
+                Arguments.of(TestDatabase.MARIADB, "sharded"),
+                Arguments.of(TestDatabase.MARIADB, "node"),
+                Arguments.of(TestDatabase.POSTGRES, "atomic"));
+    }
+
+    @ParameterizedTest(name = "{1} on {0}")
+    @MethodSource("cases")
+    void twoProcessesOnOneCounterAreExact(TestDatabase database, String strategy) throws Exception {
         JooqStores stores = JooqStores.on(database);
         String counter = "shared.hot";
         ChildJvm child = ChildJvm.start(ChildIncrementer.class, database.jdbcUrl(), database.user(),
-                database.password(), stores.prefix(), counter, String.valueOf(THREADS), String.valueOf(PER_THREAD));
-        try (CounterService counters = CounterService.builder(stores.store()).build()) {
+                database.password(), stores.prefix(), counter, String.valueOf(THREADS), String.valueOf(PER_THREAD),
+                strategy);
+        try (CounterService counters = CounterService.builder(stores.store())
+                .defaultStrategy(ChildIncrementer.strategy(strategy)).build()) {
             child.awaitOutput("READY", 2, TimeUnit.MINUTES); // so that both processes really run at once
-            Concurrently.run(THREADS, thread -> {
-                for (int i = 0; i < PER_THREAD; i++) {
-                    counters.increment(counter);
-                }
-            });
-            String printed = child.awaitSuccess(5, TimeUnit.MINUTES);
-            assertThat(printed).contains("ACKNOWLEDGED " + THREADS * PER_THREAD);
-            assertThat(counters.get(counter)).isEqualTo(2L * THREADS * PER_THREAD);
+            AtomicLong acknowledged = new AtomicLong();
+            AtomicLong refused = new AtomicLong();
+            Concurrently.run(THREADS, thread ->
+                    ChildIncrementer.incrementCounting(counters, counter, PER_THREAD, acknowledged, refused));
+            Matcher printed = Pattern.compile("ACKNOWLEDGED (\\d+) REFUSED (\\d+)")
+                    .matcher(child.awaitSuccess(5, TimeUnit.MINUTES));
+            assertThat(printed.find()).isTrue();
+            long childAcknowledged = Long.parseLong(printed.group(1));
+            long childRefused = Long.parseLong(printed.group(2));
+            // Every increment was either acknowledged or refused (optimistic contention: nothing written) ...
+            assertThat(childAcknowledged + childRefused).isEqualTo(THREADS * PER_THREAD);
+            assertThat(acknowledged.get() + refused.get()).isEqualTo(THREADS * PER_THREAD);
+            if (!strategy.equals("optimistic")) {
+                assertThat(refused.get() + childRefused).isZero();
+            }
+            // ... and the stored total is exactly the acknowledged ones of both processes.
+            assertThat(counters.get(counter)).isEqualTo(acknowledged.get() + childAcknowledged);
+            System.out.printf("%s on %s: %d acknowledged, %d refused for contention%n", strategy, database,
+                    acknowledged.get() + childAcknowledged, refused.get() + childRefused);
         }
     }
 }

@@ -74,7 +74,7 @@ class SchemaMigrationsTest {
                 .baselineOnMigrate(true).baselineVersion("0").load().migrate();
 
         assertThat(SchemaMigrations.migrate(database.dataSource(), detect(database), prefix).migrationsExecuted)
-                .isEqualTo(1);
+                .isPositive();
         assertThat(SchemaMigrations.migrate(database.dataSource(), detect(database), prefix).migrationsExecuted)
                 .isZero();
 

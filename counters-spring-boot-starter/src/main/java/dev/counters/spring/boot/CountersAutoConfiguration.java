@@ -1,6 +1,7 @@
 package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
+import dev.counters.CounterServiceBuilder;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.Strategies;
@@ -40,12 +41,19 @@ public final class CountersAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     CounterService counterService(CounterStore counterStore, CountersProperties properties) {
-        return CounterService.builder(counterStore).defaultStrategy(factory(properties.defaultStrategy())).build();
+        CounterServiceBuilder builder = CounterService.builder(counterStore)
+                .defaultStrategy(factory(properties.defaultStrategy(), properties));
+        properties.counters().forEach((nameOrPattern, counter) ->
+                builder.strategy(nameOrPattern, factory(counter.strategy(), properties)));
+        return builder.build();
     }
 
-    private static StrategyFactory factory(CountersProperties.StrategyType type) {
+    private static StrategyFactory factory(CountersProperties.StrategyType type, CountersProperties properties) {
         return switch (type) {
             case ATOMIC -> Strategies.atomic();
+            case OPTIMISTIC -> Strategies.optimistic(properties.optimistic().settings());
+            case SHARDED -> Strategies.sharded(properties.sharded().settings());
+            case NODE -> Strategies.node(properties.node().settings());
         };
     }
 }

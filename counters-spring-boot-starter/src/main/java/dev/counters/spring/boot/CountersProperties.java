@@ -1,21 +1,122 @@
 package dev.counters.spring.boot;
 
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardSelection;
+import dev.counters.strategy.ShardedSettings;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Configuration of counters, under {@code counters.*}.
+ * Configuration of counters, under {@code counters.*}. Values are checked while they are bound, so a bad one fails
+ * startup with a message naming the property.
  *
  * @param defaultStrategy the strategy of every counter not configured otherwise
+ * @param counters the strategy of particular counters, by exact name or by pattern ({@code *} any run of
+ *     characters, {@code ?} one); in YAML, write a key with dots or wildcards in brackets: {@code "[orders.*]"}
+ * @param optimistic settings of the optimistic strategy
+ * @param sharded settings of the sharded strategy
+ * @param node settings of the node strategy
  * @param jdbc where and how counters are stored in the application's database
  */
 @ConfigurationProperties("counters")
-public record CountersProperties(@DefaultValue("atomic") StrategyType defaultStrategy, @DefaultValue Jdbc jdbc) {
+public record CountersProperties(
+        @DefaultValue("atomic") StrategyType defaultStrategy,
+        Map<String, CounterProperties> counters,
+        @DefaultValue Optimistic optimistic,
+        @DefaultValue Sharded sharded,
+        @DefaultValue Node node,
+        @DefaultValue Jdbc jdbc) {
+
+    public CountersProperties {
+        counters = counters == null ? Map.of() : new LinkedHashMap<>(counters);
+    }
 
     /** The strategies that can be chosen in configuration. */
     public enum StrategyType {
-        /** One row per counter, one atomic upsert per increment: exact and durable at once. */
-        ATOMIC
+        /** One row per counter, one atomic upsert per increment. */
+        ATOMIC,
+        /** Read, compare-and-set with a version, retry conflicts; concurrent increments in a JVM share attempts. */
+        OPTIMISTIC,
+        /** N rows per counter, an increment writes one, a read sums them. */
+        SHARDED,
+        /** One row per application node (G-Counter or PN-Counter). */
+        NODE
+    }
+
+    /**
+     * Settings of one counter, or of the counters matching a pattern.
+     *
+     * @param strategy the counter's strategy
+     */
+    public record CounterProperties(StrategyType strategy) {
+    }
+
+    /**
+     * Settings of the optimistic strategy.
+     *
+     * @param maxAttempts attempts before an increment fails with CounterContentionException (nothing written)
+     * @param initialBackoff wait after the first conflict; it doubles per attempt, with jitter
+     * @param maxBackoff longest wait between two attempts
+     */
+    public record Optimistic(@DefaultValue("10") int maxAttempts, @DefaultValue("2ms") Duration initialBackoff,
+            @DefaultValue("200ms") Duration maxBackoff) {
+
+        public Optimistic {
+            settings(maxAttempts, initialBackoff, maxBackoff);
+        }
+
+        OptimisticSettings settings() {
+            return settings(maxAttempts, initialBackoff, maxBackoff);
+        }
+
+        private static OptimisticSettings settings(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
+            return new OptimisticSettings(maxAttempts, initialBackoff, maxBackoff);
+        }
+    }
+
+    /**
+     * Settings of the sharded strategy.
+     *
+     * @param shards shard count a counter starts with, 1 to 1024; a larger persisted count wins
+     * @param selection how an increment picks its shard: random, or thread (a shard per thread)
+     * @param cachedTotalExpiry when set, reads come from a local cached total that expires after this long; unset
+     *     reads the shards every time
+     * @param shardCountRefresh how often a node re-reads a counter's persisted shard count
+     */
+    public record Sharded(@DefaultValue("16") int shards, @DefaultValue("random") ShardSelection selection,
+            @Nullable Duration cachedTotalExpiry, @DefaultValue("10s") Duration shardCountRefresh) {
+
+        public Sharded {
+            new ShardedSettings(shards, selection, cachedTotalExpiry, shardCountRefresh);
+        }
+
+        ShardedSettings settings() {
+            return new ShardedSettings(shards, selection, cachedTotalExpiry, shardCountRefresh);
+        }
+    }
+
+    /**
+     * Settings of the node strategy.
+     *
+     * @param id this application node's id (1 to 40 letters, digits, '.', '_', '-'); unset generates one per start
+     * @param decrements whether negative deltas are allowed (PN-Counter) or refused (G-Counter)
+     * @param leaseTtl how long the claim on the node id lasts without renewal
+     */
+    public record Node(@Nullable String id, @DefaultValue("true") boolean decrements,
+            @DefaultValue("30s") Duration leaseTtl) {
+
+        public Node {
+            new NodeSettings(id, decrements, leaseTtl);
+        }
+
+        NodeSettings settings() {
+            return new NodeSettings(id, decrements, leaseTtl);
+        }
     }
 
     /** When the library's own Flyway migrations run at startup. */

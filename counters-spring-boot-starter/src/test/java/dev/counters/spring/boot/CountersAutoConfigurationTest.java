@@ -62,6 +62,49 @@ class CountersAutoConfigurationTest {
     }
 
     @Test
+    void strategiesAreChosenPerCounterByNameAndPattern() {
+        runner.withPropertyValues("counters.default-strategy=optimistic",
+                "counters.counters.page-views.strategy=sharded",
+                "counters.counters.[orders.*].strategy=atomic",
+                "counters.counters.[likes.*].strategy=node",
+                "counters.sharded.shards=4",
+                "counters.node.id=web-1").run(context -> {
+            CounterService counters = context.getBean(CounterService.class);
+            assertThat(counters.counter("page-views").strategy()).isEqualTo("sharded");
+            assertThat(counters.counter("orders.eu").strategy()).isEqualTo("atomic");
+            assertThat(counters.counter("likes.post-1").strategy()).isEqualTo("node");
+            assertThat(counters.counter("other").strategy()).isEqualTo("optimistic");
+            for (int i = 0; i < 200; i++) {
+                counters.increment("page-views");
+            }
+            assertThat(counters.counter("page-views").cells()).hasSize(4);
+            counters.increment("likes.post-1", 3);
+            assertThat(counters.counter("likes.post-1").cells()).containsOnlyKeys("n:web-1:+");
+            assertThat(counters.get(java.util.List.of("page-views", "likes.post-1", "other")))
+                    .containsExactly(java.util.Map.entry("page-views", 200L), java.util.Map.entry("likes.post-1", 3L),
+                            java.util.Map.entry("other", 0L));
+        });
+    }
+
+    @Test
+    void invalidStrategySettingsFailStartupNamingTheProperty() {
+        runner.withPropertyValues("counters.sharded.shards=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.sharded")
+                    .hasStackTraceContaining("shards must be between 1 and 1024, was 0");
+        });
+        runner.withPropertyValues("counters.node.id=bad id").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.node")
+                    .hasStackTraceContaining("Node id 'bad id' is invalid");
+        });
+        runner.withPropertyValues("counters.optimistic.max-attempts=0").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining("max-attempts must be >= 1"));
+        runner.withPropertyValues("counters.counters.[bad/name].strategy=atomic").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining("contains '/' at index 3"));
+    }
+
+    @Test
     void anUnknownStrategyFailsStartupNamingTheProperty() {
         runner.withPropertyValues("counters.default-strategy=magic").run(context -> {
             assertThat(context).hasFailed();
