@@ -12,9 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,29 +20,15 @@ import org.junit.jupiter.api.Test;
  * store; the database behind it is real. Each test uses counter names of its own, so one store (and one database
  * schema) can serve a whole test class.
  */
-public abstract class CounterStoreContract {
+public abstract class CounterStoreContract extends ContractSupport {
 
-    /** The store under test; may be the same instance for every test of the class. */
-    protected abstract CounterStore store();
-
-    /** A second, independent store instance on the same data, as another JVM or node would have. */
-    protected abstract CounterStore anotherStore();
-
-    /** Increments per thread in the concurrency tests. */
-    protected int incrementsPerThread() {
-        return 10_000;
-    }
-
-    private String prefix;
-
-    @BeforeEach
-    void uniquePrefix() {
-        prefix = "t" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    protected CounterStoreContract(StoreFixture fixture) {
+        super(fixture);
     }
 
     /** A counter name that no other test uses. */
     protected CounterName name(String suffix) {
-        return CounterName.of(prefix + suffix);
+        return CounterName.of(prefix() + suffix);
     }
 
     // ---- primitive operations ----
@@ -116,7 +100,7 @@ public abstract class CounterStoreContract {
 
     @Test
     void longestNameIsStored() {
-        CounterName longest = CounterName.of(prefix + "x".repeat(CounterName.MAX_LENGTH - prefix.length()));
+        CounterName longest = CounterName.of(prefix() + "x".repeat(CounterName.MAX_LENGTH - prefix().length()));
         store().add(longest, "main", 42);
         assertThat(store().get(longest)).isEqualTo(42);
     }

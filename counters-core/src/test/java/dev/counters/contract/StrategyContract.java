@@ -19,10 +19,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -32,27 +30,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * What every strategy must do on every store, written once; each store runs it through a subclass of a few lines.
  * Exact strategies count exactly under concurrency, and each strategy's particular promises hold.
  */
-public abstract class StrategyContract {
+public abstract class StrategyContract extends ContractSupport {
 
-    protected abstract CounterStore store();
-
-    /** A second, independent store instance on the same data, as another JVM or node would have. */
-    protected abstract CounterStore anotherStore();
-
-    /** Increments per thread in the exactness tests. */
-    protected int incrementsPerThread() {
-        return 10_000;
+    protected StrategyContract(StoreFixture fixture) {
+        super(fixture);
     }
 
-    private String prefix;
-
-    @BeforeEach
-    void uniquePrefix() {
-        prefix = "s" + UUID.randomUUID().toString().substring(0, 8) + ".";
-    }
-
+    /** A counter name that no other test uses. */
     protected String name(String suffix) {
-        return prefix + suffix;
+        return prefix() + suffix;
     }
 
     static Stream<Arguments> exactStrategies() {
@@ -306,8 +292,8 @@ public abstract class StrategyContract {
     @Test
     void twoNodesInterleaveExactlyAndKeepTheirOwnRows() {
         String counter = name("nodes");
-        String a = "a-" + prefix.substring(1, 9);
-        String b = "b-" + prefix.substring(1, 9);
+        String a = "a-" + prefix().substring(1, 9);
+        String b = "b-" + prefix().substring(1, 9);
         try (CounterService nodeA = node(store(), NodeSettings.defaults().withNodeId(a));
                 CounterService nodeB = node(anotherStore(), NodeSettings.defaults().withNodeId(b))) {
             Concurrently.run(8, thread -> {
@@ -324,7 +310,7 @@ public abstract class StrategyContract {
 
     @Test
     void aSecondLiveProcessWithTheSameNodeIdFailsFast() {
-        String id = "same-" + prefix.substring(1, 9);
+        String id = "same-" + prefix().substring(1, 9);
         CounterService first = node(store(), NodeSettings.defaults().withNodeId(id));
         assertThatThrownBy(() -> node(anotherStore(), NodeSettings.defaults().withNodeId(id)))
                 .isInstanceOf(NodeIdInUseException.class)
@@ -341,7 +327,7 @@ public abstract class StrategyContract {
     @Test
     void aNodeWhoseIdWasTakenOverStopsIncrementing() {
         MutableClock clock = new MutableClock();
-        String id = "taken-" + prefix.substring(1, 9);
+        String id = "taken-" + prefix().substring(1, 9);
         NodeSettings settings = NodeSettings.defaults().withNodeId(id).withLeaseTtl(Duration.ofSeconds(1));
         try (CounterService paused = CounterService.builder(store()).clock(clock)
                 .defaultStrategy(Strategies.node(settings)).build()) {

@@ -41,12 +41,14 @@ final class Databases {
                 + metaData.getDatabaseProductVersion() + "': counters supports H2, MySQL, MariaDB and PostgreSQL");
     }
 
-    /** The folder of migrations for a dialect, under {@code dev/counters/jdbc/migration}. */
+    /**
+     * The folder of migrations for a dialect, under {@code dev/counters/jdbc/migration}: {@code standard} holds DDL
+     * that H2 and PostgreSQL both accept, {@code mysql} the MySQL/MariaDB form (engine, binary collation).
+     */
     static String migrationFolder(SQLDialect dialect) {
         return switch (dialect.family()) {
-            case H2 -> "h2";
+            case H2, POSTGRES -> "standard";
             case MARIADB, MYSQL -> "mysql";
-            case POSTGRES -> "postgresql";
             default -> throw new IllegalStateException("No migrations for dialect " + dialect
                     + ": counters supports H2, MySQL, MariaDB and PostgreSQL");
         };

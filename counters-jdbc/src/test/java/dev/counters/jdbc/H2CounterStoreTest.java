@@ -3,19 +3,10 @@ package dev.counters.jdbc;
 import dev.counters.contract.CounterStoreContract;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
-import dev.counters.spi.CounterStore;
 
 class H2CounterStoreTest extends CounterStoreContract {
 
-    private static final JooqStores STORES = JooqStores.on(TestDatabase.H2);
-
-    @Override
-    protected CounterStore store() {
-        return STORES.store();
-    }
-
-    @Override
-    protected CounterStore anotherStore() {
-        return STORES.another();
+    H2CounterStoreTest() {
+        super(JooqStores.shared(TestDatabase.H2));
     }
 }

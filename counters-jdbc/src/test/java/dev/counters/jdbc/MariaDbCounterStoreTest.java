@@ -3,19 +3,10 @@ package dev.counters.jdbc;
 import dev.counters.contract.CounterStoreContract;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
-import dev.counters.spi.CounterStore;
 
 class MariaDbCounterStoreTest extends CounterStoreContract {
 
-    private static final JooqStores STORES = JooqStores.on(TestDatabase.MARIADB);
-
-    @Override
-    protected CounterStore store() {
-        return STORES.store();
-    }
-
-    @Override
-    protected CounterStore anotherStore() {
-        return STORES.another();
+    MariaDbCounterStoreTest() {
+        super(JooqStores.shared(TestDatabase.MARIADB));
     }
 }

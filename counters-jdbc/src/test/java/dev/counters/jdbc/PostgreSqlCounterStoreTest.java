@@ -3,19 +3,10 @@ package dev.counters.jdbc;
 import dev.counters.contract.CounterStoreContract;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
-import dev.counters.spi.CounterStore;
 
 class PostgreSqlCounterStoreTest extends CounterStoreContract {
 
-    private static final JooqStores STORES = JooqStores.on(TestDatabase.POSTGRES);
-
-    @Override
-    protected CounterStore store() {
-        return STORES.store();
-    }
-
-    @Override
-    protected CounterStore anotherStore() {
-        return STORES.another();
+    PostgreSqlCounterStoreTest() {
+        super(JooqStores.shared(TestDatabase.POSTGRES));
     }
 }

@@ -1,12 +1,17 @@
 package dev.counters.jdbc.testing;
 
+import dev.counters.contract.StoreFixture;
 import dev.counters.jdbc.JooqCounterStore;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
 
 /**
  * Two stores on one database with a table prefix of their own, migrated once: the fixture of a store test class.
  */
-public final class JooqStores {
+public final class JooqStores implements StoreFixture {
+
+    private static final Map<TestDatabase, JooqStores> SHARED = new ConcurrentHashMap<>();
 
     private final TestDatabase database;
     private final String prefix;
@@ -19,8 +24,14 @@ public final class JooqStores {
         this.store = JooqCounterStore.builder(database.dataSource()).tablePrefix(prefix).migrateSchema(true).build();
     }
 
+    /** Stores with a table prefix of their own. */
     public static JooqStores on(TestDatabase database) {
         return new JooqStores(database);
+    }
+
+    /** The stores every contract test class of the run shares on this database (tests keep to their own names). */
+    public static JooqStores shared(TestDatabase database) {
+        return SHARED.computeIfAbsent(database, JooqStores::new);
     }
 
     public TestDatabase database() {
@@ -31,12 +42,14 @@ public final class JooqStores {
         return prefix;
     }
 
+    @Override
     public JooqCounterStore store() {
         return store;
     }
 
     /** A second store instance on a pool of its own (never closed: it lives as long as the test JVM). */
-    public synchronized JooqCounterStore another() {
+    @Override
+    public synchronized JooqCounterStore anotherStore() {
         if (another == null) {
             another = JooqCounterStore.builder(database.newDataSource(4)).tablePrefix(prefix).build();
         }
