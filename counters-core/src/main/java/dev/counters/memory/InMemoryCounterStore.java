@@ -3,6 +3,7 @@ package dev.counters.memory;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DeltaBacklog;
 import dev.counters.spi.VersionedValue;
 import java.time.Instant;
 import java.util.Collection;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -23,6 +25,12 @@ public final class InMemoryCounterStore implements CounterStore {
     private final ConcurrentHashMap<CounterName, Map<String, VersionedValue>> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Integer> shardCounts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Instant> batchKeys = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<CounterName, Map<String, Delta>> deltas = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<CounterName, Map<Integer, Long>> maxShards = new ConcurrentHashMap<>();
+
+    private record Delta(long delta, Instant appendedAt) {
+    }
 
     private record Lease(String owner, Instant expiresAt) {
     }
@@ -51,26 +59,31 @@ public final class InMemoryCounterStore implements CounterStore {
 
     @Override
     public long get(CounterName counter) {
-        Map<String, VersionedValue> cells = counters.get(counter);
-        return cells == null ? 0 : sum(counter, cells);
+        return total(counter, true);
     }
 
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
         Map<CounterName, Long> values = new LinkedHashMap<>();
         for (CounterName name : names) {
-            Map<String, VersionedValue> cells = counters.get(name);
-            if (cells != null) {
-                values.put(name, sum(name, cells));
+            if (counters.containsKey(name) || deltas.containsKey(name)) {
+                values.put(name, total(name, true));
             }
         }
         return values;
     }
 
     @Override
+    public long getFolded(CounterName counter) {
+        return total(counter, false);
+    }
+
+    @Override
     public boolean delete(CounterName counter) {
         shardCounts.remove(counter);
-        return counters.remove(counter) != null;
+        maxShards.remove(counter);
+        boolean hadDeltas = deltas.remove(counter) != null;
+        return counters.remove(counter) != null || hadDeltas;
     }
 
     @Override
@@ -115,6 +128,87 @@ public final class InMemoryCounterStore implements CounterStore {
     }
 
     @Override
+    public synchronized boolean applyBatch(String key, String cell, Map<CounterName, Long> batch, Instant now) {
+        if (batchKeys.containsKey(key)) {
+            return false;
+        }
+        Map<CounterName, Long> applied = new LinkedHashMap<>();
+        try {
+            batch.forEach((counter, delta) -> {
+                add(counter, cell, delta);
+                applied.put(counter, delta);
+            });
+        } catch (CounterOverflowException e) {
+            applied.forEach((counter, delta) -> add(counter, cell, -delta)); // all or nothing
+            throw e;
+        }
+        batchKeys.put(key, now);
+        return true;
+    }
+
+    @Override
+    public int pruneBatchKeys(Instant appliedBefore) {
+        int before = batchKeys.size();
+        batchKeys.values().removeIf(appliedAt -> appliedAt.isBefore(appliedBefore));
+        return before - batchKeys.size();
+    }
+
+    @Override
+    public boolean appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
+        boolean[] appended = {false};
+        deltas.compute(counter, (name, log) -> {
+            if (log != null && log.containsKey(deltaId)) {
+                return log;
+            }
+            Map<String, Delta> next = log == null ? new HashMap<>() : new HashMap<>(log);
+            next.put(deltaId, new Delta(delta, now));
+            appended[0] = true;
+            return Map.copyOf(next);
+        });
+        return appended[0];
+    }
+
+    @Override
+    public DeltaBacklog deltaBacklog(CounterName counter) {
+        Map<String, Delta> log = deltas.getOrDefault(counter, Map.of());
+        return log.isEmpty() ? DeltaBacklog.EMPTY : new DeltaBacklog(log.size(),
+                log.values().stream().map(Delta::appendedAt).min(Instant::compareTo).orElseThrow());
+    }
+
+    @Override
+    public synchronized int foldDeltas(CounterName counter, String cell) {
+        Map<String, Delta> log = deltas.getOrDefault(counter, Map.of());
+        if (log.isEmpty()) {
+            return 0;
+        }
+        long sum = 0;
+        for (Delta delta : log.values()) {
+            sum = Math.addExact(sum, delta.delta());
+        }
+        add(counter, cell, sum);
+        deltas.computeIfPresent(counter, (name, current) -> {
+            Map<String, Delta> rest = new HashMap<>(current);
+            rest.keySet().removeAll(log.keySet());
+            return rest.isEmpty() ? null : Map.copyOf(rest);
+        });
+        return log.size();
+    }
+
+    @Override
+    public void raiseShard(CounterName counter, int shard, long value) {
+        maxShards.compute(counter, (name, shards) -> {
+            Map<Integer, Long> next = shards == null ? new HashMap<>() : new HashMap<>(shards);
+            next.merge(shard, value, Math::max);
+            return Map.copyOf(next);
+        });
+    }
+
+    @Override
+    public OptionalLong maxOfShards(CounterName counter) {
+        return maxShards.getOrDefault(counter, Map.of()).values().stream().mapToLong(Long::longValue).max();
+    }
+
+    @Override
     public boolean tryLease(String key, String owner, Instant expiresAt, Instant now) {
         Lease result = leases.compute(key, (k, lease) ->
                 lease == null || lease.owner().equals(owner) || !lease.expiresAt().isAfter(now)
@@ -127,14 +221,19 @@ public final class InMemoryCounterStore implements CounterStore {
         leases.computeIfPresent(key, (k, lease) -> lease.owner().equals(owner) ? null : lease);
     }
 
-    private static long sum(CounterName counter, Map<String, VersionedValue> cells) {
+    private long total(CounterName counter, boolean withDeltas) {
         long total = 0;
-        for (VersionedValue cell : cells.values()) {
-            try {
+        try {
+            for (VersionedValue cell : counters.getOrDefault(counter, Map.of()).values()) {
                 total = Math.addExact(total, cell.value());
-            } catch (ArithmeticException e) {
-                throw new ArithmeticException("The total of counter '" + counter + "' is outside the 64-bit range");
             }
+            if (withDeltas) {
+                for (Delta delta : deltas.getOrDefault(counter, Map.of()).values()) {
+                    total = Math.addExact(total, delta.delta());
+                }
+            }
+        } catch (ArithmeticException e) {
+            throw new ArithmeticException("The total of counter '" + counter + "' is outside the 64-bit range");
         }
         return total;
     }

@@ -6,12 +6,14 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
- * Storage for counters, as cells: a counter is the sum of its cells, and each cell is a signed 64-bit value
- * addressed by the counter's name and a cell id. A strategy decides which cells it writes: one ({@code atomic}),
- * one per shard ({@code sharded}), one per node ({@code node}). Because every such strategy reads the same sum,
- * moving a counter from one of them to another keeps its value.
+ * Storage for counters, as cells: a counter is the sum of its cells and of its unfolded deltas, and each cell is a
+ * signed 64-bit value addressed by the counter's name and a cell id. A strategy decides what it writes: one cell
+ * ({@code atomic}, {@code buffered}), one per shard ({@code sharded}), one per node ({@code node}), or a log of
+ * deltas ({@code delta-log}). Because every such strategy reads the same sum, moving a counter from one of them to
+ * another keeps its value. Monotonic counters keep a separate record: the maximum over their shards.
  *
  * <p>Each method is atomic. A method that fails with {@link dev.counters.TransientStoreException} wrote nothing;
  * any other failure of a write leaves its outcome unknown. Implementations are thread-safe and pass counter names
@@ -33,16 +35,19 @@ public interface CounterStore {
     long addAndGet(CounterName counter, String cell, long delta);
 
     /**
-     * The counter's total: the sum of its cells, 0 if it has none.
+     * The counter's total: the sum of its cells and of its unfolded deltas, 0 if it has none.
      *
      * @throws ArithmeticException if the sum leaves the 64-bit range
      */
     long get(CounterName counter);
 
-    /** The totals of several counters in one round trip; counters without cells are absent from the result. */
+    /** The totals of several counters in one round trip; counters with no cell and no delta are absent. */
     Map<CounterName, Long> getAll(Collection<CounterName> counters);
 
-    /** Removes every cell of the counter (and its shard count); returns whether there was any cell. */
+    /**
+     * Removes everything stored for the counter: cells, deltas, shard count, maximum shards. Returns whether there
+     * was any cell or delta.
+     */
     boolean delete(CounterName counter);
 
     /** Every cell of the counter with its value; empty if it has none. */
@@ -72,6 +77,54 @@ public interface CounterStore {
      * @return the shard count stored now (at least {@code shards})
      */
     int growShardCount(CounterName counter, int shards);
+
+    // ---- batches with an idempotency key ----
+
+    /**
+     * Adds each delta to its counter's {@code cell} and records {@code key}, all in one transaction, unless
+     * {@code key} was recorded before. The key is written first, so a retry of the same key and deltas is safe
+     * whatever happened to an earlier attempt: it waits for an attempt still in flight, and applies the deltas
+     * only if no attempt committed.
+     *
+     * @return true if this call applied the deltas, false if the key had been applied already (nothing written)
+     * @throws dev.counters.CounterOverflowException naming a counter that would overflow; nothing is written
+     */
+    boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now);
+
+    /** Forgets batch keys recorded before {@code appliedBefore}; returns how many. */
+    int pruneBatchKeys(Instant appliedBefore);
+
+    // ---- delta log ----
+
+    /**
+     * Appends a delta with an id unique for the counter. Appending the same id again writes nothing, so a retry
+     * after an unknown outcome is safe.
+     *
+     * @return true if this call appended the delta, false if the id was there already
+     */
+    boolean appendDelta(CounterName counter, String deltaId, long delta, Instant now);
+
+    /** The counter's value without its unfolded deltas: the sum of its cells. */
+    long getFolded(CounterName counter);
+
+    /** How many deltas of the counter are not folded yet, and when the oldest was appended. */
+    DeltaBacklog deltaBacklog(CounterName counter);
+
+    /**
+     * In one transaction, adds the sum of the counter's unfolded deltas to {@code cell} and deletes them.
+     * Deltas appended meanwhile stay for the next fold. Safe to run again after a failure: it is all or nothing.
+     *
+     * @return how many deltas were folded
+     */
+    int foldDeltas(CounterName counter, String cell);
+
+    // ---- maximum over shards ----
+
+    /** Raises shard {@code shard} of the counter's maximum record to {@code value} if it is lower (or absent). */
+    void raiseShard(CounterName counter, int shard, long value);
+
+    /** The maximum over the counter's shards, if it has any. */
+    OptionalLong maxOfShards(CounterName counter);
 
     // ---- leases ----
 

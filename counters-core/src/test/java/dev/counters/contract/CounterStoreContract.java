@@ -7,6 +7,7 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DeltaBacklog;
 import dev.counters.spi.VersionedValue;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -218,6 +219,124 @@ public abstract class CounterStoreContract extends ContractSupport {
             }
         });
         assertThat(store().shardCount(sharded)).hasValue(64);
+    }
+
+    // ---- batches with an idempotency key ----
+
+    @Test
+    void batchIsAppliedOnceWithItsKey() {
+        CounterName a = name("a");
+        CounterName b = name("b");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        String key = prefix() + "flush-1";
+        assertThat(store().applyBatch(key, "main", Map.of(a, 3L, b, 4L), now)).isTrue();
+        assertThat(anotherStore().applyBatch(key, "main", Map.of(a, 3L, b, 4L), now)).as("a retry").isFalse();
+        assertThat(store().applyBatch(prefix() + "flush-2", "main", Map.of(a, 10L), now)).isTrue();
+        assertThat(store().getAll(List.of(a, b))).containsExactlyInAnyOrderEntriesOf(Map.of(a, 13L, b, 4L));
+        assertThat(store().applyBatch(prefix() + "flush-3", "main", Map.of(), now)).isTrue();
+    }
+
+    @Test
+    void concurrentRetriesOfOneBatchApplyItOnce() {
+        CounterName counter = name("retried");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
+        Concurrently.run(8, thread -> {
+            CounterStore mine = thread % 2 == 0 ? store() : anotherStore();
+            if (mine.applyBatch(prefix() + "same", "main", Map.of(counter, 5L), now)) {
+                applied.incrementAndGet();
+            }
+        });
+        assertThat(applied).hasValue(1);
+        assertThat(store().get(counter)).isEqualTo(5);
+    }
+
+    @Test
+    void batchWithAnOverflowWritesNothingAndNamesTheCounter() {
+        CounterName full = name("full");
+        CounterName fine = name("fine");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        store().add(full, "main", Long.MAX_VALUE - 1);
+        store().add(fine, "main", 1);
+        assertThatThrownBy(() -> store().applyBatch(prefix() + "k", "main", Map.of(fine, 1L, full, 5L), now))
+                .isInstanceOf(CounterOverflowException.class).hasMessageContaining(full.value());
+        assertThat(store().getAll(List.of(full, fine)))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(full, Long.MAX_VALUE - 1, fine, 1L));
+        assertThat(store().applyBatch(prefix() + "k", "main", Map.of(fine, 1L), now)).as("key not recorded").isTrue();
+        assertThat(store().get(fine)).isEqualTo(2);
+    }
+
+    @Test
+    void prunedKeysAreForgotten() {
+        CounterName counter = name("pruned");
+        Instant old = Instant.parse("2020-01-01T00:00:00Z");
+        assertThat(store().applyBatch(prefix() + "old", "main", Map.of(counter, 1L), old)).isTrue();
+        assertThat(store().pruneBatchKeys(old.plusSeconds(1))).isGreaterThanOrEqualTo(1);
+        assertThat(store().applyBatch(prefix() + "old", "main", Map.of(counter, 1L), old)).isTrue();
+        assertThat(store().get(counter)).isEqualTo(2);
+    }
+
+    // ---- delta log ----
+
+    @Test
+    void deltasCountUntilFoldedAndAppendingAnIdTwiceWritesOnce() {
+        CounterName counter = name("log");
+        Instant first = Instant.parse("2026-01-01T00:00:00Z");
+        store().add(counter, "main", 100);
+        assertThat(store().appendDelta(counter, "id-1", 5, first)).isTrue();
+        assertThat(anotherStore().appendDelta(counter, "id-1", 5, first)).as("a retry").isFalse();
+        assertThat(store().appendDelta(counter, "id-2", -2, first.plusSeconds(1))).isTrue();
+        assertThat(store().get(counter)).isEqualTo(103);
+        assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 103L));
+        assertThat(store().getFolded(counter)).isEqualTo(100);
+        assertThat(store().deltaBacklog(counter)).isEqualTo(new DeltaBacklog(2, first));
+
+        assertThat(store().foldDeltas(counter, "main")).isEqualTo(2);
+        assertThat(store().get(counter)).isEqualTo(103);
+        assertThat(store().getFolded(counter)).isEqualTo(103);
+        assertThat(store().deltaBacklog(counter)).isEqualTo(DeltaBacklog.EMPTY);
+        assertThat(store().foldDeltas(counter, "main")).isZero();
+
+        CounterName onlyDeltas = name("only-deltas");
+        store().appendDelta(onlyDeltas, "id-1", 7, first);
+        assertThat(store().getAll(List.of(onlyDeltas))).containsExactly(Map.entry(onlyDeltas, 7L));
+        assertThat(store().delete(onlyDeltas)).isTrue();
+        assertThat(store().get(onlyDeltas)).isZero();
+    }
+
+    @Test
+    void concurrentAppendsAndFoldsAreExact() {
+        CounterName counter = name("folding");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        Concurrently.run(6, thread -> {
+            CounterStore mine = thread % 2 == 0 ? store() : anotherStore();
+            for (int i = 0; i < 300; i++) {
+                mine.appendDelta(counter, thread + "-" + i, 1, now);
+                if (thread < 2 && i % 50 == 0) {
+                    mine.foldDeltas(counter, "main");
+                }
+            }
+        });
+        assertThat(store().get(counter)).isEqualTo(1_800);
+        store().foldDeltas(counter, "main");
+        assertThat(store().getFolded(counter)).isEqualTo(1_800);
+        assertThat(store().deltaBacklog(counter).count()).isZero();
+    }
+
+    // ---- maximum over shards ----
+
+    @Test
+    void maxOfShardsNeverDecreases() {
+        CounterName counter = name("max");
+        assertThat(store().maxOfShards(counter)).isEmpty();
+        store().raiseShard(counter, 0, 10);
+        store().raiseShard(counter, 3, 7);
+        store().raiseShard(counter, 0, 4);
+        assertThat(store().maxOfShards(counter)).hasValue(10);
+        anotherStore().raiseShard(counter, 3, 12);
+        assertThat(store().maxOfShards(counter)).hasValue(12);
+        store().delete(counter);
+        assertThat(store().maxOfShards(counter)).isEmpty();
     }
 
     // ---- leases ----

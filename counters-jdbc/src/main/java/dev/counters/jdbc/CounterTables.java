@@ -42,6 +42,24 @@ final class CounterTables {
     final Field<String> leasesOwner;
     final Field<Long> leasesExpiresAt;
 
+    // counter_batches: keys of applied batches.
+    final Table<Record> batches;
+    final Field<String> batchesKey;
+    final Field<Long> batchesAppliedAt;
+
+    // counter_deltas: unfolded deltas of delta-log counters.
+    final Table<Record> deltas;
+    final Field<String> deltasName;
+    final Field<String> deltasId;
+    final Field<Long> deltasDelta;
+    final Field<Long> deltasAppendedAt;
+
+    // counter_max_shards: monotonic counters' maximum record.
+    final Table<Record> maxShards;
+    final Field<String> maxShardsName;
+    final Field<Integer> maxShardsShard;
+    final Field<Long> maxShardsValue;
+
     CounterTables(String prefix) {
         this.prefix = validatePrefix(prefix);
         this.cells = table(unquotedName(prefix + "counter_cells"));
@@ -58,6 +76,21 @@ final class CounterTables {
         this.leasesKey = column(leases, "lease_key", SQLDataType.VARCHAR(200));
         this.leasesOwner = column(leases, "owner", SQLDataType.VARCHAR(64));
         this.leasesExpiresAt = column(leases, "expires_at", SQLDataType.BIGINT);
+
+        this.batches = table(unquotedName(prefix + "counter_batches"));
+        this.batchesKey = column(batches, "batch_key", SQLDataType.VARCHAR(100));
+        this.batchesAppliedAt = column(batches, "applied_at", SQLDataType.BIGINT);
+
+        this.deltas = table(unquotedName(prefix + "counter_deltas"));
+        this.deltasName = column(deltas, "counter_name", SQLDataType.VARCHAR(128));
+        this.deltasId = column(deltas, "delta_id", SQLDataType.VARCHAR(40));
+        this.deltasDelta = column(deltas, "delta", SQLDataType.BIGINT);
+        this.deltasAppendedAt = column(deltas, "appended_at", SQLDataType.BIGINT);
+
+        this.maxShards = table(unquotedName(prefix + "counter_max_shards"));
+        this.maxShardsName = column(maxShards, "counter_name", SQLDataType.VARCHAR(128));
+        this.maxShardsShard = column(maxShards, "shard", SQLDataType.INTEGER);
+        this.maxShardsValue = column(maxShards, "shard_value", SQLDataType.BIGINT);
     }
 
     private static <T> Field<T> column(Table<?> table, String name, DataType<T> type) {
@@ -69,7 +102,10 @@ final class CounterTables {
         return List.of(
                 new TableColumns(cells, List.of(cellsName, cellsCell, cellsValue, cellsVersion)),
                 new TableColumns(shards, List.of(shardsName, shardsCount)),
-                new TableColumns(leases, List.of(leasesKey, leasesOwner, leasesExpiresAt)));
+                new TableColumns(leases, List.of(leasesKey, leasesOwner, leasesExpiresAt)),
+                new TableColumns(batches, List.of(batchesKey, batchesAppliedAt)),
+                new TableColumns(deltas, List.of(deltasName, deltasId, deltasDelta, deltasAppendedAt)),
+                new TableColumns(maxShards, List.of(maxShardsName, maxShardsShard, maxShardsValue)));
     }
 
     record TableColumns(Table<?> table, List<Field<?>> columns) {

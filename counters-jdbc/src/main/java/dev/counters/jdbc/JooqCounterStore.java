@@ -1,12 +1,20 @@
 package dev.counters.jdbc;
 
+import static org.jooq.impl.DSL.count;
+import static org.jooq.impl.DSL.excluded;
 import static org.jooq.impl.DSL.greatest;
+import static org.jooq.impl.DSL.inline;
+import static org.jooq.impl.DSL.min;
+import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.sum;
 import static org.jooq.impl.DSL.val;
 
 import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
+import dev.counters.CounterStoreException;
 import dev.counters.TransientStoreException;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DeltaBacklog;
 import dev.counters.spi.VersionedValue;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
@@ -22,10 +30,15 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.Configuration;
+import org.jooq.BatchBindStep;
 import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record1;
+import org.jooq.Table;
 import org.jooq.Record2;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
@@ -49,6 +62,8 @@ import org.jspecify.annotations.Nullable;
 public final class JooqCounterStore implements CounterStore {
 
     private static final int MAX_NAMES_PER_QUERY = 1_000;
+    private static final String PART = "part";
+    private static final String NAME = "name";
 
     private final DSLContext dsl;
     private final CounterTables tables;
@@ -113,10 +128,15 @@ public final class JooqCounterStore implements CounterStore {
             Map<String, CounterName> byValue = new HashMap<>();
             chunk.forEach(name -> byValue.put(name.value(), name));
             run("getAll", chunk.get(0), 0, () -> {
-                for (Record2<String, BigDecimal> row : dsl.select(tables.cellsName, sum(tables.cellsValue))
-                        .from(tables.cells)
-                        .where(tables.cellsName.in(values))
-                        .groupBy(tables.cellsName)
+                Table<Record2<String, Long>> parts = select(tables.cellsName.as(NAME), tables.cellsValue.as(PART))
+                        .from(tables.cells).where(tables.cellsName.in(values))
+                        .unionAll(select(tables.deltasName.as(NAME), tables.deltasDelta.as(PART))
+                                .from(tables.deltas).where(tables.deltasName.in(values)))
+                        .asTable("parts");
+                Field<String> partName = parts.field(NAME, String.class);
+                for (Record2<String, BigDecimal> row : dsl.select(partName, sum(parts.field(PART, Long.class)))
+                        .from(parts)
+                        .groupBy(partName)
                         .fetch()) {
                     CounterName name = byValue.get(row.value1());
                     totals.put(name, toLong(name, row.value2()));
@@ -131,7 +151,10 @@ public final class JooqCounterStore implements CounterStore {
     public boolean delete(CounterName counter) {
         return run("delete", counter, 0, () -> dsl.transactionResult(tx -> {
             tx.dsl().deleteFrom(tables.shards).where(tables.shardsName.eq(counter.value())).execute();
-            return tx.dsl().deleteFrom(tables.cells).where(tables.cellsName.eq(counter.value())).execute() > 0;
+            tx.dsl().deleteFrom(tables.maxShards).where(tables.maxShardsName.eq(counter.value())).execute();
+            int deltas = tx.dsl().deleteFrom(tables.deltas).where(tables.deltasName.eq(counter.value())).execute();
+            return tx.dsl().deleteFrom(tables.cells).where(tables.cellsName.eq(counter.value())).execute()
+                    + deltas > 0;
         }));
     }
 
@@ -197,6 +220,139 @@ public final class JooqCounterStore implements CounterStore {
     }
 
     @Override
+    public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
+        // Sorted, so that two nodes' batches lock rows in the same order and cannot deadlock each other.
+        List<Map.Entry<CounterName, Long>> sorted = new ArrayList<>(deltas.entrySet());
+        sorted.sort(Map.Entry.comparingByKey());
+        try {
+            return runUnnamed("applyBatch '" + key + "'", () -> dsl.transactionResult(tx -> {
+                // The key first: a retry waits here for an attempt still in flight, and stops if it committed.
+                if (tx.dsl().insertInto(tables.batches, tables.batchesKey, tables.batchesAppliedAt)
+                        .values(key, now.toEpochMilli())
+                        .onConflict(tables.batchesKey)
+                        .doNothing()
+                        .execute() == 0) {
+                    return false;
+                }
+                if (!sorted.isEmpty()) {
+                    BatchBindStep batch = tx.dsl().batch(tx.dsl()
+                            .insertInto(tables.cells, tables.cellsName, tables.cellsCell, tables.cellsValue,
+                                    tables.cellsVersion)
+                            .values((String) null, null, null, null)
+                            .onConflict(tables.cellsName, tables.cellsCell)
+                            .doUpdate()
+                            .set(tables.cellsValue, tables.cellsValue.plus(excluded(tables.cellsValue)))
+                            .set(tables.cellsVersion, tables.cellsVersion.plus(inline(1L))));
+                    for (Map.Entry<CounterName, Long> entry : sorted) {
+                        batch = batch.bind(entry.getKey().value(), cell, entry.getValue(), 1L);
+                    }
+                    batch.execute();
+                }
+                return true;
+            }));
+        } catch (CounterStoreException e) {
+            throw overflowIn(sorted, cell).orElse(e);
+        }
+    }
+
+    /** After a failed batch: the counter whose delta would overflow its cell, if that was the cause. */
+    private Optional<RuntimeException> overflowIn(List<Map.Entry<CounterName, Long>> deltas, String cell) {
+        for (Map.Entry<CounterName, Long> entry : deltas) {
+            long current = read(entry.getKey(), cell).map(VersionedValue::value).orElse(0L);
+            long delta = entry.getValue();
+            long sum = current + delta;
+            if (((current ^ sum) & (delta ^ sum)) < 0) {
+                return Optional.of(new CounterOverflowException(entry.getKey(), delta));
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public int pruneBatchKeys(Instant appliedBefore) {
+        return runUnnamed("pruneBatchKeys", () -> dsl.deleteFrom(tables.batches)
+                .where(tables.batchesAppliedAt.lt(appliedBefore.toEpochMilli()))
+                .execute());
+    }
+
+    @Override
+    public boolean appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
+        return run("appendDelta", counter, delta, () -> dsl.insertInto(tables.deltas, tables.deltasName,
+                        tables.deltasId, tables.deltasDelta, tables.deltasAppendedAt)
+                .values(counter.value(), deltaId, delta, now.toEpochMilli())
+                .onConflict(tables.deltasName, tables.deltasId)
+                .doNothing()
+                .execute() == 1);
+    }
+
+    @Override
+    public long getFolded(CounterName counter) {
+        return run("getFolded", counter, 0, () -> toLong(counter, dsl.select(sum(tables.cellsValue))
+                .from(tables.cells)
+                .where(tables.cellsName.eq(counter.value()))
+                .fetchOne(0, BigDecimal.class)));
+    }
+
+    @Override
+    public DeltaBacklog deltaBacklog(CounterName counter) {
+        return run("deltaBacklog", counter, 0, () -> dsl.select(count(), min(tables.deltasAppendedAt))
+                .from(tables.deltas)
+                .where(tables.deltasName.eq(counter.value()))
+                .fetchOne(row -> row.value1() == 0 ? DeltaBacklog.EMPTY
+                        : new DeltaBacklog(row.value1(), Instant.ofEpochMilli(row.value2()))));
+    }
+
+    @Override
+    public int foldDeltas(CounterName counter, String cell) {
+        return run("foldDeltas", counter, 0, () -> dsl.transactionResult(tx -> {
+            // Locks exactly the deltas this fold moves; deltas appended meanwhile wait for the next fold.
+            Map<String, Long> folded = tx.dsl().select(tables.deltasId, tables.deltasDelta)
+                    .from(tables.deltas)
+                    .where(tables.deltasName.eq(counter.value()))
+                    .forUpdate()
+                    .fetchMap(tables.deltasId, tables.deltasDelta);
+            if (folded.isEmpty()) {
+                return 0;
+            }
+            long sum = 0;
+            for (long delta : folded.values()) {
+                sum = Math.addExact(sum, delta);
+            }
+            upsert(tx.dsl(), counter, cell, sum);
+            List<String> ids = new ArrayList<>(folded.keySet());
+            for (int from = 0; from < ids.size(); from += MAX_NAMES_PER_QUERY) {
+                tx.dsl().deleteFrom(tables.deltas)
+                        .where(tables.deltasName.eq(counter.value()))
+                        .and(tables.deltasId.in(ids.subList(from, Math.min(ids.size(), from + MAX_NAMES_PER_QUERY))))
+                        .execute();
+            }
+            return folded.size();
+        }));
+    }
+
+    @Override
+    public void raiseShard(CounterName counter, int shard, long value) {
+        run("raiseShard", counter, 0, () -> dsl.insertInto(tables.maxShards, tables.maxShardsName,
+                        tables.maxShardsShard, tables.maxShardsValue)
+                .values(counter.value(), shard, value)
+                .onConflict(tables.maxShardsName, tables.maxShardsShard)
+                .doUpdate()
+                .set(tables.maxShardsValue, greatest(tables.maxShardsValue, val(value)))
+                .execute());
+    }
+
+    @Override
+    public OptionalLong maxOfShards(CounterName counter) {
+        return run("maxOfShards", counter, 0, () -> {
+            Long max = dsl.select(DSL.max(tables.maxShardsValue))
+                    .from(tables.maxShards)
+                    .where(tables.maxShardsName.eq(counter.value()))
+                    .fetchOne(0, Long.class);
+            return max == null ? OptionalLong.empty() : OptionalLong.of(max);
+        });
+    }
+
+    @Override
     public boolean tryLease(String key, String owner, Instant expiresAt, Instant now) {
         return runUnnamed("tryLease '" + key + "'", () -> {
             if (dsl.insertInto(tables.leases, tables.leasesKey, tables.leasesOwner, tables.leasesExpiresAt)
@@ -232,12 +388,14 @@ public final class JooqCounterStore implements CounterStore {
                 .execute();
     }
 
+    /** The sum of the counter's cells and unfolded deltas, in one query. */
     private long total(DSLContext ctx, CounterName counter) {
-        BigDecimal total = ctx.select(sum(tables.cellsValue))
-                .from(tables.cells)
+        Table<Record1<Long>> parts = select(tables.cellsValue.as(PART)).from(tables.cells)
                 .where(tables.cellsName.eq(counter.value()))
-                .fetchOne(0, BigDecimal.class);
-        return toLong(counter, total);
+                .unionAll(select(tables.deltasDelta.as(PART)).from(tables.deltas)
+                        .where(tables.deltasName.eq(counter.value())))
+                .asTable("parts");
+        return toLong(counter, ctx.select(sum(parts.field(PART, Long.class))).from(parts).fetchOne(0, BigDecimal.class));
     }
 
     private static long toLong(CounterName counter, @Nullable BigDecimal total) {
