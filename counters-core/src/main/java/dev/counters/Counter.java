@@ -1,6 +1,7 @@
 package dev.counters;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One counter, with its name validated and its strategy chosen: the fastest way to increment the same
@@ -19,6 +20,9 @@ public interface Counter {
 
     /** See {@link CounterService#increment(String, long)}. */
     void increment(long delta);
+
+    /** See {@link CounterService#incrementDurably(String, long)}. */
+    CompletableFuture<Void> incrementDurably(long delta);
 
     /** See {@link CounterService#incrementAndGet(String, long)}. */
     long incrementAndGet(long delta);

@@ -3,6 +3,7 @@ package dev.counters;
 import dev.counters.spi.CounterStore;
 import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Counts things: the one entry point of the library.
@@ -38,6 +39,13 @@ public interface CounterService extends AutoCloseable {
      *     been applied
      */
     void increment(String name, long delta);
+
+    /**
+     * Adds {@code delta} and returns a future that completes when the increment is durable: at once for strategies
+     * that write before returning, when the flush carrying it commits for {@code buffered} (many callers share one
+     * commit). The future fails with the reason the increment could not be written.
+     */
+    CompletableFuture<Void> incrementDurably(String name, long delta);
 
     /** Adds {@code delta} and returns the counter's value right after it, including this delta. */
     long incrementAndGet(String name, long delta);

@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Validates, routes each counter to its strategy, and keeps recently used handles resolved. */
@@ -28,6 +29,11 @@ final class DefaultCounterService implements CounterService {
     @Override
     public void increment(String name, long delta) {
         counter(name).increment(delta);
+    }
+
+    @Override
+    public CompletableFuture<Void> incrementDurably(String name, long delta) {
+        return counter(name).incrementDurably(delta);
     }
 
     @Override
@@ -123,6 +129,11 @@ final class DefaultCounterService implements CounterService {
         @Override
         public void increment(long delta) {
             target.increment(name, checkDelta(delta));
+        }
+
+        @Override
+        public CompletableFuture<Void> incrementDurably(long delta) {
+            return target.incrementDurably(name, checkDelta(delta));
         }
 
         @Override

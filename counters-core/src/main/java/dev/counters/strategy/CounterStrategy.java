@@ -4,6 +4,7 @@ import dev.counters.CounterName;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * How a family of counters turns increments into storage writes and reads. One instance serves every counter
@@ -18,6 +19,20 @@ public interface CounterStrategy extends AutoCloseable {
     void increment(CounterName name, long delta);
 
     long incrementAndGet(CounterName name, long delta);
+
+    /**
+     * Adds {@code delta} and returns a future that completes once the increment is durable. Strategies that write
+     * before {@link #increment} returns complete it at once; write-behind strategies when the flush carrying it
+     * commits.
+     */
+    default CompletableFuture<Void> incrementDurably(CounterName name, long delta) {
+        try {
+            increment(name, delta);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 
     long get(CounterName name);
 

@@ -53,4 +53,49 @@ public final class Strategies {
     public static StrategyFactory node(NodeSettings settings) {
         return context -> new NodeStrategy(context, settings);
     }
+
+    /** {@code buffered} with {@link BufferedSettings#defaults()}. */
+    public static StrategyFactory buffered() {
+        return buffered(BufferedSettings.defaults());
+    }
+
+    /**
+     * {@code buffered}: increments add to memory and return; a flusher writes every dirty counter in one transaction
+     * per interval, exactly once. Not durable when {@code increment} returns (use {@code incrementDurably} to wait
+     * for the flush); a crash loses what was pending since the last flush; closing writes everything.
+     */
+    public static StrategyFactory buffered(BufferedSettings settings) {
+        return context -> new BufferedStrategy(context, settings);
+    }
+
+    /** {@code delta-log} with {@link DeltaLogSettings#defaults()}. */
+    public static StrategyFactory deltaLog() {
+        return deltaLog(DeltaLogSettings.defaults());
+    }
+
+    /**
+     * {@code delta-log}: one row per increment with a unique id, folded into the counter by periodic recounts.
+     * Exact, durable when {@code increment} returns, and safe to retry after an unknown outcome.
+     */
+    public static StrategyFactory deltaLog(DeltaLogSettings settings) {
+        return context -> new DeltaLogStrategy(context, settings);
+    }
+
+    /** {@code monotonic} with {@link MonotonicSettings#defaults()} and a cache in this JVM. */
+    public static StrategyFactory monotonic() {
+        return monotonic(MonotonicSettings.defaults());
+    }
+
+    /** {@code monotonic} with a cache in this JVM: see {@link #monotonic(MonotonicSettings, MonotonicCache)}. */
+    public static StrategyFactory monotonic(MonotonicSettings settings) {
+        return context -> new MonotonicStrategy(context, settings, new LocalMonotonicCache());
+    }
+
+    /**
+     * {@code monotonic}: the current value in a cache with atomic increment, the durable copy the maximum over
+     * shard rows written with probability {@code chance-to-write}. Only grows.
+     */
+    public static StrategyFactory monotonic(MonotonicSettings settings, MonotonicCache cache) {
+        return context -> new MonotonicStrategy(context, settings, cache);
+    }
 }

@@ -1,0 +1,90 @@
+package dev.counters.strategy;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of the {@code buffered} strategy.
+ *
+ * @param flushInterval how often pending increments are written, at the latest
+ * @param flushThreshold a flush starts early once this many increments are pending
+ * @param maxPendingCounters the most counters the buffer holds pending deltas for; beyond it, {@code whenFull}
+ * @param whenFull what an increment of a new counter does when the buffer is full
+ * @param blockTimeout how long {@link WhenFull#BLOCK} waits for room before refusing
+ * @param shutdownTimeout how long closing keeps trying to write what is pending
+ * @param keyRetention how long the keys of applied flushes are kept; it must exceed the longest time a flush can
+ *     stay unacknowledged (a store outage), since a retry after its key is forgotten could apply twice
+ */
+public record BufferedSettings(Duration flushInterval, long flushThreshold, int maxPendingCounters, WhenFull whenFull,
+        Duration blockTimeout, Duration shutdownTimeout, Duration keyRetention) {
+
+    /** What an increment of a counter that is not yet buffered does when the buffer is full. */
+    public enum WhenFull {
+        /** Refuse at once with {@link dev.counters.BufferFullException}. */
+        FAIL,
+        /** Wait up to the block timeout for room, then refuse with {@link dev.counters.BufferFullException}. */
+        BLOCK
+    }
+
+    public BufferedSettings {
+        positive(flushInterval, "flush-interval");
+        if (flushThreshold < 1) {
+            throw new IllegalArgumentException("buffered flush-threshold must be >= 1, was " + flushThreshold);
+        }
+        if (maxPendingCounters < 1) {
+            throw new IllegalArgumentException("buffered max-pending-counters must be >= 1, was " + maxPendingCounters);
+        }
+        Objects.requireNonNull(whenFull, "whenFull");
+        notNegative(blockTimeout, "block-timeout");
+        notNegative(shutdownTimeout, "shutdown-timeout");
+        positive(keyRetention, "key-retention");
+    }
+
+    private static void positive(Duration duration, String name) {
+        Objects.requireNonNull(duration, name);
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException("buffered " + name + " must be positive, was " + duration);
+        }
+    }
+
+    private static void notNegative(Duration duration, String name) {
+        Objects.requireNonNull(duration, name);
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("buffered " + name + " must not be negative, was " + duration);
+        }
+    }
+
+    /**
+     * Flush every second or at 100,000 pending increments; at most 100,000 counters, then fail fast; 30 s to write
+     * everything on close; flush keys kept 7 days.
+     */
+    public static BufferedSettings defaults() {
+        return new BufferedSettings(Duration.ofSeconds(1), 100_000, 100_000, WhenFull.FAIL, Duration.ofSeconds(1),
+                Duration.ofSeconds(30), Duration.ofDays(7));
+    }
+
+    public BufferedSettings withFlushInterval(Duration flushInterval) {
+        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
+                shutdownTimeout, keyRetention);
+    }
+
+    public BufferedSettings withFlushThreshold(long flushThreshold) {
+        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
+                shutdownTimeout, keyRetention);
+    }
+
+    public BufferedSettings withMaxPendingCounters(int maxPendingCounters) {
+        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
+                shutdownTimeout, keyRetention);
+    }
+
+    public BufferedSettings withWhenFull(WhenFull whenFull, Duration blockTimeout) {
+        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
+                shutdownTimeout, keyRetention);
+    }
+
+    public BufferedSettings withShutdownTimeout(Duration shutdownTimeout) {
+        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
+                shutdownTimeout, keyRetention);
+    }
+}

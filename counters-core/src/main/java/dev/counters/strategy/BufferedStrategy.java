@@ -1,0 +1,470 @@
+package dev.counters.strategy;
+
+import dev.counters.BufferFullException;
+import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
+import dev.counters.spi.CounterStore;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.core.IntervalFunction;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Write-behind counters (seed 001's cached delta flushed by one named task per interval, and seed 004's client-side
+ * batching). An increment adds to an in-memory {@link LongAdder} and returns; a flusher thread writes every dirty
+ * counter in one transaction per flush, every flush interval or sooner past a threshold of pending increments.
+ *
+ * <p>Each flush carries an idempotency key (this service instance's id and a flush sequence number) written in the
+ * same transaction: the SQL form of the seed's named, tombstoned task. A flush whose outcome is unknown (the
+ * connection broke during commit) is retried with the same key and the same deltas, so it is applied exactly once.
+ * While the store is down the flusher backs off, increments keep counting in memory up to a bound on the number of
+ * counters, and the flush catches up when the store returns.
+ *
+ * <p>What a crash loses: the increments made since the last acknowledged flush (at most one flush interval's worth,
+ * more while the store is unreachable). Closing writes everything first.
+ */
+final class BufferedStrategy implements CounterStrategy {
+
+    private static final Logger log = LoggerFactory.getLogger(BufferedStrategy.class);
+
+    /** The cell buffered counters flush into: the same as atomic's, so a counter can move between the two. */
+    static final String CELL = AtomicStrategy.CELL;
+
+    /** Idle slots leave the map, but are drained for this long after, for any add that raced the eviction. */
+    private static final Duration GRAVEYARD_TIME = Duration.ofMinutes(1);
+
+    private final CounterStore store;
+    private final Clock clock;
+    private final BufferedSettings settings;
+    private final String instanceId;
+
+    private final ConcurrentHashMap<CounterName, Slot> slots = new ConcurrentHashMap<>();
+    private final LongAdder pendingIncrements = new LongAdder();
+    private final ConcurrentLinkedQueue<DurableIncrement> durableQueue = new ConcurrentLinkedQueue<>();
+
+    // Written by the flusher thread only; volatile for readers.
+    private volatile @Nullable Batch inFlight;
+    /** Odd while the flusher moves deltas between the slots, the batch in flight and the store: reads wait. */
+    private final AtomicLong flushEpoch = new AtomicLong();
+    private final List<Retired> graveyard = new ArrayList<>();
+    private long flushSequence;
+    private long nextAttemptNanos;
+    private int consecutiveFailures;
+
+    private final CircuitBreaker breaker;
+    private final IntervalFunction backoff = IntervalFunction.ofExponentialBackoff(Duration.ofMillis(100), 2.0,
+            Duration.ofSeconds(10));
+    private final Thread flusher;
+    private final Object room = new Object();
+    private volatile boolean closing;
+    private volatile boolean closed;
+
+    // Status, for health and metrics.
+    private final AtomicLong flushes = new AtomicLong();
+    private final AtomicLong failedFlushes = new AtomicLong();
+    private final AtomicLong lostIncrements = new AtomicLong();
+    private volatile @Nullable Instant lastFlush;
+    private volatile @Nullable String lastError;
+
+    private static final class Slot {
+        final LongAdder pending = new LongAdder();
+        int idleFlushes;
+    }
+
+    private record Retired(CounterName name, Slot slot, long untilNanos) {
+    }
+
+    private record DurableIncrement(CounterName name, long delta, CompletableFuture<Void> done) {
+    }
+
+    /** A flush in progress: its key, deltas and waiting durable callers stay the same across retries. */
+    private record Batch(String key, Map<CounterName, Long> deltas, List<DurableIncrement> durable) {
+    }
+
+    BufferedStrategy(StrategyContext context, BufferedSettings settings) {
+        this.store = context.store();
+        this.clock = context.clock();
+        this.settings = settings;
+        this.instanceId = context.instanceId();
+        this.breaker = CircuitBreaker.of("counters-buffered-" + instanceId, CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(3)
+                .minimumNumberOfCalls(3)
+                .failureRateThreshold(100)
+                .waitDurationInOpenState(Duration.ofSeconds(5))
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .ignoreExceptions(CounterOverflowException.class)
+                .build());
+        this.flusher = Thread.ofPlatform().daemon().name("counters-flusher-" + instanceId.substring(0, 8))
+                .start(this::runFlusher);
+    }
+
+    @Override
+    public String type() {
+        return "buffered";
+    }
+
+    // ---- the hot path ----
+
+    @Override
+    public void increment(CounterName name, long delta) {
+        if (closed) {
+            throw new IllegalStateException("The buffered strategy is closed; counter '" + name + "' was not incremented");
+        }
+        Slot slot = slots.get(name);
+        if (slot == null) {
+            slot = admit(name);
+        }
+        if (delta > LARGE_DELTA || delta < -LARGE_DELTA) {
+            addLarge(name, slot, delta);
+        } else {
+            slot.pending.add(delta);
+        }
+        pendingIncrements.increment();
+        if (pendingIncrements.sum() >= settings.flushThreshold()) {
+            LockSupport.unpark(flusher);
+        }
+    }
+
+    /**
+     * A delta this large could take the pending sum past the 64-bit range within one flush, so it is checked first.
+     * Smaller ones cannot: that would take billions of increments between two flushes.
+     */
+    private static final long LARGE_DELTA = 1L << 32;
+
+    private static void addLarge(CounterName name, Slot slot, long delta) {
+        synchronized (slot) {
+            long pending = slot.pending.sum();
+            long sum = pending + delta;
+            if (((pending ^ sum) & (delta ^ sum)) < 0) {
+                throw new CounterOverflowException(name, delta);
+            }
+            slot.pending.add(delta);
+        }
+    }
+
+    private Slot admit(CounterName name) {
+        if (slots.size() >= settings.maxPendingCounters()) {
+            waitForRoom(name);
+        }
+        return slots.computeIfAbsent(name, key -> new Slot());
+    }
+
+    private void waitForRoom(CounterName name) {
+        long deadline = System.nanoTime() + settings.blockTimeout().toNanos();
+        if (settings.whenFull() == BufferedSettings.WhenFull.BLOCK) {
+            LockSupport.unpark(flusher);
+            synchronized (room) {
+                long left;
+                while (slots.size() >= settings.maxPendingCounters() && (left = deadline - System.nanoTime()) > 0) {
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(room, left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+            }
+        }
+        if (slots.size() >= settings.maxPendingCounters()) {
+            throw new BufferFullException("The buffer holds pending increments for " + slots.size()
+                    + " counters, its limit (max-pending-counters); counter '" + name + "' was not incremented"
+                    + (lastError == null ? "" : ". The store is failing: " + lastError));
+        }
+    }
+
+    /**
+     * Queues the increment for the next flush, which starts at once (group commit): the future completes when the
+     * flush carrying it has committed, or fails with the reason it could not be.
+     */
+    @Override
+    public CompletableFuture<Void> incrementDurably(CounterName name, long delta) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "The buffered strategy is closed; counter '" + name + "' was not incremented"));
+        }
+        DurableIncrement increment = new DurableIncrement(name, delta, new CompletableFuture<>());
+        durableQueue.add(increment);
+        LockSupport.unpark(flusher);
+        return increment.done();
+    }
+
+    @Override
+    public long incrementAndGet(CounterName name, long delta) {
+        increment(name, delta);
+        return get(name);
+    }
+
+    // ---- reads: durable value plus what this node holds ----
+
+    @Override
+    public long get(CounterName name) {
+        return getAll(List.of(name)).get(name);
+    }
+
+    @Override
+    public Map<CounterName, Long> getAll(Collection<CounterName> names) {
+        while (true) {
+            long epoch = flushEpoch.get();
+            if ((epoch & 1) != 0) {
+                LockSupport.parkNanos(50_000); // a flush is moving deltas: wait for it
+                continue;
+            }
+            Map<CounterName, Long> local = new LinkedHashMap<>();
+            Batch batch = inFlight;
+            for (CounterName name : names) {
+                Slot slot = slots.get(name);
+                long pending = slot == null ? 0 : slot.pending.sum();
+                if (batch != null) {
+                    pending += batch.deltas().getOrDefault(name, 0L);
+                }
+                local.put(name, pending);
+            }
+            Map<CounterName, Long> stored = store.getAll(List.copyOf(names));
+            if (flushEpoch.get() == epoch) {
+                Map<CounterName, Long> values = new LinkedHashMap<>();
+                local.forEach((name, pending) -> values.put(name, addExact(name, stored.getOrDefault(name, 0L), pending)));
+                return values;
+            }
+        }
+    }
+
+    private static long addExact(CounterName name, long stored, long pending) {
+        try {
+            return Math.addExact(stored, pending);
+        } catch (ArithmeticException e) {
+            throw new ArithmeticException("The total of counter '" + name + "' is outside the 64-bit range");
+        }
+    }
+
+    @Override
+    public Map<String, Long> cells(CounterName name) {
+        return store.cells(name);
+    }
+
+    @Override
+    public void delete(CounterName name) {
+        Slot slot = slots.remove(name);
+        if (slot != null) {
+            slot.pending.reset();
+        }
+        store.delete(name);
+    }
+
+    // ---- the flusher ----
+
+    private void runFlusher() {
+        long lastFlushNanos = System.nanoTime();
+        while (!closing) {
+            long now = System.nanoTime();
+            boolean due = now - lastFlushNanos >= settings.flushInterval().toNanos()
+                    || pendingIncrements.sum() >= settings.flushThreshold()
+                    || !durableQueue.isEmpty()
+                    || slots.size() >= settings.maxPendingCounters();
+            if (due && now >= nextAttemptNanos) {
+                lastFlushNanos = now;
+                flushOnce();
+            } else {
+                long untilInterval = lastFlushNanos + settings.flushInterval().toNanos() - now;
+                long untilRetry = nextAttemptNanos - now;
+                LockSupport.parkNanos(Math.max(100_000, due ? untilRetry : untilInterval));
+            }
+        }
+        drainOnClose();
+    }
+
+    /** One attempt: write the batch in flight, or make one from what is pending. Returns whether it committed. */
+    boolean flushOnce() {
+        Batch batch = inFlight;
+        if (batch == null) {
+            batch = collect();
+            if (batch == null) {
+                return true;
+            }
+        }
+        Batch attempt = batch;
+        flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
+        try {
+            inFlight = attempt;
+            breaker.executeSupplier(() -> store.applyBatch(attempt.key(), CELL, attempt.deltas(), clock.instant()));
+            inFlight = null;
+            flushes.incrementAndGet();
+            lastFlush = clock.instant();
+            lastError = null;
+            consecutiveFailures = 0;
+            nextAttemptNanos = 0;
+            attempt.durable().forEach(increment -> increment.done().complete(null));
+            if (flushSequence % 1_000 == 1) {
+                store.pruneBatchKeys(clock.instant().minus(settings.keyRetention()));
+            }
+            return true;
+        } catch (CounterOverflowException e) {
+            // Nothing was written; the overflowing counter's delta can never be applied. Drop it, keep the rest.
+            long dropped = attempt.deltas().getOrDefault(nameOf(e), 0L);
+            log.error("Dropping the pending delta {} of counter '{}': {}", dropped, e.counter(), e.getMessage());
+            lostIncrements.incrementAndGet();
+            Map<CounterName, Long> rest = new HashMap<>(attempt.deltas());
+            rest.remove(nameOf(e));
+            List<DurableIncrement> waiting = new ArrayList<>();
+            for (DurableIncrement increment : attempt.durable()) {
+                if (increment.name().equals(nameOf(e))) {
+                    increment.done().completeExceptionally(e);
+                } else {
+                    waiting.add(increment);
+                }
+            }
+            inFlight = new Batch(attempt.key(), rest, waiting);
+            return false;
+        } catch (CallNotPermittedException e) {
+            nextAttemptNanos = System.nanoTime() + Duration.ofMillis(200).toNanos();
+            return false;
+        } catch (RuntimeException e) {
+            // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
+            failedFlushes.incrementAndGet();
+            consecutiveFailures++;
+            lastError = e.toString();
+            nextAttemptNanos = System.nanoTime() + backoff.apply(consecutiveFailures) * 1_000_000;
+            log.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
+                    attempt.deltas().size(), consecutiveFailures, e.toString());
+            return false;
+        } finally {
+            flushEpoch.incrementAndGet();
+            synchronized (room) {
+                room.notifyAll();
+            }
+        }
+    }
+
+    private static CounterName nameOf(CounterOverflowException e) {
+        return CounterName.of(e.counter());
+    }
+
+    /** Moves everything pending into a new batch, evicting slots that stayed idle; null when there is nothing. */
+    private @Nullable Batch collect() {
+        Map<CounterName, Long> deltas = new HashMap<>();
+        flushEpoch.incrementAndGet();
+        try {
+            long nowNanos = System.nanoTime();
+            for (Iterator<Map.Entry<CounterName, Slot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<CounterName, Slot> entry = it.next();
+                Slot slot = entry.getValue();
+                long delta = slot.pending.sumThenReset();
+                if (delta != 0) {
+                    slot.idleFlushes = 0;
+                    deltas.merge(entry.getKey(), delta, Long::sum);
+                } else if (++slot.idleFlushes >= 2 || slots.size() >= settings.maxPendingCounters()) {
+                    it.remove();
+                    graveyard.add(new Retired(entry.getKey(), slot, nowNanos + GRAVEYARD_TIME.toNanos()));
+                }
+            }
+            // An add that looked a slot up just before its eviction lands in it a moment later: keep draining.
+            graveyard.removeIf(retired -> {
+                long late = retired.slot().pending.sumThenReset();
+                if (late != 0) {
+                    deltas.merge(retired.name(), late, Long::sum);
+                }
+                return nowNanos > retired.untilNanos();
+            });
+            pendingIncrements.reset();
+            List<DurableIncrement> durable = new ArrayList<>();
+            for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
+                durable.add(increment);
+                deltas.merge(increment.name(), increment.delta(), Long::sum);
+            }
+            deltas.values().removeIf(delta -> delta == 0);
+            if (deltas.isEmpty() && durable.isEmpty()) {
+                return null;
+            }
+            flushSequence++;
+            Batch batch = new Batch(instanceId + ":" + flushSequence, deltas, durable);
+            inFlight = batch;
+            return batch;
+        } finally {
+            flushEpoch.incrementAndGet();
+        }
+    }
+
+    private void drainOnClose() {
+        long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
+        while (hasPending()) {
+            if (System.nanoTime() >= nextAttemptNanos) {
+                flushOnce();
+            } else if (System.nanoTime() < deadline) {
+                LockSupport.parkNanos(Math.min(nextAttemptNanos - System.nanoTime(), 50_000_000));
+            }
+            if (System.nanoTime() >= deadline && hasPending()) {
+                Batch batch = inFlight;
+                long counters = slots.values().stream().filter(slot -> slot.pending.sum() != 0).count()
+                        + (batch == null ? 0 : batch.deltas().size());
+                log.error("Closing with increments that could not be written within the shutdown timeout of {}:"
+                        + " the pending deltas of {} counters are lost ({})", settings.shutdownTimeout(), counters,
+                        lastError);
+                lostIncrements.addAndGet(counters);
+                if (batch != null) {
+                    batch.durable().forEach(increment -> increment.done().completeExceptionally(
+                            new IllegalStateException("Closed before the increment could be written: " + lastError)));
+                }
+                return;
+            }
+        }
+    }
+
+    private boolean hasPending() {
+        return inFlight != null || !durableQueue.isEmpty() || pendingTotal() != 0
+                || graveyard.stream().anyMatch(retired -> retired.slot().pending.sum() != 0);
+    }
+
+    private long pendingTotal() {
+        long total = 0;
+        for (Slot slot : slots.values()) {
+            total += Math.abs(slot.pending.sum());
+        }
+        return total;
+    }
+
+    // ---- status ----
+
+    /** What the buffer holds and how its flushes go, for health checks and metrics. */
+    BufferedStatus status() {
+        Batch batch = inFlight;
+        return new BufferedStatus(slots.size(), settings.maxPendingCounters(), pendingIncrements.sum(),
+                batch == null ? 0 : batch.deltas().size(), flushes.get(), failedFlushes.get(), consecutiveFailures,
+                lostIncrements.get(), lastFlush, lastError, breaker.getState().name());
+    }
+
+    /** Writes everything pending before returning (within the shutdown timeout); later increments are refused. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closing = true;
+        LockSupport.unpark(flusher);
+        try {
+            flusher.join(settings.shutdownTimeout().plusSeconds(5).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

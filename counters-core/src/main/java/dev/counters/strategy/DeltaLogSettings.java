@@ -1,0 +1,47 @@
+package dev.counters.strategy;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of the {@code delta-log} strategy.
+ *
+ * @param recountAfter a recount is due once the folded value is older than this (the seed's "a second ago")
+ * @param recountAtDeltas a recount is due once this many deltas were appended since the last one
+ * @param readFolded whether {@code get} returns the folded value only (one row, possibly stale by the unfolded
+ *     deltas) instead of folded plus unfolded (exact); {@code getExact} is always exact
+ * @param appendAttempts how many times an append is tried; retries reuse the delta's id, so they are safe even when
+ *     an earlier attempt's outcome is unknown
+ */
+public record DeltaLogSettings(Duration recountAfter, long recountAtDeltas, boolean readFolded, int appendAttempts) {
+
+    public DeltaLogSettings {
+        Objects.requireNonNull(recountAfter, "recountAfter");
+        if (recountAfter.isNegative() || recountAfter.isZero()) {
+            throw new IllegalArgumentException("delta-log recount-after must be positive, was " + recountAfter);
+        }
+        if (recountAtDeltas < 1) {
+            throw new IllegalArgumentException("delta-log recount-at-deltas must be >= 1, was " + recountAtDeltas);
+        }
+        if (appendAttempts < 1) {
+            throw new IllegalArgumentException("delta-log append-attempts must be >= 1, was " + appendAttempts);
+        }
+    }
+
+    /** Recount after 1 s or 1,000 deltas; exact reads; 5 append attempts. */
+    public static DeltaLogSettings defaults() {
+        return new DeltaLogSettings(Duration.ofSeconds(1), 1_000, false, 5);
+    }
+
+    public DeltaLogSettings withRecountAfter(Duration recountAfter) {
+        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+    }
+
+    public DeltaLogSettings withRecountAtDeltas(long recountAtDeltas) {
+        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+    }
+
+    public DeltaLogSettings withReadFolded(boolean readFolded) {
+        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+    }
+}

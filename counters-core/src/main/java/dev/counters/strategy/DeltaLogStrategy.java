@@ -1,0 +1,150 @@
+package dev.counters.strategy;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.counters.CounterName;
+import dev.counters.CounterStoreException;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A log of deltas (seed 004's first approach): each increment appends a row with a unique id, and a recount folds
+ * the deltas into the counter's base value and deletes them, in one transaction. Exact and idempotent by
+ * construction: an append retried with the same id after an unknown outcome writes at most once, and a recount is
+ * all or nothing, so rerunning one that failed halfway is safe.
+ *
+ * <p>A recount is due when the folded value is older than a threshold or enough deltas piled up; at most one runs
+ * per counter in this JVM, and a lease keeps other nodes from running theirs at the same time.
+ */
+final class DeltaLogStrategy extends CellStrategy {
+
+    private static final Logger log = LoggerFactory.getLogger(DeltaLogStrategy.class);
+    private static final Duration RECOUNT_LEASE = Duration.ofSeconds(30);
+
+    private final DeltaLogSettings settings;
+    private final Clock clock;
+    private final RandomGenerator random;
+    private final String owner;
+    private final Retry appendRetry;
+    private final Cache<CounterName, Tracker> trackers = Caffeine.newBuilder().maximumSize(100_000).build();
+    private final ExecutorService recounter;
+
+    /** This JVM's view of a counter's log: appends since its last recount, and whether one is running. */
+    private final class Tracker {
+        final AtomicLong appends = new AtomicLong();
+        final AtomicBoolean running = new AtomicBoolean();
+        volatile Instant lastRecount = clock.instant();
+    }
+
+    DeltaLogStrategy(StrategyContext context, DeltaLogSettings settings) {
+        super(context.store());
+        this.settings = settings;
+        this.clock = context.clock();
+        this.random = context.random();
+        this.owner = context.instanceId();
+        this.appendRetry = Retry.of("counters-delta-log", RetryConfig.custom()
+                .maxAttempts(settings.appendAttempts())
+                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(10), 2.0, 0.5,
+                        Duration.ofSeconds(1)))
+                // Any store failure: the retry reuses the delta's id, so even an unknown outcome is safe to repeat.
+                .retryExceptions(CounterStoreException.class)
+                .build());
+        this.recounter = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon()
+                .name("counters-recount-" + owner.substring(0, 8)).factory());
+    }
+
+    @Override
+    public String type() {
+        return "delta-log";
+    }
+
+    @Override
+    public void increment(CounterName name, long delta) {
+        String id = new UUID(random.nextLong(), random.nextLong()).toString();
+        Instant now = clock.instant();
+        appendRetry.executeSupplier(() -> store.appendDelta(name, id, delta, now));
+        Tracker tracker = trackers.get(name, key -> new Tracker());
+        tracker.appends.incrementAndGet();
+        recountIfDue(name, tracker);
+    }
+
+    @Override
+    public long incrementAndGet(CounterName name, long delta) {
+        increment(name, delta);
+        return store.get(name);
+    }
+
+    @Override
+    public long get(CounterName name) {
+        if (!settings.readFolded()) {
+            return store.get(name);
+        }
+        recountIfDue(name, trackers.get(name, key -> new Tracker()));
+        return store.getFolded(name);
+    }
+
+    @Override
+    public long getExact(CounterName name) {
+        return store.get(name);
+    }
+
+    private void recountIfDue(CounterName name, Tracker tracker) {
+        boolean due = tracker.appends.get() >= settings.recountAtDeltas()
+                || !tracker.lastRecount.plus(settings.recountAfter()).isAfter(clock.instant());
+        if (due && tracker.running.compareAndSet(false, true)) {
+            try {
+                recounter.execute(() -> recount(name, tracker));
+            } catch (RuntimeException e) {
+                tracker.running.set(false); // closing
+            }
+        }
+    }
+
+    private void recount(CounterName name, Tracker tracker) {
+        String lease = "recount:" + name.value();
+        Instant now = clock.instant();
+        try {
+            if (store.tryLease(lease, owner, now.plus(RECOUNT_LEASE), now)) {
+                try {
+                    tracker.appends.set(0);
+                    store.foldDeltas(name, AtomicStrategy.CELL);
+                } finally {
+                    store.releaseLease(lease, owner);
+                }
+            }
+            tracker.lastRecount = clock.instant();
+        } catch (RuntimeException e) {
+            log.warn("Recount of counter '{}' failed; it will be retried: {}", name, e.toString());
+        } finally {
+            tracker.running.set(false);
+        }
+    }
+
+    /** Folds the counter's deltas now, in the calling thread. */
+    int recountNow(CounterName name) {
+        return store.foldDeltas(name, AtomicStrategy.CELL);
+    }
+
+    @Override
+    public void close() {
+        recounter.shutdown();
+        try {
+            recounter.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

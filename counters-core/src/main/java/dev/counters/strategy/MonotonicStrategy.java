@@ -1,0 +1,84 @@
+package dev.counters.strategy;
+
+import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
+import dev.counters.spi.CounterStore;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.random.RandomGenerator;
+
+/**
+ * A cached monotonic counter (seed 000): the current value lives in a cache with atomic increment; the durable copy
+ * is the maximum over N shard rows, each increment raising a random shard to its value with probability
+ * {@code chance-to-write}; a cold start loads the maximum and seeds the cache with add-if-absent, so concurrent
+ * loaders agree. It never goes down, only up.
+ *
+ * <p>What it promises depends on the chance: at 1.0 every value is durable before it is returned, so after a restart
+ * the counter continues above every value it handed out (an id generator, on one node). Below 1.0, a restart
+ * resumes from the largest value written, and values handed out after it are handed out again. With several nodes
+ * and the default in-JVM cache, each node counts on its own from the shared maximum: values repeat across nodes
+ * unless the cache is shared.
+ */
+final class MonotonicStrategy implements CounterStrategy {
+
+    private final CounterStore store;
+    private final MonotonicSettings settings;
+    private final RandomGenerator random;
+    private final MonotonicCache cache;
+
+    MonotonicStrategy(StrategyContext context, MonotonicSettings settings, MonotonicCache cache) {
+        this.store = context.store();
+        this.settings = settings;
+        this.random = context.random();
+        this.cache = cache;
+    }
+
+    @Override
+    public String type() {
+        return "monotonic";
+    }
+
+    @Override
+    public void increment(CounterName name, long delta) {
+        incrementAndGet(name, delta);
+    }
+
+    @Override
+    public long incrementAndGet(CounterName name, long delta) {
+        if (delta <= 0) {
+            throw new IllegalArgumentException("Counter '" + name + "' is monotonic: delta must be > 0, was " + delta);
+        }
+        long value;
+        try {
+            OptionalLong added = cache.addAndGet(name, delta);
+            if (added.isEmpty()) {
+                cache.putIfAbsent(name, store.maxOfShards(name).orElse(0));
+                added = cache.addAndGet(name, delta);
+            }
+            value = added.orElseThrow();
+        } catch (ArithmeticException e) {
+            throw new CounterOverflowException(name, delta);
+        }
+        if (settings.chanceToWrite() >= 1.0 || random.nextDouble() < settings.chanceToWrite()) {
+            store.raiseShard(name, random.nextInt(settings.shards()), value);
+        }
+        return value;
+    }
+
+    @Override
+    public long get(CounterName name) {
+        OptionalLong cached = cache.get(name);
+        return cached.isPresent() ? cached.getAsLong() : cache.putIfAbsent(name, store.maxOfShards(name).orElse(0));
+    }
+
+    @Override
+    public Map<String, Long> cells(CounterName name) {
+        return Map.of("max", store.maxOfShards(name).orElse(0));
+    }
+
+    @Override
+    public void delete(CounterName name) {
+        cache.remove(name);
+        store.delete(name);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.counters.contract;
+
+import dev.counters.CounterName;
+import dev.counters.CounterStoreException;
+import dev.counters.spi.CounterStore;
+import dev.counters.spi.ForwardingCounterStore;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Wraps a real store; while {@link #down} is set, batches fail as a lost connection would. Counts batch calls.
+ */
+public final class OutageStore extends ForwardingCounterStore {
+
+    public volatile boolean down;
+    public final AtomicInteger batches = new AtomicInteger();
+    public final AtomicInteger failedBatches = new AtomicInteger();
+
+    public OutageStore(CounterStore delegate) {
+        super(delegate);
+    }
+
+    @Override
+    public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
+        batches.incrementAndGet();
+        if (down) {
+            failedBatches.incrementAndGet();
+            throw new CounterStoreException("the store is down (test)", null);
+        }
+        return super.applyBatch(key, cell, deltas, now);
+    }
+}
