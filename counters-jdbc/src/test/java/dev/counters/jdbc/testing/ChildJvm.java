@@ -52,6 +52,11 @@ public final class ChildJvm {
         return printed;
     }
 
+    /** What the child printed so far. */
+    public String output() throws IOException {
+        return Files.readString(output);
+    }
+
     public Process process() {
         return process;
     }

@@ -54,6 +54,9 @@ public final class CountersAutoConfiguration {
             case OPTIMISTIC -> Strategies.optimistic(properties.optimistic().settings());
             case SHARDED -> Strategies.sharded(properties.sharded().settings());
             case NODE -> Strategies.node(properties.node().settings());
+            case BUFFERED -> Strategies.buffered(properties.buffered().settings());
+            case DELTA_LOG -> Strategies.deltaLog(properties.deltaLog().settings());
+            case MONOTONIC -> Strategies.monotonic(properties.monotonic().settings());
         };
     }
 }

@@ -1,5 +1,8 @@
 package dev.counters.spring.boot;
 
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
 import dev.counters.strategy.ShardSelection;
@@ -21,6 +24,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param optimistic settings of the optimistic strategy
  * @param sharded settings of the sharded strategy
  * @param node settings of the node strategy
+ * @param buffered settings of the buffered strategy
+ * @param deltaLog settings of the delta-log strategy
+ * @param monotonic settings of the monotonic strategy
  * @param jdbc where and how counters are stored in the application's database
  */
 @ConfigurationProperties("counters")
@@ -30,6 +36,9 @@ public record CountersProperties(
         @DefaultValue Optimistic optimistic,
         @DefaultValue Sharded sharded,
         @DefaultValue Node node,
+        @DefaultValue Buffered buffered,
+        @DefaultValue DeltaLog deltaLog,
+        @DefaultValue Monotonic monotonic,
         @DefaultValue Jdbc jdbc) {
 
     public CountersProperties {
@@ -45,7 +54,13 @@ public record CountersProperties(
         /** N rows per counter, an increment writes one, a read sums them. */
         SHARDED,
         /** One row per application node (G-Counter or PN-Counter). */
-        NODE
+        NODE,
+        /** In-memory adders flushed in one transaction per interval, exactly once. */
+        BUFFERED,
+        /** One row per increment, folded by periodic recounts. */
+        DELTA_LOG,
+        /** A cached value persisted as the maximum over shards; only grows. */
+        MONOTONIC
     }
 
     /**
@@ -116,6 +131,70 @@ public record CountersProperties(
 
         NodeSettings settings() {
             return new NodeSettings(id, decrements, leaseTtl);
+        }
+    }
+
+    /**
+     * Settings of the buffered strategy.
+     *
+     * @param flushInterval how often pending increments are written, at the latest
+     * @param flushThreshold a flush starts early once this many increments are pending
+     * @param maxPendingCounters the most counters the buffer holds; then {@code when-full} applies
+     * @param whenFull fail (refuse at once) or block (wait up to {@code block-timeout} for room)
+     * @param blockTimeout how long {@code when-full: block} waits
+     * @param shutdownTimeout how long closing keeps trying to write what is pending
+     * @param keyRetention how long the keys of applied flushes are kept (longer than any store outage)
+     */
+    public record Buffered(@DefaultValue("1s") Duration flushInterval, @DefaultValue("100000") long flushThreshold,
+            @DefaultValue("100000") int maxPendingCounters,
+            @DefaultValue("fail") BufferedSettings.WhenFull whenFull, @DefaultValue("1s") Duration blockTimeout,
+            @DefaultValue("30s") Duration shutdownTimeout, @DefaultValue("7d") Duration keyRetention) {
+
+        public Buffered {
+            new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
+                    shutdownTimeout, keyRetention);
+        }
+
+        BufferedSettings settings() {
+            return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
+                    shutdownTimeout, keyRetention);
+        }
+    }
+
+    /**
+     * Settings of the delta-log strategy.
+     *
+     * @param recountAfter a recount is due once the folded value is older than this
+     * @param recountAtDeltas a recount is due once this many deltas were appended since the last one
+     * @param readFolded whether reads return the folded value only (possibly stale)
+     * @param appendAttempts how many times an append is tried (retries reuse the delta's id)
+     */
+    public record DeltaLog(@DefaultValue("1s") Duration recountAfter, @DefaultValue("1000") long recountAtDeltas,
+            @DefaultValue("false") boolean readFolded, @DefaultValue("5") int appendAttempts) {
+
+        public DeltaLog {
+            new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+        }
+
+        DeltaLogSettings settings() {
+            return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+        }
+    }
+
+    /**
+     * Settings of the monotonic strategy.
+     *
+     * @param shards rows that hold the durable maximum, 1 to 999
+     * @param chanceToWrite probability that an increment writes its value, 0.0 to 1.0 (1.0: every value is durable)
+     */
+    public record Monotonic(@DefaultValue("20") int shards, @DefaultValue("1.0") double chanceToWrite) {
+
+        public Monotonic {
+            new MonotonicSettings(shards, chanceToWrite);
+        }
+
+        MonotonicSettings settings() {
+            return new MonotonicSettings(shards, chanceToWrite);
         }
     }
 

@@ -87,6 +87,26 @@ class CountersAutoConfigurationTest {
     }
 
     @Test
+    void writeBehindAndLogStrategiesAreConfigurable() {
+        runner.withPropertyValues("counters.counters.[views.*].strategy=buffered",
+                "counters.counters.[orders.*].strategy=delta-log",
+                "counters.counters.[ids.*].strategy=monotonic",
+                "counters.buffered.flush-interval=10ms",
+                "counters.monotonic.chance-to-write=1.0").run(context -> {
+            CounterService counters = context.getBean(CounterService.class);
+            assertThat(counters.counter("views.home").strategy()).isEqualTo("buffered");
+            assertThat(counters.counter("orders.eu").strategy()).isEqualTo("delta-log");
+            assertThat(counters.counter("ids.invoice").strategy()).isEqualTo("monotonic");
+            counters.increment("views.home", 2);
+            counters.incrementDurably("views.home", 1).join();
+            counters.increment("orders.eu", 5);
+            assertThat(counters.incrementAndGet("ids.invoice", 1)).isEqualTo(1);
+            assertThat(counters.get(java.util.List.of("views.home", "orders.eu", "ids.invoice")).values())
+                    .containsExactly(3L, 5L, 1L);
+        });
+    }
+
+    @Test
     void invalidStrategySettingsFailStartupNamingTheProperty() {
         runner.withPropertyValues("counters.sharded.shards=0").run(context -> {
             assertThat(context).hasFailed();
@@ -98,6 +118,11 @@ class CountersAutoConfigurationTest {
             assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.node")
                     .hasStackTraceContaining("Node id 'bad id' is invalid");
         });
+        runner.withPropertyValues("counters.monotonic.chance-to-write=1.5").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.monotonic")
+                        .hasStackTraceContaining("chance-to-write must be between 0.0 and 1.0, was 1.5"));
+        runner.withPropertyValues("counters.buffered.max-pending-counters=-1").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining("max-pending-counters must be >= 1"));
         runner.withPropertyValues("counters.optimistic.max-attempts=0").run(context ->
                 assertThat(context.getStartupFailure()).hasStackTraceContaining("max-attempts must be >= 1"));
         runner.withPropertyValues("counters.counters.[bad/name].strategy=atomic").run(context ->

@@ -1,0 +1,169 @@
+package dev.counters.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.counters.BufferFullException;
+import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.CounterStoreException;
+import dev.counters.contract.Concurrently;
+import dev.counters.jdbc.testing.FaultInjectingDataSource;
+import dev.counters.jdbc.testing.FaultInjectingDataSource.Fault;
+import dev.counters.jdbc.testing.JooqStores;
+import dev.counters.jdbc.testing.TestDatabase;
+import dev.counters.spi.CounterStore;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.Strategies;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Commits that fail after the database committed (the client cannot tell) and before it did: the buffered and
+ * delta-log strategies still count exactly once, and a naive retried {@code value = value + ?} does not.
+ */
+class AmbiguousCommitTest {
+
+    private static JooqCounterStore faultyStore(JooqStores stores, FaultInjectingDataSource faulty) {
+        return JooqCounterStore.builder(faulty).tablePrefix(stores.prefix()).build();
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void bufferedFlushesApplyExactlyOnceWhenCommitsFail(TestDatabase database) {
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        faulty.failEvery(3, Fault.ALTERNATE);
+        String prefix = "amb" + System.nanoTime() + ".";
+        List<String> names = IntStream.range(0, 10).mapToObj(i -> prefix + i).toList();
+        int threads = 16;
+        int perThread = 100_000;
+        BufferedSettings settings = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(10))
+                .withFlushThreshold(20_000);
+        try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
+                .defaultStrategy(Strategies.buffered(settings)).build()) {
+            Concurrently.run(threads, thread -> {
+                for (int i = 0; i < perThread; i++) {
+                    counters.increment(names.get((thread + i) % names.size()));
+                }
+            });
+        }
+        try (CounterService reader = CounterService.builder(stores.store()).build()) {
+            assertThat(reader.get(names).values()).containsOnly((long) threads * perThread / names.size());
+        }
+        assertThat(faulty.injectedAfterCommit.get()).as("ambiguous commits injected").isPositive();
+        assertThat(faulty.injectedBeforeCommit.get()).as("rolled-back commits injected").isPositive();
+        // 1.6 million increments cost a few hundred statements, not 1.6 million.
+        assertThat(faulty.statements.get()).isPositive().isLessThan((long) threads * perThread / 1_000);
+        System.out.printf("buffered on %s: %d increments, %d statements, %d commits, %d+%d faults injected%n",
+                database, threads * perThread, faulty.statements.get(), faulty.commits.get(),
+                faulty.injectedAfterCommit.get(), faulty.injectedBeforeCommit.get());
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aNaiveRetryOfValuePlusDeltaOverCountsUnderTheSameFaults(TestDatabase database) {
+        // The negative control: it shows that the injected faults really leave outcomes unknown.
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        faulty.failEvery(3, Fault.AFTER_COMMIT);
+        CounterStore store = faultyStore(stores, faulty);
+        CounterName counter = CounterName.of("naive" + System.nanoTime());
+        for (int i = 0; i < 30; i++) {
+            while (true) {
+                try {
+                    store.add(counter, "main", 1);
+                    break;
+                } catch (CounterStoreException e) {
+                    // "the increment failed, try again": wrong when the failure came after the commit
+                }
+            }
+        }
+        assertThat(stores.store().get(counter)).isGreaterThan(30);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void deltaLogAppendsRetriedAfterAmbiguousCommitsCountOnce(TestDatabase database) {
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        faulty.failEvery(4, Fault.ALTERNATE);
+        String counter = "log" + System.nanoTime();
+        DeltaLogSettings settings = DeltaLogSettings.defaults().withRecountAtDeltas(50);
+        try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
+                .defaultStrategy(Strategies.deltaLog(settings)).build()) {
+            Concurrently.run(4, thread -> {
+                for (int i = 0; i < 250; i++) {
+                    counters.increment(counter, 3);
+                }
+            });
+        }
+        assertThat(stores.store().get(CounterName.of(counter))).isEqualTo(3_000);
+        assertThat(faulty.injected()).isPositive();
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aRecountThatFailsHalfwayCanBeRunAgain(TestDatabase database) {
+        JooqStores stores = JooqStores.shared(database);
+        CounterName counter = CounterName.of("recount" + System.nanoTime());
+        java.time.Instant now = java.time.Instant.now();
+        stores.store().add(counter, "main", 1_000);
+        for (int i = 0; i < 100; i++) {
+            stores.store().appendDelta(counter, "d" + i, i, now);
+        }
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        CounterStore store = faultyStore(stores, faulty);
+
+        faulty.failEvery(1, Fault.BEFORE_COMMIT); // killed before its commit: nothing happened
+        assertThatThrownBy(() -> store.foldDeltas(counter, "main")).isInstanceOf(CounterStoreException.class);
+        assertThat(stores.store().get(counter)).isEqualTo(1_000 + 4_950);
+        assertThat(stores.store().deltaBacklog(counter).count()).isEqualTo(100);
+
+        faulty.failEvery(1, Fault.AFTER_COMMIT); // killed after its commit: all of it happened
+        assertThatThrownBy(() -> store.foldDeltas(counter, "main")).isInstanceOf(CounterStoreException.class);
+        assertThat(stores.store().get(counter)).isEqualTo(1_000 + 4_950);
+
+        faulty.failEvery(0, Fault.AFTER_COMMIT);
+        assertThat(store.foldDeltas(counter, "main")).as("the rerun finds nothing left").isZero();
+        assertThat(stores.store().getFolded(counter)).isEqualTo(1_000 + 4_950);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void bufferedRidesOutADatabaseOutageWithinItsBound(TestDatabase database) throws Exception {
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        String prefix = "outage" + System.nanoTime() + ".";
+        BufferedSettings settings = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(20))
+                .withMaxPendingCounters(5);
+        try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
+                .defaultStrategy(Strategies.buffered(settings)).build()) {
+            faulty.down = true;
+            for (int i = 0; i < 5; i++) {
+                counters.increment(prefix + i, 10);
+            }
+            assertThatThrownBy(() -> counters.increment(prefix + "new")).isInstanceOf(BufferFullException.class);
+            CompletableFuture<Void> durable = counters.incrementDurably(prefix + 0, 1);
+            Concurrently.run(4, thread -> {
+                for (int i = 0; i < 10_000; i++) {
+                    counters.increment(prefix + (i % 5));
+                }
+            });
+            assertThat(durable).isNotDone();
+            faulty.down = false;
+            durable.get(60, TimeUnit.SECONDS);
+        }
+        try (CounterService reader = CounterService.builder(stores.store()).build()) {
+            long total = reader.get(IntStream.range(0, 5).mapToObj(i -> prefix + i).toList()).values().stream()
+                    .mapToLong(Long::longValue).sum();
+            assertThat(total).isEqualTo(50 + 1 + 40_000);
+        }
+    }
+}

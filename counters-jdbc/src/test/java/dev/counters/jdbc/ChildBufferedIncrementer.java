@@ -1,0 +1,43 @@
+package dev.counters.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.counters.CounterService;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.Strategies;
+import java.time.Duration;
+
+/**
+ * The process the crash test kills: increments one buffered counter as fast as it can, and after every 1,000th
+ * increment waits for a durable one, printing how many increments are acknowledged as durable by then.
+ * Arguments: jdbcUrl user password tablePrefix counter.
+ */
+public final class ChildBufferedIncrementer {
+
+    private ChildBufferedIncrementer() {
+    }
+
+    public static void main(String[] args) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(args[0]);
+        config.setUsername(args[1]);
+        config.setPassword(args[2]);
+        HikariDataSource dataSource = new HikariDataSource(config);
+        CounterService counters = CounterService.builder(
+                        JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
+                .defaultStrategy(Strategies.buffered(BufferedSettings.defaults()
+                        .withFlushInterval(Duration.ofMillis(100))))
+                .build();
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        for (long done = 1; System.nanoTime() < deadline; done++) {
+            if (done % 1_000 == 0) {
+                counters.incrementDurably(args[4], 1).join();
+                System.out.println("DURABLE " + done);
+                System.out.flush();
+            } else {
+                counters.increment(args[4]);
+            }
+        }
+        System.exit(3); // the test should have killed us long before
+    }
+}
