@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -26,10 +27,10 @@ public final class InMemoryCounterStore implements CounterStore {
     private final ConcurrentHashMap<CounterName, Integer> shardCounts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Instant> batchKeys = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<CounterName, Map<String, Delta>> deltas = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<CounterName, ConcurrentHashMap<String, Delta>> deltas = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Map<Integer, Long>> maxShards = new ConcurrentHashMap<>();
 
-    private record Delta(long delta, Instant appendedAt) {
+    private record Delta(long delta, Instant appendedAt, boolean folded) {
     }
 
     private record Lease(String owner, Instant expiresAt) {
@@ -155,43 +156,41 @@ public final class InMemoryCounterStore implements CounterStore {
 
     @Override
     public boolean appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
-        boolean[] appended = {false};
-        deltas.compute(counter, (name, log) -> {
-            if (log != null && log.containsKey(deltaId)) {
-                return log;
-            }
-            Map<String, Delta> next = log == null ? new HashMap<>() : new HashMap<>(log);
-            next.put(deltaId, new Delta(delta, now));
-            appended[0] = true;
-            return Map.copyOf(next);
-        });
-        return appended[0];
+        return deltas.computeIfAbsent(counter, name -> new ConcurrentHashMap<>())
+                .putIfAbsent(deltaId, new Delta(delta, now, false)) == null;
     }
 
     @Override
     public DeltaBacklog deltaBacklog(CounterName counter) {
-        Map<String, Delta> log = deltas.getOrDefault(counter, Map.of());
-        return log.isEmpty() ? DeltaBacklog.EMPTY : new DeltaBacklog(log.size(),
-                log.values().stream().map(Delta::appendedAt).min(Instant::compareTo).orElseThrow());
+        List<Delta> unfolded = deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values().stream()
+                .filter(delta -> !delta.folded()).toList();
+        return unfolded.isEmpty() ? DeltaBacklog.EMPTY : new DeltaBacklog(unfolded.size(),
+                unfolded.stream().map(Delta::appendedAt).min(Instant::compareTo).orElseThrow());
     }
 
     @Override
-    public synchronized int foldDeltas(CounterName counter, String cell) {
-        Map<String, Delta> log = deltas.getOrDefault(counter, Map.of());
-        if (log.isEmpty()) {
+    public synchronized int foldDeltas(CounterName counter, String cell, Instant purgeBefore) {
+        ConcurrentHashMap<String, Delta> log = deltas.get(counter);
+        if (log == null) {
             return 0;
         }
+        int folded = 0;
         long sum = 0;
-        for (Delta delta : log.values()) {
-            sum = Math.addExact(sum, delta.delta());
+        for (Map.Entry<String, Delta> entry : log.entrySet()) {
+            Delta delta = entry.getValue();
+            if (delta.folded()) {
+                if (delta.appendedAt().isBefore(purgeBefore)) {
+                    log.remove(entry.getKey(), delta);
+                }
+            } else if (log.replace(entry.getKey(), delta, new Delta(delta.delta(), delta.appendedAt(), true))) {
+                sum = Math.addExact(sum, delta.delta());
+                folded++;
+            }
         }
-        add(counter, cell, sum);
-        deltas.computeIfPresent(counter, (name, current) -> {
-            Map<String, Delta> rest = new HashMap<>(current);
-            rest.keySet().removeAll(log.keySet());
-            return rest.isEmpty() ? null : Map.copyOf(rest);
-        });
-        return log.size();
+        if (sum != 0) {
+            add(counter, cell, sum);
+        }
+        return folded;
     }
 
     @Override
@@ -221,15 +220,18 @@ public final class InMemoryCounterStore implements CounterStore {
         leases.computeIfPresent(key, (k, lease) -> lease.owner().equals(owner) ? null : lease);
     }
 
-    private long total(CounterName counter, boolean withDeltas) {
+    /** Synchronized with folds, which move a value from deltas to a cell in two steps. */
+    private synchronized long total(CounterName counter, boolean withDeltas) {
         long total = 0;
         try {
             for (VersionedValue cell : counters.getOrDefault(counter, Map.of()).values()) {
                 total = Math.addExact(total, cell.value());
             }
             if (withDeltas) {
-                for (Delta delta : deltas.getOrDefault(counter, Map.of()).values()) {
-                    total = Math.addExact(total, delta.delta());
+                for (Delta delta : deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values()) {
+                    if (!delta.folded()) {
+                        total = Math.addExact(total, delta.delta());
+                    }
                 }
             }
         } catch (ArithmeticException e) {

@@ -98,7 +98,7 @@ public interface CounterStore {
 
     /**
      * Appends a delta with an id unique for the counter. Appending the same id again writes nothing, so a retry
-     * after an unknown outcome is safe.
+     * after an unknown outcome is safe (as long as the delta, once folded, has not been purged).
      *
      * @return true if this call appended the delta, false if the id was there already
      */
@@ -111,12 +111,14 @@ public interface CounterStore {
     DeltaBacklog deltaBacklog(CounterName counter);
 
     /**
-     * In one transaction, adds the sum of the counter's unfolded deltas to {@code cell} and deletes them.
-     * Deltas appended meanwhile stay for the next fold. Safe to run again after a failure: it is all or nothing.
+     * In one transaction, adds the sum of the counter's unfolded deltas to {@code cell} and marks them folded;
+     * folded deltas appended before {@code purgeBefore} are deleted. Deltas appended meanwhile stay for the next
+     * fold. Safe to run again after a failure: it is all or nothing. Folded deltas are kept until then so that a
+     * late retry of an append still finds its id.
      *
      * @return how many deltas were folded
      */
-    int foldDeltas(CounterName counter, String cell);
+    int foldDeltas(CounterName counter, String cell, Instant purgeBefore);
 
     // ---- maximum over shards ----
 

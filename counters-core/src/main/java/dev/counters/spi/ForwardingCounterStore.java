@@ -102,8 +102,8 @@ public abstract class ForwardingCounterStore implements CounterStore {
     }
 
     @Override
-    public int foldDeltas(CounterName counter, String cell) {
-        return delegate.foldDeltas(counter, cell);
+    public int foldDeltas(CounterName counter, String cell, Instant purgeBefore) {
+        return delegate.foldDeltas(counter, cell, purgeBefore);
     }
 
     @Override

@@ -12,8 +12,11 @@ import java.util.Objects;
  *     deltas) instead of folded plus unfolded (exact); {@code getExact} is always exact
  * @param appendAttempts how many times an append is tried; retries reuse the delta's id, so they are safe even when
  *     an earlier attempt's outcome is unknown
+ * @param foldedRetention how long a folded delta is kept as a tombstone, so that a late retry of its append is
+ *     recognised; retries stop once half of it has passed since the first attempt
  */
-public record DeltaLogSettings(Duration recountAfter, long recountAtDeltas, boolean readFolded, int appendAttempts) {
+public record DeltaLogSettings(Duration recountAfter, long recountAtDeltas, boolean readFolded, int appendAttempts,
+        Duration foldedRetention) {
 
     public DeltaLogSettings {
         Objects.requireNonNull(recountAfter, "recountAfter");
@@ -26,22 +29,27 @@ public record DeltaLogSettings(Duration recountAfter, long recountAtDeltas, bool
         if (appendAttempts < 1) {
             throw new IllegalArgumentException("delta-log append-attempts must be >= 1, was " + appendAttempts);
         }
+        Objects.requireNonNull(foldedRetention, "foldedRetention");
+        if (foldedRetention.compareTo(Duration.ofSeconds(10)) < 0) {
+            throw new IllegalArgumentException("delta-log folded-retention must be at least 10s, was "
+                    + foldedRetention);
+        }
     }
 
-    /** Recount after 1 s or 1,000 deltas; exact reads; 5 append attempts. */
+    /** Recount after 1 s or 1,000 deltas; exact reads; 5 append attempts; folded deltas kept 10 minutes. */
     public static DeltaLogSettings defaults() {
-        return new DeltaLogSettings(Duration.ofSeconds(1), 1_000, false, 5);
+        return new DeltaLogSettings(Duration.ofSeconds(1), 1_000, false, 5, Duration.ofMinutes(10));
     }
 
     public DeltaLogSettings withRecountAfter(Duration recountAfter) {
-        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
     }
 
     public DeltaLogSettings withRecountAtDeltas(long recountAtDeltas) {
-        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
     }
 
     public DeltaLogSettings withReadFolded(boolean readFolded) {
-        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
     }
 }

@@ -61,6 +61,7 @@ final class DeltaLogStrategy extends CellStrategy {
                         Duration.ofSeconds(1)))
                 // Any store failure: the retry reuses the delta's id, so even an unknown outcome is safe to repeat.
                 .retryExceptions(CounterStoreException.class)
+                .ignoreExceptions(RetryWindowClosed.class)
                 .build());
         this.recounter = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon()
                 .name("counters-recount-" + owner.substring(0, 8)).factory());
@@ -74,8 +75,14 @@ final class DeltaLogStrategy extends CellStrategy {
     @Override
     public void increment(CounterName name, long delta) {
         String id = new UUID(random.nextLong(), random.nextLong()).toString();
-        Instant now = clock.instant();
-        appendRetry.executeSupplier(() -> store.appendDelta(name, id, delta, now));
+        Instant first = clock.instant();
+        appendRetry.executeSupplier(() -> {
+            // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
+            if (clock.instant().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
+                throw new RetryWindowClosed(name);
+            }
+            return store.appendDelta(name, id, delta, first);
+        });
         Tracker tracker = trackers.get(name, key -> new Tracker());
         tracker.appends.incrementAndGet();
         recountIfDue(name, tracker);
@@ -120,7 +127,7 @@ final class DeltaLogStrategy extends CellStrategy {
             if (store.tryLease(lease, owner, now.plus(RECOUNT_LEASE), now)) {
                 try {
                     tracker.appends.set(0);
-                    store.foldDeltas(name, AtomicStrategy.CELL);
+                    store.foldDeltas(name, AtomicStrategy.CELL, purgeBefore());
                 } finally {
                     store.releaseLease(lease, owner);
                 }
@@ -133,9 +140,19 @@ final class DeltaLogStrategy extends CellStrategy {
         }
     }
 
-    /** Folds the counter's deltas now, in the calling thread. */
-    int recountNow(CounterName name) {
-        return store.foldDeltas(name, AtomicStrategy.CELL);
+    private Instant purgeBefore() {
+        return clock.instant().minus(settings.foldedRetention());
+    }
+
+    /** An append stopped retrying: too long has passed to be sure a retry would be recognised. */
+    private static final class RetryWindowClosed extends CounterStoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        RetryWindowClosed(CounterName name) {
+            super("Gave up appending a delta to counter '" + name + "': an earlier attempt may have been applied,"
+                    + " and too much time has passed to retry it safely", null);
+        }
     }
 
     @Override

@@ -291,17 +291,30 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(store().getFolded(counter)).isEqualTo(100);
         assertThat(store().deltaBacklog(counter)).isEqualTo(new DeltaBacklog(2, first));
 
-        assertThat(store().foldDeltas(counter, "main")).isEqualTo(2);
+        assertThat(store().foldDeltas(counter, "main", Instant.EPOCH)).isEqualTo(2);
         assertThat(store().get(counter)).isEqualTo(103);
         assertThat(store().getFolded(counter)).isEqualTo(103);
         assertThat(store().deltaBacklog(counter)).isEqualTo(DeltaBacklog.EMPTY);
-        assertThat(store().foldDeltas(counter, "main")).isZero();
+        assertThat(store().foldDeltas(counter, "main", Instant.EPOCH)).isZero();
 
         CounterName onlyDeltas = name("only-deltas");
         store().appendDelta(onlyDeltas, "id-1", 7, first);
         assertThat(store().getAll(List.of(onlyDeltas))).containsExactly(Map.entry(onlyDeltas, 7L));
         assertThat(store().delete(onlyDeltas)).isTrue();
         assertThat(store().get(onlyDeltas)).isZero();
+    }
+
+    @Test
+    void aFoldedDeltaStillRecognisesALateRetryOfItsAppendUntilPurged() {
+        CounterName counter = name("tombstone");
+        Instant appended = Instant.parse("2026-01-01T00:00:00Z");
+        assertThat(store().appendDelta(counter, "late", 5, appended)).isTrue();
+        assertThat(store().foldDeltas(counter, "main", appended)).isEqualTo(1);
+        assertThat(store().appendDelta(counter, "late", 5, appended)).as("the retry of a folded append").isFalse();
+        assertThat(store().get(counter)).isEqualTo(5);
+        assertThat(store().foldDeltas(counter, "main", appended.plusSeconds(1))).as("purges, folds nothing").isZero();
+        assertThat(store().get(counter)).isEqualTo(5);
+        assertThat(store().delete(counter)).isTrue();
     }
 
     @Test
@@ -313,12 +326,12 @@ public abstract class CounterStoreContract extends ContractSupport {
             for (int i = 0; i < 300; i++) {
                 mine.appendDelta(counter, thread + "-" + i, 1, now);
                 if (thread < 2 && i % 50 == 0) {
-                    mine.foldDeltas(counter, "main");
+                    mine.foldDeltas(counter, "main", Instant.EPOCH);
                 }
             }
         });
         assertThat(store().get(counter)).isEqualTo(1_800);
-        store().foldDeltas(counter, "main");
+        store().foldDeltas(counter, "main", Instant.EPOCH);
         assertThat(store().getFolded(counter)).isEqualTo(1_800);
         assertThat(store().deltaBacklog(counter).count()).isZero();
     }

@@ -53,6 +53,7 @@ final class CounterTables {
     final Field<String> deltasId;
     final Field<Long> deltasDelta;
     final Field<Long> deltasAppendedAt;
+    final Field<Short> deltasFolded;
 
     // counter_max_shards: monotonic counters' maximum record.
     final Table<Record> maxShards;
@@ -86,6 +87,7 @@ final class CounterTables {
         this.deltasId = column(deltas, "delta_id", SQLDataType.VARCHAR(40));
         this.deltasDelta = column(deltas, "delta", SQLDataType.BIGINT);
         this.deltasAppendedAt = column(deltas, "appended_at", SQLDataType.BIGINT);
+        this.deltasFolded = column(deltas, "folded", SQLDataType.SMALLINT);
 
         this.maxShards = table(unquotedName(prefix + "counter_max_shards"));
         this.maxShardsName = column(maxShards, "counter_name", SQLDataType.VARCHAR(128));
@@ -104,7 +106,7 @@ final class CounterTables {
                 new TableColumns(shards, List.of(shardsName, shardsCount)),
                 new TableColumns(leases, List.of(leasesKey, leasesOwner, leasesExpiresAt)),
                 new TableColumns(batches, List.of(batchesKey, batchesAppliedAt)),
-                new TableColumns(deltas, List.of(deltasName, deltasId, deltasDelta, deltasAppendedAt)),
+                new TableColumns(deltas, List.of(deltasName, deltasId, deltasDelta, deltasAppendedAt, deltasFolded)),
                 new TableColumns(maxShards, List.of(maxShardsName, maxShardsShard, maxShardsValue)));
     }
 

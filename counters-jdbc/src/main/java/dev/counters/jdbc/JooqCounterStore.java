@@ -64,6 +64,8 @@ public final class JooqCounterStore implements CounterStore {
     private static final int MAX_NAMES_PER_QUERY = 1_000;
     private static final String PART = "part";
     private static final String NAME = "name";
+    private static final short UNFOLDED = 0;
+    private static final short FOLDED = 1;
 
     private final DSLContext dsl;
     private final CounterTables tables;
@@ -131,7 +133,8 @@ public final class JooqCounterStore implements CounterStore {
                 Table<Record2<String, Long>> parts = select(tables.cellsName.as(NAME), tables.cellsValue.as(PART))
                         .from(tables.cells).where(tables.cellsName.in(values))
                         .unionAll(select(tables.deltasName.as(NAME), tables.deltasDelta.as(PART))
-                                .from(tables.deltas).where(tables.deltasName.in(values)))
+                                .from(tables.deltas)
+                                .where(tables.deltasName.in(values), tables.deltasFolded.eq(UNFOLDED)))
                         .asTable("parts");
                 Field<String> partName = parts.field(NAME, String.class);
                 for (Record2<String, BigDecimal> row : dsl.select(partName, sum(parts.field(PART, Long.class)))
@@ -278,8 +281,8 @@ public final class JooqCounterStore implements CounterStore {
     @Override
     public boolean appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
         return run("appendDelta", counter, delta, () -> dsl.insertInto(tables.deltas, tables.deltasName,
-                        tables.deltasId, tables.deltasDelta, tables.deltasAppendedAt)
-                .values(counter.value(), deltaId, delta, now.toEpochMilli())
+                        tables.deltasId, tables.deltasDelta, tables.deltasAppendedAt, tables.deltasFolded)
+                .values(counter.value(), deltaId, delta, now.toEpochMilli(), UNFOLDED)
                 .onConflict(tables.deltasName, tables.deltasId)
                 .doNothing()
                 .execute() == 1);
@@ -297,35 +300,40 @@ public final class JooqCounterStore implements CounterStore {
     public DeltaBacklog deltaBacklog(CounterName counter) {
         return run("deltaBacklog", counter, 0, () -> dsl.select(count(), min(tables.deltasAppendedAt))
                 .from(tables.deltas)
-                .where(tables.deltasName.eq(counter.value()))
+                .where(tables.deltasName.eq(counter.value()), tables.deltasFolded.eq(UNFOLDED))
                 .fetchOne(row -> row.value1() == 0 ? DeltaBacklog.EMPTY
                         : new DeltaBacklog(row.value1(), Instant.ofEpochMilli(row.value2()))));
     }
 
     @Override
-    public int foldDeltas(CounterName counter, String cell) {
+    public int foldDeltas(CounterName counter, String cell, Instant purgeBefore) {
         return run("foldDeltas", counter, 0, () -> dsl.transactionResult(tx -> {
             // Locks exactly the deltas this fold moves; deltas appended meanwhile wait for the next fold.
             Map<String, Long> folded = tx.dsl().select(tables.deltasId, tables.deltasDelta)
                     .from(tables.deltas)
-                    .where(tables.deltasName.eq(counter.value()))
+                    .where(tables.deltasName.eq(counter.value()), tables.deltasFolded.eq(UNFOLDED))
                     .forUpdate()
                     .fetchMap(tables.deltasId, tables.deltasDelta);
-            if (folded.isEmpty()) {
-                return 0;
+            if (!folded.isEmpty()) {
+                long sum = 0;
+                for (long delta : folded.values()) {
+                    sum = Math.addExact(sum, delta);
+                }
+                upsert(tx.dsl(), counter, cell, sum);
+                List<String> ids = new ArrayList<>(folded.keySet());
+                for (int from = 0; from < ids.size(); from += MAX_NAMES_PER_QUERY) {
+                    tx.dsl().update(tables.deltas)
+                            .set(tables.deltasFolded, FOLDED)
+                            .where(tables.deltasName.eq(counter.value()))
+                            .and(tables.deltasId.in(ids.subList(from, Math.min(ids.size(), from + MAX_NAMES_PER_QUERY))))
+                            .execute();
+                }
             }
-            long sum = 0;
-            for (long delta : folded.values()) {
-                sum = Math.addExact(sum, delta);
-            }
-            upsert(tx.dsl(), counter, cell, sum);
-            List<String> ids = new ArrayList<>(folded.keySet());
-            for (int from = 0; from < ids.size(); from += MAX_NAMES_PER_QUERY) {
-                tx.dsl().deleteFrom(tables.deltas)
-                        .where(tables.deltasName.eq(counter.value()))
-                        .and(tables.deltasId.in(ids.subList(from, Math.min(ids.size(), from + MAX_NAMES_PER_QUERY))))
-                        .execute();
-            }
+            // Folded deltas are kept a while as tombstones, so that a late retry of their append is recognised.
+            tx.dsl().deleteFrom(tables.deltas)
+                    .where(tables.deltasName.eq(counter.value()), tables.deltasFolded.eq(FOLDED),
+                            tables.deltasAppendedAt.lt(purgeBefore.toEpochMilli()))
+                    .execute();
             return folded.size();
         }));
     }
@@ -393,7 +401,7 @@ public final class JooqCounterStore implements CounterStore {
         Table<Record1<Long>> parts = select(tables.cellsValue.as(PART)).from(tables.cells)
                 .where(tables.cellsName.eq(counter.value()))
                 .unionAll(select(tables.deltasDelta.as(PART)).from(tables.deltas)
-                        .where(tables.deltasName.eq(counter.value())))
+                        .where(tables.deltasName.eq(counter.value()), tables.deltasFolded.eq(UNFOLDED)))
                 .asTable("parts");
         return toLong(counter, ctx.select(sum(parts.field(PART, Long.class))).from(parts).fetchOne(0, BigDecimal.class));
     }

@@ -85,11 +85,14 @@ public final class FaultInjectingDataSource implements DataSource {
         return every > 0 && n % every == 0;
     }
 
-    private boolean after(long n) {
+    private final AtomicLong strikes = new AtomicLong();
+
+    /** Whether this strike comes after the commit; called once per strike. */
+    private boolean after() {
         return switch (fault) {
             case AFTER_COMMIT -> true;
             case BEFORE_COMMIT -> false;
-            case ALTERNATE -> (n / Math.max(1, failEvery)) % 2 == 0;
+            case ALTERNATE -> strikes.incrementAndGet() % 2 == 1;
         };
     }
 
@@ -112,7 +115,7 @@ public final class FaultInjectingDataSource implements DataSource {
             if (method.getName().equals("commit")) {
                 long n = commits.incrementAndGet();
                 if (strikes(n)) {
-                    boolean afterCommit = after(n);
+                    boolean afterCommit = after();
                     if (afterCommit) {
                         real.commit();
                     } else {
@@ -150,16 +153,12 @@ public final class FaultInjectingDataSource implements DataSource {
             statements.incrementAndGet();
             boolean write = !method.getName().equals("executeQuery");
             boolean autoCommit = write && connection.getAutoCommit();
-            if (autoCommit) {
-                long n = writes.incrementAndGet();
-                if (strikes(n) && !after(n)) {
+            if (autoCommit && strikes(writes.incrementAndGet())) {
+                if (!after()) {
                     throw lost(false); // never reached the database
                 }
-                Object result = call(real, method, args);
-                if (strikes(n)) {
-                    throw lost(true); // executed and committed; the reply is lost
-                }
-                return result;
+                call(real, method, args);
+                throw lost(true); // executed and committed; the reply is lost
             }
             return call(real, method, args);
         }

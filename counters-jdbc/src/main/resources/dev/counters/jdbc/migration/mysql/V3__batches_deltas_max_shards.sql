@@ -6,12 +6,14 @@ CREATE TABLE ${prefix}counter_batches (
     INDEX ${prefix}counter_batches_applied (applied_at)
 ) ENGINE = InnoDB;
 
--- Unfolded deltas of delta-log counters, one row per increment with a unique id.
+-- Deltas of delta-log counters, one row per increment with a unique id. A folded delta stays a while, marked
+-- folded, so that a late retry of its append finds its id and is not counted twice.
 CREATE TABLE ${prefix}counter_deltas (
     counter_name VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     delta_id     VARCHAR(40)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     delta        BIGINT NOT NULL,
     appended_at  BIGINT NOT NULL,
+    folded       SMALLINT NOT NULL,
     PRIMARY KEY (counter_name, delta_id)
 ) ENGINE = InnoDB;
 
