@@ -53,6 +53,8 @@ final class BufferedStrategy implements CounterStrategy {
     /** Idle slots leave the map, but are drained for this long after, for any add that raced the eviction. */
     private static final Duration GRAVEYARD_TIME = Duration.ofMinutes(1);
 
+    private static final long THRESHOLD_POLL_NANOS = Duration.ofMillis(5).toNanos();
+
     private final CounterStore store;
     private final Clock clock;
     private final BufferedSettings settings;
@@ -111,7 +113,7 @@ final class BufferedStrategy implements CounterStrategy {
                 .slidingWindowSize(3)
                 .minimumNumberOfCalls(3)
                 .failureRateThreshold(100)
-                .waitDurationInOpenState(Duration.ofSeconds(5))
+                .waitDurationInOpenState(Duration.ofSeconds(2))
                 .permittedNumberOfCallsInHalfOpenState(1)
                 .ignoreExceptions(CounterOverflowException.class)
                 .build());
@@ -140,10 +142,7 @@ final class BufferedStrategy implements CounterStrategy {
         } else {
             slot.pending.add(delta);
         }
-        pendingIncrements.increment();
-        if (pendingIncrements.sum() >= settings.flushThreshold()) {
-            LockSupport.unpark(flusher);
-        }
+        pendingIncrements.increment(); // the flusher polls it: summing here would share cache lines between threads
     }
 
     /**
@@ -287,7 +286,8 @@ final class BufferedStrategy implements CounterStrategy {
             } else {
                 long untilInterval = lastFlushNanos + settings.flushInterval().toNanos() - now;
                 long untilRetry = nextAttemptNanos - now;
-                LockSupport.parkNanos(Math.max(100_000, due ? untilRetry : untilInterval));
+                // Wake at least every THRESHOLD_POLL to see whether the pending increments passed the threshold.
+                LockSupport.parkNanos(Math.max(100_000, Math.min(THRESHOLD_POLL_NANOS, due ? untilRetry : untilInterval)));
             }
         }
         drainOnClose();

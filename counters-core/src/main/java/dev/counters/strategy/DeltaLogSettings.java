@@ -49,6 +49,10 @@ public record DeltaLogSettings(Duration recountAfter, long recountAtDeltas, bool
         return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
     }
 
+    public DeltaLogSettings withAppendAttempts(int appendAttempts) {
+        return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
+    }
+
     public DeltaLogSettings withReadFolded(boolean readFolded) {
         return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
     }

@@ -1,8 +1,8 @@
 package dev.counters.jdbc;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
+import dev.counters.jdbc.testing.ChildJvm;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.Strategies;
 import java.time.Duration;
@@ -18,11 +18,7 @@ public final class ChildBufferedIncrementer {
     }
 
     public static void main(String[] args) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args[0]);
-        config.setUsername(args[1]);
-        config.setPassword(args[2]);
-        HikariDataSource dataSource = new HikariDataSource(config);
+        HikariDataSource dataSource = ChildJvm.pool(args, 4);
         CounterService counters = CounterService.builder(
                         JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
                 .defaultStrategy(Strategies.buffered(BufferedSettings.defaults()

@@ -1,10 +1,10 @@
 package dev.counters.jdbc;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterService;
 import dev.counters.contract.Concurrently;
+import dev.counters.jdbc.testing.ChildJvm;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,16 +20,11 @@ public final class ChildIncrementer {
     }
 
     public static void main(String[] args) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args[0]);
-        config.setUsername(args[1]);
-        config.setPassword(args[2]);
         int threads = Integer.parseInt(args[5]);
         int perThread = Integer.parseInt(args[6]);
-        config.setMaximumPoolSize(threads);
         AtomicLong acknowledged = new AtomicLong();
         AtomicLong refused = new AtomicLong();
-        try (HikariDataSource dataSource = new HikariDataSource(config);
+        try (HikariDataSource dataSource = ChildJvm.pool(args, threads);
                 CounterService counters = CounterService.builder(
                         JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
                         .defaultStrategy(strategy(args[7])).build()) {

@@ -28,6 +28,18 @@ public final class ChildJvm {
         return new ChildJvm(process, output);
     }
 
+    /**
+     * In the child: a connection pool from the first three arguments the parent passed (URL, user, password).
+     */
+    public static com.zaxxer.hikari.HikariDataSource pool(String[] args, int maxConnections) {
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(args[0]);
+        config.setUsername(args[1]);
+        config.setPassword(args[2]);
+        config.setMaximumPoolSize(maxConnections);
+        return new com.zaxxer.hikari.HikariDataSource(config);
+    }
+
     /** Waits until the child has printed {@code text} (for example that it is ready to start). */
     public void awaitOutput(String text, long timeout, TimeUnit unit) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);

@@ -168,16 +168,18 @@ public record CountersProperties(
      * @param recountAtDeltas a recount is due once this many deltas were appended since the last one
      * @param readFolded whether reads return the folded value only (possibly stale)
      * @param appendAttempts how many times an append is tried (retries reuse the delta's id)
+     * @param foldedRetention how long folded deltas are kept so that late retries of their appends are recognised
      */
     public record DeltaLog(@DefaultValue("1s") Duration recountAfter, @DefaultValue("1000") long recountAtDeltas,
-            @DefaultValue("false") boolean readFolded, @DefaultValue("5") int appendAttempts) {
+            @DefaultValue("false") boolean readFolded, @DefaultValue("5") int appendAttempts,
+            @DefaultValue("10m") Duration foldedRetention) {
 
         public DeltaLog {
-            new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+            new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
         }
 
         DeltaLogSettings settings() {
-            return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts);
+            return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
         }
     }
 
