@@ -31,6 +31,15 @@ public record CounterName(String value) implements Comparable<CounterName> {
     }
 
     /**
+     * Like {@link #of(String)} for a name that is not a counter's, such as a sequence's; {@code what} starts the
+     * error message ("Sequence name").
+     */
+    public static CounterName of(String value, String what) {
+        validate(value, what);
+        return new CounterName(value);
+    }
+
+    /**
      * Checks {@code value} against the naming rules; {@code what} starts the message
      * (for example "Counter name" or "Sequence name").
      */

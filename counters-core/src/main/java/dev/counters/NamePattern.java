@@ -2,24 +2,30 @@ package dev.counters;
 
 import java.util.regex.Pattern;
 
-/** Counter-name patterns: a name in which {@code *} matches any run of characters and {@code ?} one character. */
-final class NamePattern {
+/**
+ * Name patterns, as configuration uses them: a name in which {@code *} matches any run of characters and {@code ?}
+ * one character.
+ */
+public final class NamePattern {
 
     private NamePattern() {
     }
 
-    static boolean isPattern(String nameOrPattern) {
+    /** Whether {@code nameOrPattern} has a wildcard. */
+    public static boolean isPattern(String nameOrPattern) {
         return nameOrPattern.indexOf('*') >= 0 || nameOrPattern.indexOf('?') >= 0;
     }
 
-    static void validate(String nameOrPattern) {
+    /** Checks the name or pattern against the naming rules, allowing the wildcards. */
+    public static void validate(String nameOrPattern) {
         if (nameOrPattern == null) {
             throw new IllegalArgumentException("Counter name or pattern must not be null");
         }
         CounterName.validate(nameOrPattern, "Counter name or pattern", "*?");
     }
 
-    static Pattern compile(String pattern) {
+    /** The regular expression a pattern stands for. */
+    public static Pattern compile(String pattern) {
         StringBuilder regex = new StringBuilder();
         for (char c : pattern.toCharArray()) {
             switch (c) {

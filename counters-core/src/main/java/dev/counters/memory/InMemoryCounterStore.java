@@ -4,6 +4,8 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.DeltaBacklog;
+import dev.counters.spi.Reservation;
+import dev.counters.spi.Reservations;
 import dev.counters.spi.VersionedValue;
 import java.time.Instant;
 import java.util.Collection;
@@ -29,6 +31,7 @@ public final class InMemoryCounterStore implements CounterStore {
     private final ConcurrentHashMap<String, Instant> batchKeys = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, ConcurrentHashMap<String, Delta>> deltas = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Map<Integer, Long>> maxShards = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<CounterName, Long> sequences = new ConcurrentHashMap<>();
 
     private record Delta(long delta, Instant appendedAt, boolean folded) {
     }
@@ -205,6 +208,21 @@ public final class InMemoryCounterStore implements CounterStore {
     @Override
     public OptionalLong maxOfShards(CounterName counter) {
         return maxShards.getOrDefault(counter, Map.of()).values().stream().mapToLong(Long::longValue).max();
+    }
+
+    @Override
+    public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
+        Reservation[] reserved = new Reservation[1];
+        sequences.compute(sequence, (name, next) -> {
+            reserved[0] = Reservations.of(sequence, next == null ? start : next, count, increment, maxValue);
+            return Reservations.after(reserved[0]);
+        });
+        return reserved[0];
+    }
+
+    @Override
+    public boolean deleteSequence(CounterName sequence) {
+        return sequences.remove(sequence) != null;
     }
 
     @Override

@@ -128,6 +128,20 @@ public interface CounterStore {
     /** The maximum over the counter's shards, if it has any. */
     OptionalLong maxOfShards(CounterName counter);
 
+    // ---- sequences ----
+
+    /**
+     * Reserves up to {@code count} values of a sequence in one transaction: the next {@code count} values, or fewer
+     * when fewer are left before {@code maxValue}. A sequence that does not exist yet starts at {@code start}.
+     * Values reserved are never reserved again, whatever happens to the caller.
+     *
+     * @throws dev.counters.SequenceExhaustedException when no value is left; nothing is reserved
+     */
+    Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue);
+
+    /** Removes the sequence, so that it starts again at its start value. */
+    boolean deleteSequence(CounterName sequence);
+
     // ---- leases ----
 
     /**

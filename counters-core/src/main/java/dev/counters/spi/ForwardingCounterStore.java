@@ -125,4 +125,14 @@ public abstract class ForwardingCounterStore implements CounterStore {
     public void releaseLease(String key, String owner) {
         delegate.releaseLease(key, owner);
     }
+
+    @Override
+    public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
+        return delegate.reserve(sequence, count, start, increment, maxValue);
+    }
+
+    @Override
+    public boolean deleteSequence(CounterName sequence) {
+        return delegate.deleteSequence(sequence);
+    }
 }

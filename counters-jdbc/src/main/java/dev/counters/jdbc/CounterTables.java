@@ -61,6 +61,11 @@ final class CounterTables {
     final Field<Integer> maxShardsShard;
     final Field<Long> maxShardsValue;
 
+    // counter_sequences: the next value of each sequence.
+    final Table<Record> sequences;
+    final Field<String> sequencesName;
+    final Field<Long> sequencesNext;
+
     CounterTables(String prefix) {
         this.prefix = validatePrefix(prefix);
         this.cells = table(unquotedName(prefix + "counter_cells"));
@@ -93,6 +98,10 @@ final class CounterTables {
         this.maxShardsName = column(maxShards, "counter_name", SQLDataType.VARCHAR(128));
         this.maxShardsShard = column(maxShards, "shard", SQLDataType.INTEGER);
         this.maxShardsValue = column(maxShards, "shard_value", SQLDataType.BIGINT);
+
+        this.sequences = table(unquotedName(prefix + "counter_sequences"));
+        this.sequencesName = column(sequences, "sequence_name", SQLDataType.VARCHAR(128));
+        this.sequencesNext = column(sequences, "next_value", SQLDataType.BIGINT);
     }
 
     private static <T> Field<T> column(Table<?> table, String name, DataType<T> type) {
@@ -107,7 +116,8 @@ final class CounterTables {
                 new TableColumns(leases, List.of(leasesKey, leasesOwner, leasesExpiresAt)),
                 new TableColumns(batches, List.of(batchesKey, batchesAppliedAt)),
                 new TableColumns(deltas, List.of(deltasName, deltasId, deltasDelta, deltasAppendedAt, deltasFolded)),
-                new TableColumns(maxShards, List.of(maxShardsName, maxShardsShard, maxShardsValue)));
+                new TableColumns(maxShards, List.of(maxShardsName, maxShardsShard, maxShardsValue)),
+                new TableColumns(sequences, List.of(sequencesName, sequencesNext)));
     }
 
     record TableColumns(Table<?> table, List<Field<?>> columns) {

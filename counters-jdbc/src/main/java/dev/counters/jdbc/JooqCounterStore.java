@@ -15,6 +15,8 @@ import dev.counters.CounterStoreException;
 import dev.counters.TransientStoreException;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.DeltaBacklog;
+import dev.counters.spi.Reservation;
+import dev.counters.spi.Reservations;
 import dev.counters.spi.VersionedValue;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
@@ -358,6 +360,37 @@ public final class JooqCounterStore implements CounterStore {
                     .fetchOne(0, Long.class);
             return max == null ? OptionalLong.empty() : OptionalLong.of(max);
         });
+    }
+
+    @Override
+    public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
+        return run("reserve", sequence, 0, () -> dsl.transactionResult(tx -> {
+            Long next = tx.dsl().select(tables.sequencesNext).from(tables.sequences)
+                    .where(tables.sequencesName.eq(sequence.value()))
+                    .forUpdate()
+                    .fetchOne(tables.sequencesNext);
+            if (next == null) {
+                // Two nodes creating the sequence at once: one insert fails (a deadlock or unique violation),
+                // its transaction is rolled back, and its retry finds the row.
+                tx.dsl().insertInto(tables.sequences, tables.sequencesName, tables.sequencesNext)
+                        .values(sequence.value(), start)
+                        .execute();
+                next = start;
+            }
+            Reservation reservation = Reservations.of(sequence, next, count, increment, maxValue);
+            tx.dsl().update(tables.sequences)
+                    .set(tables.sequencesNext, Reservations.after(reservation))
+                    .where(tables.sequencesName.eq(sequence.value()))
+                    .execute();
+            return reservation;
+        }));
+    }
+
+    @Override
+    public boolean deleteSequence(CounterName sequence) {
+        return run("deleteSequence", sequence, 0, () -> dsl.deleteFrom(tables.sequences)
+                .where(tables.sequencesName.eq(sequence.value()))
+                .execute() > 0);
     }
 
     @Override

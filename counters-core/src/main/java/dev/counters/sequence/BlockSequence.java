@@ -1,0 +1,144 @@
+package dev.counters.sequence;
+
+import dev.counters.CounterName;
+import dev.counters.spi.CounterStore;
+import dev.counters.spi.Reservation;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Block allocation (hi/lo, pooled-lo): one round trip reserves a block of numbers, which are then handed out from
+ * memory without a lock; when half of a block is gone the next one is reserved in the background, so a burst does
+ * not wait on the database at the block boundary. Seed 003 gets its numbers from a sharded durable counter and a
+ * cached counter re-synchronised under a lock; a reserved block gives the same speed with uniqueness guaranteed by
+ * one atomic reservation, even when nodes start at once or crash.
+ */
+final class BlockSequence implements Sequence {
+
+    private final CounterName name;
+    private final CounterStore store;
+    private final SequenceSettings settings;
+    private final Executor prefetcher;
+    private final ReentrantLock refill = new ReentrantLock();
+    private final AtomicReference<@Nullable CompletableFuture<Reservation>> prefetched = new AtomicReference<>();
+    private final AtomicLong reservations = new AtomicLong();
+    private volatile @Nullable Block current;
+
+    /** A reserved block and how many of its numbers were taken (it may count past the block's size). */
+    private record Block(Reservation reservation, AtomicLong taken, long prefetchAt) {
+    }
+
+    BlockSequence(CounterName name, CounterStore store, SequenceSettings settings, Executor prefetcher) {
+        this.name = name;
+        this.store = store;
+        this.settings = settings;
+        this.prefetcher = prefetcher;
+    }
+
+    @Override
+    public String name() {
+        return name.value();
+    }
+
+    @Override
+    public long next() {
+        while (true) {
+            Block block = current;
+            if (block != null) {
+                long index = block.taken().getAndIncrement();
+                if (index < block.reservation().count()) {
+                    if (index == block.prefetchAt()) {
+                        prefetch();
+                    }
+                    return block.reservation().value(index);
+                }
+            }
+            refill(block);
+        }
+    }
+
+    /**
+     * Reserves {@code count} consecutive numbers in one round trip. What is left of the current and of a prefetched
+     * block is given up (a gap), so that this caller's later numbers still come after these.
+     */
+    @Override
+    public Reservation next(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("Sequence '" + name + "': count must be >= 1, was " + count);
+        }
+        refill.lock();
+        try {
+            CompletableFuture<Reservation> pending = prefetched.getAndSet(null);
+            if (pending != null) {
+                pending.exceptionally(e -> null).join();
+            }
+            current = null;
+            return reserve(count);
+        } finally {
+            refill.unlock();
+        }
+    }
+
+    private void refill(@Nullable Block exhausted) {
+        refill.lock();
+        try {
+            if (current != exhausted) {
+                return; // another thread refilled already
+            }
+            Reservation next = takePrefetched();
+            current = new Block(next != null ? next : reserve(settings.blockSize()), new AtomicLong(),
+                    Math.max(0, settings.blockSize() / 2));
+        } finally {
+            refill.unlock();
+        }
+    }
+
+    /** The block reserved in the background, if there is one and its reservation worked. */
+    private @Nullable Reservation takePrefetched() {
+        CompletableFuture<Reservation> pending = prefetched.getAndSet(null);
+        if (pending == null) {
+            return null;
+        }
+        try {
+            return pending.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException failure
+                    && failure instanceof dev.counters.SequenceExhaustedException) {
+                throw failure;
+            }
+            return null; // the store failed in the background: try again in this thread
+        }
+    }
+
+    private void prefetch() {
+        CompletableFuture<Reservation> pending = new CompletableFuture<>();
+        if (prefetched.compareAndSet(null, pending)) {
+            try {
+                prefetcher.execute(() -> {
+                    try {
+                        pending.complete(reserve(settings.blockSize()));
+                    } catch (RuntimeException e) {
+                        pending.completeExceptionally(e);
+                    }
+                });
+            } catch (RuntimeException e) {
+                pending.completeExceptionally(e); // executor shut down: reserve in the caller's thread later
+            }
+        }
+    }
+
+    private Reservation reserve(long count) {
+        reservations.incrementAndGet();
+        return store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue());
+    }
+
+    /** How many reservations (database round trips) this sequence made. */
+    long reservations() {
+        return reservations.get();
+    }
+}

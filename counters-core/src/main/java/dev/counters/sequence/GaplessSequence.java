@@ -1,0 +1,41 @@
+package dev.counters.sequence;
+
+import dev.counters.CounterName;
+import dev.counters.spi.CounterStore;
+import dev.counters.spi.Reservation;
+
+/**
+ * Every number reserved in a transaction of its own before it is returned, so numbers are consecutive: a gap can
+ * only come from a caller that got a number and then failed to use it, or from a reservation whose commit outcome
+ * was unknown (reported as an exception). One round trip and one commit per number: slow, by design.
+ */
+final class GaplessSequence implements Sequence {
+
+    private final CounterName name;
+    private final CounterStore store;
+    private final SequenceSettings settings;
+
+    GaplessSequence(CounterName name, CounterStore store, SequenceSettings settings) {
+        this.name = name;
+        this.store = store;
+        this.settings = settings;
+    }
+
+    @Override
+    public String name() {
+        return name.value();
+    }
+
+    @Override
+    public long next() {
+        return next(1).first();
+    }
+
+    @Override
+    public Reservation next(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("Sequence '" + name + "': count must be >= 1, was " + count);
+        }
+        return store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue());
+    }
+}
