@@ -53,7 +53,7 @@ final class BlockSequence implements Sequence {
                 long index = block.taken().getAndIncrement();
                 if (index < block.reservation().count()) {
                     if (index == block.prefetchAt()) {
-                        prefetch();
+                        prefetch(block);
                     }
                     return block.reservation().value(index);
                 }
@@ -91,6 +91,11 @@ final class BlockSequence implements Sequence {
                 return; // another thread refilled already
             }
             Reservation next = takePrefetched();
+            if (next != null && exhausted != null && next.first() < exhausted.reservation().last()) {
+                // Reserved before the block it should follow (it raced a reservation made in this thread):
+                // handing it out would make numbers go down for some callers. Give it up: a gap.
+                next = null;
+            }
             current = new Block(next != null ? next : reserve(settings.blockSize()), new AtomicLong(),
                     Math.max(0, settings.blockSize() / 2));
         } finally {
@@ -115,9 +120,9 @@ final class BlockSequence implements Sequence {
         }
     }
 
-    private void prefetch() {
+    private void prefetch(Block forBlock) {
         CompletableFuture<Reservation> pending = new CompletableFuture<>();
-        if (prefetched.compareAndSet(null, pending)) {
+        if (current == forBlock && prefetched.compareAndSet(null, pending)) {
             try {
                 prefetcher.execute(() -> {
                     try {
