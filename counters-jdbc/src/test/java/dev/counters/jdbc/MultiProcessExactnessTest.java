@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MultiProcessExactnessTest {
 
     private static final int THREADS = 8;
-    private static final int PER_THREAD = 5_000;
+    private static final int PER_THREAD = 2_500;
 
     static Stream<Arguments> cases() {
         return Stream.of(

@@ -3,6 +3,8 @@ package dev.counters.spring.boot;
 import dev.counters.CounterService;
 import dev.counters.CounterServiceBuilder;
 import dev.counters.jdbc.JooqCounterStore;
+import dev.counters.sequence.SequenceService;
+import dev.counters.sequence.SequenceServiceBuilder;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
@@ -45,6 +47,14 @@ public final class CountersAutoConfiguration {
                 .defaultStrategy(factory(properties.defaultStrategy(), properties));
         properties.counters().forEach((nameOrPattern, counter) ->
                 builder.strategy(nameOrPattern, factory(counter.strategy(), properties)));
+        return builder.build();
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    SequenceService sequenceService(CounterStore counterStore, CountersProperties properties) {
+        SequenceServiceBuilder builder = SequenceService.builder(counterStore);
+        properties.sequences().forEach((nameOrPattern, sequence) -> builder.sequence(nameOrPattern, sequence.settings()));
         return builder.build();
     }
 

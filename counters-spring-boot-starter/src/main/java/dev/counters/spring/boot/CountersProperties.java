@@ -1,5 +1,6 @@
 package dev.counters.spring.boot;
 
+import dev.counters.sequence.SequenceSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
@@ -27,6 +28,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param buffered settings of the buffered strategy
  * @param deltaLog settings of the delta-log strategy
  * @param monotonic settings of the monotonic strategy
+ * @param sequences settings of particular sequences, by exact name or pattern
  * @param jdbc where and how counters are stored in the application's database
  */
 @ConfigurationProperties("counters")
@@ -39,10 +41,34 @@ public record CountersProperties(
         @DefaultValue Buffered buffered,
         @DefaultValue DeltaLog deltaLog,
         @DefaultValue Monotonic monotonic,
+        Map<String, SequenceProperties> sequences,
         @DefaultValue Jdbc jdbc) {
 
     public CountersProperties {
         counters = counters == null ? Map.of() : new LinkedHashMap<>(counters);
+        sequences = sequences == null ? Map.of() : new LinkedHashMap<>(sequences);
+    }
+
+    /**
+     * Settings of one sequence, or of the sequences matching a pattern; sequences not listed use the defaults.
+     *
+     * @param mode block (numbers from memory, reserved a block at a time) or gapless (one transaction per number)
+     * @param blockSize numbers reserved per database round trip in block mode
+     * @param start the first number
+     * @param increment the distance between numbers
+     * @param maxValue the largest number; past it, SequenceExhaustedException
+     */
+    public record SequenceProperties(@DefaultValue("block") SequenceSettings.Mode mode,
+            @DefaultValue("1000") int blockSize, @DefaultValue("1") long start, @DefaultValue("1") long increment,
+            @DefaultValue("9223372036854775806") long maxValue) {
+
+        public SequenceProperties {
+            new SequenceSettings(mode, blockSize, start, increment, maxValue);
+        }
+
+        SequenceSettings settings() {
+            return new SequenceSettings(mode, blockSize, start, increment, maxValue);
+        }
     }
 
     /** The strategies that can be chosen in configuration. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
 import dev.counters.memory.InMemoryCounterStore;
+import dev.counters.sequence.SequenceService;
 import dev.counters.spi.CounterStore;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -104,6 +105,23 @@ class CountersAutoConfigurationTest {
             assertThat(counters.get(java.util.List.of("views.home", "orders.eu", "ids.invoice")).values())
                     .containsExactly(3L, 5L, 1L);
         });
+    }
+
+    @Test
+    void sequencesAreConfigurablePerName() {
+        runner.withPropertyValues("counters.sequences.[orders].block-size=10",
+                "counters.sequences.[orders].start=1000",
+                "counters.sequences.[invoice.*].mode=gapless").run(context -> {
+            SequenceService sequences = context.getBean(SequenceService.class);
+            assertThat(sequences.next("orders")).isEqualTo(1000);
+            assertThat(sequences.next("orders")).isEqualTo(1001);
+            assertThat(sequences.next("invoice.2026")).isEqualTo(1);
+            assertThat(sequences.next("invoice.2026")).isEqualTo(2);
+            assertThat(sequences.next("other")).isEqualTo(1);
+        });
+        runner.withPropertyValues("counters.sequences.[orders].block-size=0").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.sequences")
+                        .hasStackTraceContaining("block-size must be >= 1, was 0"));
     }
 
     @Test
