@@ -42,11 +42,7 @@ public final class CounterServiceBuilder {
 
     /** The strategy of the counters whose name is, or matches, {@code nameOrPattern}. */
     public CounterServiceBuilder strategy(String nameOrPattern, StrategyFactory strategy) {
-        NamePattern.validate(nameOrPattern);
-        Objects.requireNonNull(strategy, "strategy");
-        if (rules.putIfAbsent(nameOrPattern, strategy) != null) {
-            throw new IllegalArgumentException("A strategy is already set for '" + nameOrPattern + "'");
-        }
+        NameRules.add(rules, nameOrPattern, strategy, "A strategy");
         return this;
     }
 
@@ -78,19 +74,10 @@ public final class CounterServiceBuilder {
         StrategyContext context = new StrategyContext(store, clock, random, UUID.randomUUID().toString());
         List<CounterStrategy> created = new ArrayList<>();
         try {
-            Map<String, CounterStrategy> exact = new LinkedHashMap<>();
-            List<StrategyRouter.Route> patterns = new ArrayList<>();
-            for (Map.Entry<String, StrategyFactory> rule : rules.entrySet()) {
-                CounterStrategy strategy = create(rule.getValue(), context, created);
-                if (NamePattern.isPattern(rule.getKey())) {
-                    patterns.add(new StrategyRouter.Route(NamePattern.compile(rule.getKey()), strategy));
-                } else {
-                    exact.put(rule.getKey(), strategy);
-                }
-            }
+            Map<String, CounterStrategy> strategies = new LinkedHashMap<>();
+            rules.forEach((nameOrPattern, factory) -> strategies.put(nameOrPattern, create(factory, context, created)));
             CounterStrategy fallback = create(defaultStrategy, context, created);
-            return new DefaultCounterService(new StrategyRouter(exact, patterns, fallback), created,
-                    maxCachedHandles);
+            return new DefaultCounterService(NameRules.of(strategies, fallback), created, maxCachedHandles);
         } catch (RuntimeException e) {
             created.forEach(CounterStrategy::close);
             throw e;

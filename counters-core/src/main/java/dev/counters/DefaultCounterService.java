@@ -15,12 +15,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /** Validates, routes each counter to its strategy, and keeps recently used handles resolved. */
 final class DefaultCounterService implements CounterService {
 
-    private final StrategyRouter router;
+    private final NameRules<CounterStrategy> router;
     private final List<CounterStrategy> strategies;
     private final Cache<String, Counter> handles;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    DefaultCounterService(StrategyRouter router, List<CounterStrategy> strategies, int maxCachedHandles) {
+    DefaultCounterService(NameRules<CounterStrategy> router, List<CounterStrategy> strategies, int maxCachedHandles) {
         this.router = router;
         this.strategies = List.copyOf(strategies);
         this.handles = Caffeine.newBuilder().maximumSize(maxCachedHandles).build();
@@ -54,7 +54,7 @@ final class DefaultCounterService implements CounterService {
         for (String name : names) {
             CounterName counterName = CounterName.of(name);
             validated.add(counterName);
-            byStrategy.computeIfAbsent(router.route(counterName), s -> new ArrayList<>()).add(counterName);
+            byStrategy.computeIfAbsent(router.select(counterName.value()), s -> new ArrayList<>()).add(counterName);
         }
         Map<CounterName, Long> values = new LinkedHashMap<>();
         byStrategy.forEach((strategy, counters) -> values.putAll(strategy.getAll(counters)));
@@ -91,7 +91,7 @@ final class DefaultCounterService implements CounterService {
         Counter counter = handles.getIfPresent(name);
         if (counter == null) {
             CounterName counterName = CounterName.of(name);
-            counter = new RoutedCounter(counterName, router.route(counterName));
+            counter = new RoutedCounter(counterName, router.select(counterName.value()));
             handles.put(name, counter);
         }
         return counter;

@@ -1,6 +1,6 @@
 package dev.counters.sequence;
 
-import dev.counters.NamePattern;
+import dev.counters.NameRules;
 import dev.counters.spi.CounterStore;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,15 +26,11 @@ public final class SequenceServiceBuilder {
     }
 
     public SequenceServiceBuilder sequence(String nameOrPattern, SequenceSettings settings) {
-        NamePattern.validate(nameOrPattern);
-        Objects.requireNonNull(settings, "settings");
-        if (rules.putIfAbsent(nameOrPattern, settings) != null) {
-            throw new IllegalArgumentException("Settings are already given for sequence '" + nameOrPattern + "'");
-        }
+        NameRules.add(rules, nameOrPattern, settings, "A sequence configuration");
         return this;
     }
 
     public SequenceService build() {
-        return new DefaultSequenceService(store, defaults, rules);
+        return new DefaultSequenceService(store, NameRules.of(rules, defaults));
     }
 }
