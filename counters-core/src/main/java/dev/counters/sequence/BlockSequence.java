@@ -26,7 +26,6 @@ final class BlockSequence implements Sequence {
     private final Executor prefetcher;
     private final ReentrantLock refill = new ReentrantLock();
     private final AtomicReference<@Nullable CompletableFuture<Reservation>> prefetched = new AtomicReference<>();
-    private final AtomicLong reservations = new AtomicLong();
     private volatile @Nullable Block current;
 
     /** A reserved block and how many of its numbers were taken (it may count past the block's size). */
@@ -138,12 +137,6 @@ final class BlockSequence implements Sequence {
     }
 
     private Reservation reserve(long count) {
-        reservations.incrementAndGet();
         return store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue());
-    }
-
-    /** How many reservations (database round trips) this sequence made. */
-    long reservations() {
-        return reservations.get();
     }
 }

@@ -10,7 +10,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.core.IntervalFunction;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -81,11 +80,7 @@ final class BufferedStrategy implements CounterStrategy {
     private volatile boolean closing;
     private volatile boolean closed;
 
-    // Status, for health and metrics.
-    private final AtomicLong flushes = new AtomicLong();
-    private final AtomicLong failedFlushes = new AtomicLong();
-    private final AtomicLong lostIncrements = new AtomicLong();
-    private volatile @Nullable Instant lastFlush;
+    // For log and error messages.
     private volatile @Nullable String lastError;
 
     private static final class Slot {
@@ -293,13 +288,13 @@ final class BufferedStrategy implements CounterStrategy {
         drainOnClose();
     }
 
-    /** One attempt: write the batch in flight, or make one from what is pending. Returns whether it committed. */
-    boolean flushOnce() {
+    /** One attempt: write the batch in flight, or make one from what is pending. */
+    void flushOnce() {
         Batch batch = inFlight;
         if (batch == null) {
             batch = collect();
             if (batch == null) {
-                return true;
+                return;
             }
         }
         Batch attempt = batch;
@@ -308,8 +303,6 @@ final class BufferedStrategy implements CounterStrategy {
             inFlight = attempt;
             breaker.executeSupplier(() -> store.applyBatch(attempt.key(), CELL, attempt.deltas(), clock.instant()));
             inFlight = null;
-            flushes.incrementAndGet();
-            lastFlush = clock.instant();
             lastError = null;
             consecutiveFailures = 0;
             nextAttemptNanos = 0;
@@ -317,12 +310,11 @@ final class BufferedStrategy implements CounterStrategy {
             if (flushSequence % 1_000 == 1) {
                 store.pruneBatchKeys(clock.instant().minus(settings.keyRetention()));
             }
-            return true;
+            return;
         } catch (CounterOverflowException e) {
             // Nothing was written; the overflowing counter's delta can never be applied. Drop it, keep the rest.
             long dropped = attempt.deltas().getOrDefault(nameOf(e), 0L);
             log.error("Dropping the pending delta {} of counter '{}': {}", dropped, e.counter(), e.getMessage());
-            lostIncrements.incrementAndGet();
             Map<CounterName, Long> rest = new HashMap<>(attempt.deltas());
             rest.remove(nameOf(e));
             List<DurableIncrement> waiting = new ArrayList<>();
@@ -334,19 +326,18 @@ final class BufferedStrategy implements CounterStrategy {
                 }
             }
             inFlight = new Batch(attempt.key(), rest, waiting);
-            return false;
+            return;
         } catch (CallNotPermittedException e) {
             nextAttemptNanos = System.nanoTime() + Duration.ofMillis(200).toNanos();
-            return false;
+            return;
         } catch (RuntimeException e) {
             // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
-            failedFlushes.incrementAndGet();
             consecutiveFailures++;
             lastError = e.toString();
             nextAttemptNanos = System.nanoTime() + backoff.apply(consecutiveFailures) * 1_000_000;
             log.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
                     attempt.deltas().size(), consecutiveFailures, e.toString());
-            return false;
+            return;
         } finally {
             flushEpoch.incrementAndGet();
             synchronized (room) {
@@ -419,7 +410,6 @@ final class BufferedStrategy implements CounterStrategy {
                 log.error("Closing with increments that could not be written within the shutdown timeout of {}:"
                         + " the pending deltas of {} counters are lost ({})", settings.shutdownTimeout(), counters,
                         lastError);
-                lostIncrements.addAndGet(counters);
                 if (batch != null) {
                     batch.durable().forEach(increment -> increment.done().completeExceptionally(
                             new IllegalStateException("Closed before the increment could be written: " + lastError)));
@@ -440,16 +430,6 @@ final class BufferedStrategy implements CounterStrategy {
             total += Math.abs(slot.pending.sum());
         }
         return total;
-    }
-
-    // ---- status ----
-
-    /** What the buffer holds and how its flushes go, for health checks and metrics. */
-    BufferedStatus status() {
-        Batch batch = inFlight;
-        return new BufferedStatus(slots.size(), settings.maxPendingCounters(), pendingIncrements.sum(),
-                batch == null ? 0 : batch.deltas().size(), flushes.get(), failedFlushes.get(), consecutiveFailures,
-                lostIncrements.get(), lastFlush, lastError, breaker.getState().name());
     }
 
     /** Writes everything pending before returning (within the shutdown timeout); later increments are refused. */

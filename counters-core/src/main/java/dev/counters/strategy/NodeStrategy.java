@@ -62,10 +62,6 @@ final class NodeStrategy extends CellStrategy {
         return "node";
     }
 
-    String nodeId() {
-        return nodeId;
-    }
-
     /** Renews the claim on the node id; a claim taken over by another process stops this one's increments. */
     void renewLease() {
         try {

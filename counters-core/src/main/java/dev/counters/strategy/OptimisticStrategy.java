@@ -56,11 +56,6 @@ final class OptimisticStrategy extends CellStrategy {
         return "optimistic";
     }
 
-    /** The retry of conflicting attempts, for metrics and tests. */
-    Retry retry() {
-        return retry;
-    }
-
     @Override
     public void increment(CounterName name, long delta) {
         incrementAndGet(name, delta);

@@ -129,11 +129,6 @@ final class ShardedStrategy extends CellStrategy {
         return now;
     }
 
-    /** The shard count this node uses for the counter now. */
-    int shardCount(CounterName name) {
-        return shardCounts.get(name);
-    }
-
     private String pickShard(CounterName name) {
         int shards = shardCounts.get(name);
         int shard = switch (settings.selection()) {
