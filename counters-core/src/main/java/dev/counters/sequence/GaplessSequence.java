@@ -8,6 +8,10 @@ import dev.counters.spi.Reservation;
  * Every number reserved in a transaction of its own before it is returned, so numbers are consecutive: a gap can
  * only come from a caller that got a number and then failed to use it, or from a reservation whose commit outcome
  * was unknown (reported as an exception). One round trip and one commit per number: slow, by design.
+ *
+ * <p>Inside a caller's transaction that the store can join, the number is reserved in that transaction: if it rolls
+ * back, so does the number, and the next caller gets it. The sequence's row stays locked until the transaction
+ * ends, so such transactions take their numbers one after another.
  */
 final class GaplessSequence implements Sequence {
 
@@ -36,6 +40,6 @@ final class GaplessSequence implements Sequence {
         if (count < 1) {
             throw new IllegalArgumentException("Sequence '" + name + "': count must be >= 1, was " + count);
         }
-        return store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue());
+        return store.callerTransaction().orElse(store).reserve(name, count, settings.start(), settings.increment(), settings.maxValue());
     }
 }

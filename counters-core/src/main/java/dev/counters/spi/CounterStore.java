@@ -22,6 +22,21 @@ import java.util.OptionalLong;
 public interface CounterStore {
 
     /**
+     * This store bound to the transaction the calling thread is in, when the store can take part in it: writes made
+     * through the returned store commit or roll back with that transaction. They are not retried, since a database
+     * that rolls back a statement may have rolled back the caller's whole transaction; the caller retries the
+     * transaction as a whole. Empty when the caller is in no such transaction, and always for stores that know of
+     * no caller transactions.
+     *
+     * <p>Only writes whose undoing is harmless use it: an increment of an atomic or optimistic counter, a gapless
+     * sequence number. A reserved block of sequence numbers, a flush or a lease must never be rolled back by the
+     * caller, so they use this store itself.
+     */
+    default Optional<CounterStore> callerTransaction() {
+        return Optional.empty();
+    }
+
+    /**
      * Adds {@code delta} to a cell, creating it with the value {@code delta} if it does not exist.
      *
      * @throws ArithmeticException if the cell would leave the 64-bit range; nothing is written

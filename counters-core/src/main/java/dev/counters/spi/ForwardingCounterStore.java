@@ -27,6 +27,11 @@ public abstract class ForwardingCounterStore implements CounterStore {
     }
 
     @Override
+    public Optional<CounterStore> callerTransaction() {
+        return delegate.callerTransaction();
+    }
+
+    @Override
     public void add(CounterName counter, String cell, long delta) {
         delegate.add(counter, cell, delta);
     }

@@ -5,7 +5,8 @@ import dev.counters.spi.CounterStore;
 
 /**
  * One cell per counter, one atomic upsert per increment (seed 004, "single-row upsert"). The database's row lock
- * makes it exact; the same lock is why it does not scale on one hot counter.
+ * makes it exact; the same lock is why it does not scale on one hot counter. Inside a caller's transaction that
+ * the store can join, the upsert is part of it (and holds the row lock until it ends).
  */
 final class AtomicStrategy extends CellStrategy {
 
@@ -23,11 +24,11 @@ final class AtomicStrategy extends CellStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        store.add(name, CELL, delta);
+        store.callerTransaction().orElse(store).add(name, CELL, delta);
     }
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
-        return store.addAndGet(name, CELL, delta);
+        return store.callerTransaction().orElse(store).addAndGet(name, CELL, delta);
     }
 }

@@ -31,6 +31,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>As the seed asks, a retry carries every delta that arrived meanwhile: in each JVM one thread at a time writes
  * a counter, on behalf of every caller waiting on it, so a burst of N increments costs a few updates rather than N
  * fighting ones. Every caller learns the outcome of the attempt that carried its delta.
+ *
+ * <p>Inside a caller's transaction that the store can join, an increment is an upsert in that transaction, not
+ * combined with anyone else's: a compare-and-set retried there could not see newer versions under repeatable read,
+ * and once written the row stays locked until the transaction ends anyway, so there is nothing left to be
+ * optimistic about. The version still moves, so other writers' compare-and-sets see the change.
  */
 final class OptimisticStrategy extends CellStrategy {
 
@@ -63,6 +68,10 @@ final class OptimisticStrategy extends CellStrategy {
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
+        Optional<CounterStore> callerTransaction = store.callerTransaction();
+        if (callerTransaction.isPresent()) {
+            return callerTransaction.get().addAndGet(name, AtomicStrategy.CELL, delta);
+        }
         return combiners.get(name, Combiner::new).submit(delta);
     }
 

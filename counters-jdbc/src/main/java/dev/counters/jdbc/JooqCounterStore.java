@@ -22,6 +22,7 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.math.BigDecimal;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -43,9 +44,12 @@ import org.jooq.Record1;
 import org.jooq.Table;
 import org.jooq.Record2;
 import org.jooq.SQLDialect;
+import org.jooq.TransactionalCallable;
+import org.jooq.exception.DataAccessException;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
+import org.jooq.impl.DefaultConnectionProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,14 +73,24 @@ public final class JooqCounterStore implements CounterStore {
     private static final short UNFOLDED = 0;
     private static final short FOLDED = 1;
 
+    // A statement in a caller's transaction is tried once: the database may have rolled back the whole transaction.
+    private static final Retry NO_RETRY = Retry.of("counters-store-caller-transaction",
+            RetryConfig.custom().maxAttempts(1).build());
+
     private final DSLContext dsl;
     private final CounterTables tables;
     private final Retry retry;
+    private final @Nullable CallerTransactions callerTransactions;
+    /** Set on a store bound to a caller's transaction: the store with transactions of its own. */
+    private final @Nullable JooqCounterStore independent;
 
-    private JooqCounterStore(DSLContext dsl, CounterTables tables, Retry retry) {
+    private JooqCounterStore(DSLContext dsl, CounterTables tables, Retry retry,
+            @Nullable CallerTransactions callerTransactions, @Nullable JooqCounterStore independent) {
         this.dsl = dsl;
         this.tables = tables;
         this.retry = retry;
+        this.callerTransactions = callerTransactions;
+        this.independent = independent;
     }
 
     /** Starts building a store on a {@link DataSource}; the dialect is detected from it. */
@@ -103,15 +117,30 @@ public final class JooqCounterStore implements CounterStore {
     }
 
     @Override
+    public Optional<CounterStore> callerTransaction() {
+        if (independent != null) {
+            return Optional.of(this);
+        }
+        Connection connection = callerTransactions == null ? null : callerTransactions.currentConnection();
+        if (connection == null) {
+            return Optional.empty();
+        }
+        DSLContext joined = DSL.using(dsl.configuration().derive(new DefaultConnectionProvider(connection)));
+        return Optional.of(new JooqCounterStore(joined, tables, NO_RETRY, null, this));
+    }
+
+    @Override
     public void add(CounterName counter, String cell, long delta) {
+        createCellOutsideCallerTransaction(counter, cell);
         run("add", counter, delta, () -> upsert(dsl, counter, cell, delta));
     }
 
     @Override
     public long addAndGet(CounterName counter, String cell, long delta) {
+        createCellOutsideCallerTransaction(counter, cell);
         // Within one transaction the row lock taken by the upsert is held while we read, so the total includes
         // this delta and no later one on the same cell.
-        return run("addAndGet", counter, delta, () -> dsl.transactionResult(tx -> {
+        return run("addAndGet", counter, delta, () -> transaction(tx -> {
             upsert(tx.dsl(), counter, cell, delta);
             return total(tx.dsl(), counter);
         }));
@@ -154,7 +183,7 @@ public final class JooqCounterStore implements CounterStore {
 
     @Override
     public boolean delete(CounterName counter) {
-        return run("delete", counter, 0, () -> dsl.transactionResult(tx -> {
+        return run("delete", counter, 0, () -> transaction(tx -> {
             tx.dsl().deleteFrom(tables.shards).where(tables.shardsName.eq(counter.value())).execute();
             tx.dsl().deleteFrom(tables.maxShards).where(tables.maxShardsName.eq(counter.value())).execute();
             int deltas = tx.dsl().deleteFrom(tables.deltas).where(tables.deltasName.eq(counter.value())).execute();
@@ -211,7 +240,7 @@ public final class JooqCounterStore implements CounterStore {
 
     @Override
     public int growShardCount(CounterName counter, int shards) {
-        return run("growShardCount", counter, 0, () -> dsl.transactionResult(tx -> {
+        return run("growShardCount", counter, 0, () -> transaction(tx -> {
             tx.dsl().insertInto(tables.shards, tables.shardsName, tables.shardsCount)
                     .values(counter.value(), shards)
                     .onConflict(tables.shardsName)
@@ -230,7 +259,7 @@ public final class JooqCounterStore implements CounterStore {
         List<Map.Entry<CounterName, Long>> sorted = new ArrayList<>(deltas.entrySet());
         sorted.sort(Map.Entry.comparingByKey());
         try {
-            return runUnnamed("applyBatch '" + key + "'", () -> dsl.transactionResult(tx -> {
+            return runUnnamed("applyBatch '" + key + "'", () -> transaction(tx -> {
                 // The key first: a retry waits here for an attempt still in flight, and stops if it committed.
                 if (tx.dsl().insertInto(tables.batches, tables.batchesKey, tables.batchesAppliedAt)
                         .values(key, now.toEpochMilli())
@@ -309,7 +338,7 @@ public final class JooqCounterStore implements CounterStore {
 
     @Override
     public int foldDeltas(CounterName counter, String cell, Instant purgeBefore) {
-        return run("foldDeltas", counter, 0, () -> dsl.transactionResult(tx -> {
+        return run("foldDeltas", counter, 0, () -> transaction(tx -> {
             // Locks exactly the deltas this fold moves; deltas appended meanwhile wait for the next fold.
             Map<String, Long> folded = tx.dsl().select(tables.deltasId, tables.deltasDelta)
                     .from(tables.deltas)
@@ -364,7 +393,12 @@ public final class JooqCounterStore implements CounterStore {
 
     @Override
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
-        return run("reserve", sequence, 0, () -> dsl.transactionResult(tx -> {
+        if (independent != null && !run("reserve", sequence, 0,
+                () -> dsl.fetchExists(tables.sequences, tables.sequencesName.eq(sequence.value())))) {
+            // Same reason as createCellOutsideCallerTransaction.
+            independent.createSequence(sequence, start);
+        }
+        return run("reserve", sequence, 0, () -> transaction(tx -> {
             Long next = tx.dsl().select(tables.sequencesNext).from(tables.sequences)
                     .where(tables.sequencesName.eq(sequence.value()))
                     .forUpdate()
@@ -384,6 +418,15 @@ public final class JooqCounterStore implements CounterStore {
                     .execute();
             return reservation;
         }));
+    }
+
+    private void createSequence(CounterName sequence, long start) {
+        run("createSequence", sequence, 0, () -> dsl.insertInto(tables.sequences, tables.sequencesName,
+                        tables.sequencesNext)
+                .values(sequence.value(), start)
+                .onConflict(tables.sequencesName)
+                .doNothing()
+                .execute());
     }
 
     @Override
@@ -419,6 +462,23 @@ public final class JooqCounterStore implements CounterStore {
                 .execute());
     }
 
+    /**
+     * In a caller's transaction, a missing row is first created in a transaction of its own, by a plain read and an
+     * insert that ignores conflicts. Inserted in the caller's transaction, two callers creating the same row would
+     * race (one fails, or deadlocks under MySQL's gap locks), and the first would block every other until it ends.
+     */
+    private void createCellOutsideCallerTransaction(CounterName counter, String cell) {
+        if (independent != null && !run("add", counter, 0, () -> dsl.fetchExists(tables.cells,
+                tables.cellsName.eq(counter.value()), tables.cellsCell.eq(cell)))) {
+            independent.run("add", counter, 0, () -> independent.dsl.insertInto(tables.cells, tables.cellsName,
+                            tables.cellsCell, tables.cellsValue, tables.cellsVersion)
+                    .values(counter.value(), cell, 0L, 1L)
+                    .onConflict(tables.cellsName, tables.cellsCell)
+                    .doNothing()
+                    .execute());
+        }
+    }
+
     private void upsert(DSLContext ctx, CounterName counter, String cell, long delta) {
         ctx.insertInto(tables.cells, tables.cellsName, tables.cellsCell, tables.cellsValue, tables.cellsVersion)
                 .values(counter.value(), cell, delta, 1L)
@@ -448,6 +508,20 @@ public final class JooqCounterStore implements CounterStore {
         } catch (ArithmeticException e) {
             throw new ArithmeticException("The total of counter '" + counter + "' (" + total
                     + ") is outside the 64-bit range");
+        }
+    }
+
+    /** Runs work in a transaction: a new one, or on a store bound to a caller's transaction, that one. */
+    private <T> T transaction(TransactionalCallable<T> work) {
+        if (independent == null) {
+            return dsl.transactionResult(work);
+        }
+        try {
+            return work.run(dsl.configuration());
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new DataAccessException(e.getMessage(), e);
         }
     }
 
@@ -487,6 +561,7 @@ public final class JooqCounterStore implements CounterStore {
         private String tablePrefix = "";
         private @Nullable SQLDialect dialect;
         private boolean migrateSchema;
+        private @Nullable CallerTransactions callerTransactions;
         private RetryConfig retryConfig = RetryConfig.custom()
                 .maxAttempts(10)
                 .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(5), 2.0, 0.5,
@@ -534,13 +609,23 @@ public final class JooqCounterStore implements CounterStore {
             return this;
         }
 
+        /**
+         * How to find the calling thread's transaction, so that the writes that may (atomic and optimistic
+         * increments, gapless sequence numbers) take part in it; see {@link CounterStore#callerTransaction()}. Unless
+         * set, every write runs in a transaction of its own.
+         */
+        public Builder callerTransactions(CallerTransactions callerTransactions) {
+            this.callerTransactions = Objects.requireNonNull(callerTransactions, "callerTransactions");
+            return this;
+        }
+
         public JooqCounterStore build() {
             DSLContext context = dsl != null ? withDetectedDialect(dsl) : createContext();
             if (migrateSchema) {
                 SchemaMigrations.migrate(dataSourceOf(context), context.dialect(), tablePrefix);
             }
             return new JooqCounterStore(context, new CounterTables(tablePrefix),
-                    Retry.of("counters-store-" + tablePrefix, retryConfig));
+                    Retry.of("counters-store-" + tablePrefix, retryConfig), callerTransactions, null);
         }
 
         private DSLContext createContext() {

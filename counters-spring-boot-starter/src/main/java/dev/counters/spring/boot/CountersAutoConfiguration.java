@@ -37,7 +37,13 @@ public final class CountersAutoConfiguration {
             case NEVER -> false;
             case EMBEDDED -> EmbeddedDatabaseConnection.isEmbedded(dataSource);
         };
-        return JooqCounterStore.builder(dataSource).tablePrefix(jdbc.tablePrefix()).migrateSchema(migrate).build();
+        JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource)
+                .tablePrefix(jdbc.tablePrefix())
+                .migrateSchema(migrate);
+        if (jdbc.joinTransactions()) {
+            builder.callerTransactions(new SpringCallerTransactions(dataSource));
+        }
+        return builder.build();
     }
 
     @Bean(destroyMethod = "close")

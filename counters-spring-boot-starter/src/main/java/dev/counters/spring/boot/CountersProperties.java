@@ -242,7 +242,11 @@ public record CountersProperties(
      * @param tablePrefix prefix for the library's table names: empty, or a letter followed by letters, digits and
      *     underscores, at most 32 characters
      * @param initializeSchema when to create and upgrade the library's tables with its Flyway migrations
+     * @param joinTransactions whether atomic and optimistic increments and gapless sequence numbers take part in
+     *     the caller's Spring transaction on the same DataSource (rolled back with it); false runs every write in a
+     *     transaction of its own
      */
-    public record Jdbc(@DefaultValue("") String tablePrefix, @DefaultValue("embedded") InitializeSchema initializeSchema) {
+    public record Jdbc(@DefaultValue("") String tablePrefix, @DefaultValue("embedded") InitializeSchema initializeSchema,
+            @DefaultValue("true") boolean joinTransactions) {
     }
 }
