@@ -2,7 +2,9 @@ package dev.counters;
 
 import dev.counters.spi.CounterStore;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -76,6 +78,22 @@ public interface CounterService extends AutoCloseable {
 
     /** A handle on one counter: the name is validated and its strategy chosen once, here. */
     Counter counter(String name);
+
+    /**
+     * Names of stored counters, in the database's order of names, starting after {@code after} (null: from the
+     * first), at most {@code limit}: page through all of them by passing the last name of a page as the next
+     * {@code after}. Counters held only in memory (buffered, not yet flushed) are not listed.
+     */
+    List<String> counterNames(@Nullable String after, int limit);
+
+    /**
+     * Writes what the strategies hold in memory: the future completes when every increment made before the call is
+     * durable, or fails with the reason it could not be written.
+     */
+    CompletableFuture<Void> flush();
+
+    /** The activity of each configured rule's strategy (the default one last): for metrics and health checks. */
+    List<StrategyStatistics> statistics();
 
     /** Releases the strategies' resources (buffered strategies write what they hold first). */
     @Override

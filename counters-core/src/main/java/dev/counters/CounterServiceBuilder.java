@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
@@ -29,6 +30,7 @@ public final class CounterServiceBuilder {
     private Clock clock = Clock.systemUTC();
     private RandomGenerator random = ThreadLocalRandom.current();
     private int maxCachedHandles = 10_000;
+    private ThreadFactory threadFactory = Thread.ofPlatform().daemon().factory();
 
     CounterServiceBuilder(CounterStore store) {
         this.store = Objects.requireNonNull(store, "store");
@@ -70,24 +72,37 @@ public final class CounterServiceBuilder {
         return this;
     }
 
+    /**
+     * Where strategies get their background threads (buffered flusher, delta-log recounter, node lease renewer);
+     * daemon platform threads unless set. Virtual threads work too.
+     */
+    public CounterServiceBuilder threadFactory(ThreadFactory threadFactory) {
+        this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+        return this;
+    }
+
     public CounterService build() {
-        StrategyContext context = new StrategyContext(store, clock, random, UUID.randomUUID().toString());
-        List<CounterStrategy> created = new ArrayList<>();
+        StrategyContext context = new StrategyContext(store, clock, random, UUID.randomUUID().toString(),
+                threadFactory);
+        List<DefaultCounterService.Route> created = new ArrayList<>();
         try {
-            Map<String, CounterStrategy> strategies = new LinkedHashMap<>();
-            rules.forEach((nameOrPattern, factory) -> strategies.put(nameOrPattern, create(factory, context, created)));
-            CounterStrategy fallback = create(defaultStrategy, context, created);
-            return new DefaultCounterService(NameRules.of(strategies, fallback), created, maxCachedHandles);
+            Map<String, DefaultCounterService.Route> routes = new LinkedHashMap<>();
+            rules.forEach((nameOrPattern, factory) ->
+                    routes.put(nameOrPattern, create(nameOrPattern, factory, context, created)));
+            DefaultCounterService.Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy, context,
+                    created);
+            return new DefaultCounterService(NameRules.of(routes, fallback), created, store, maxCachedHandles);
         } catch (RuntimeException e) {
-            created.forEach(CounterStrategy::close);
+            created.forEach(route -> route.strategy().close());
             throw e;
         }
     }
 
-    private static CounterStrategy create(StrategyFactory factory, StrategyContext context,
-            List<CounterStrategy> created) {
+    private static DefaultCounterService.Route create(String rule, StrategyFactory factory, StrategyContext context,
+            List<DefaultCounterService.Route> created) {
         CounterStrategy strategy = Objects.requireNonNull(factory.create(context), "a StrategyFactory returned null");
-        created.add(strategy);
-        return strategy;
+        DefaultCounterService.Route route = new DefaultCounterService.Route(rule, strategy);
+        created.add(route);
+        return route;
     }
 }

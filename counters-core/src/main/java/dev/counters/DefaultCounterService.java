@@ -11,18 +11,31 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import dev.counters.spi.CounterStore;
+import org.jspecify.annotations.Nullable;
 
 /** Validates, routes each counter to its strategy, and keeps recently used handles resolved. */
 final class DefaultCounterService implements CounterService {
 
-    private final NameRules<CounterStrategy> router;
-    private final List<CounterStrategy> strategies;
+    /** A configuration rule's strategy, and the increments it accepted. */
+    record Route(String rule, CounterStrategy strategy, LongAdder increments) {
+
+        Route(String rule, CounterStrategy strategy) {
+            this(rule, strategy, new LongAdder());
+        }
+    }
+
+    private final NameRules<Route> router;
+    private final List<Route> routes;
+    private final CounterStore store;
     private final Cache<String, Counter> handles;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    DefaultCounterService(NameRules<CounterStrategy> router, List<CounterStrategy> strategies, int maxCachedHandles) {
+    DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles) {
         this.router = router;
-        this.strategies = List.copyOf(strategies);
+        this.routes = List.copyOf(routes);
+        this.store = store;
         this.handles = Caffeine.newBuilder().maximumSize(maxCachedHandles).build();
     }
 
@@ -54,7 +67,8 @@ final class DefaultCounterService implements CounterService {
         for (String name : names) {
             CounterName counterName = CounterName.of(name);
             validated.add(counterName);
-            byStrategy.computeIfAbsent(router.select(counterName.value()), s -> new ArrayList<>()).add(counterName);
+            byStrategy.computeIfAbsent(router.select(counterName.value()).strategy(), s -> new ArrayList<>())
+                    .add(counterName);
         }
         Map<CounterName, Long> values = new LinkedHashMap<>();
         byStrategy.forEach((strategy, counters) -> values.putAll(strategy.getAll(counters)));
@@ -81,6 +95,27 @@ final class DefaultCounterService implements CounterService {
     }
 
     @Override
+    public List<String> counterNames(@Nullable String after, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+        }
+        CounterName from = after == null ? null : CounterName.of(after);
+        return store.counterNames(from, limit).stream().map(CounterName::value).toList();
+    }
+
+    @Override
+    public CompletableFuture<Void> flush() {
+        return CompletableFuture.allOf(routes.stream().map(route -> route.strategy().flush())
+                .toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public List<StrategyStatistics> statistics() {
+        return routes.stream().map(route -> new StrategyStatistics(route.rule(), route.strategy().type(),
+                route.increments().sum(), route.strategy().activity())).toList();
+    }
+
+    @Override
     public Counter counter(String name) {
         if (closed.get()) {
             throw new IllegalStateException("The CounterService is closed");
@@ -101,9 +136,9 @@ final class DefaultCounterService implements CounterService {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             RuntimeException failure = null;
-            for (CounterStrategy strategy : strategies) {
+            for (Route route : routes) {
                 try {
-                    strategy.close();
+                    route.strategy().close();
                 } catch (RuntimeException e) {
                     if (failure == null) {
                         failure = e;
@@ -119,7 +154,11 @@ final class DefaultCounterService implements CounterService {
     }
 
     /** A counter bound to its strategy. */
-    private record RoutedCounter(CounterName name, CounterStrategy target) implements Counter {
+    private record RoutedCounter(CounterName name, Route route, CounterStrategy target) implements Counter {
+
+        RoutedCounter(CounterName name, Route route) {
+            this(name, route, route.strategy());
+        }
 
         @Override
         public String strategy() {
@@ -129,16 +168,21 @@ final class DefaultCounterService implements CounterService {
         @Override
         public void increment(long delta) {
             target.increment(name, checkDelta(delta));
+            route.increments().increment();
         }
 
         @Override
         public CompletableFuture<Void> incrementDurably(long delta) {
-            return target.incrementDurably(name, checkDelta(delta));
+            CompletableFuture<Void> durable = target.incrementDurably(name, checkDelta(delta));
+            route.increments().increment();
+            return durable;
         }
 
         @Override
         public long incrementAndGet(long delta) {
-            return target.incrementAndGet(name, checkDelta(delta));
+            long value = target.incrementAndGet(name, checkDelta(delta));
+            route.increments().increment();
+            return value;
         }
 
         @Override

@@ -13,6 +13,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -88,6 +90,23 @@ public final class InMemoryCounterStore implements CounterStore {
         maxShards.remove(counter);
         boolean hadDeltas = deltas.remove(counter) != null;
         return counters.remove(counter) != null || hadDeltas;
+    }
+
+    @Override
+    public List<CounterName> counterNames(@Nullable CounterName after, int limit) {
+        TreeSet<CounterName> names = new TreeSet<>();
+        counters.forEach((name, cells) -> {
+            if (!cells.isEmpty()) {
+                names.add(name);
+            }
+        });
+        deltas.forEach((name, log) -> {
+            if (!log.isEmpty()) {
+                names.add(name);
+            }
+        });
+        names.addAll(maxShards.keySet());
+        return (after == null ? names : names.tailSet(after, false)).stream().limit(limit).toList();
     }
 
     @Override

@@ -3,10 +3,12 @@ package dev.counters.spi;
 import dev.counters.CounterName;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Storage for counters, as cells: a counter is the sum of its cells and of its unfolded deltas, and each cell is a
@@ -64,6 +66,12 @@ public interface CounterStore {
      * was any cell or delta.
      */
     boolean delete(CounterName counter);
+
+    /**
+     * Names of the counters that have a cell, a delta or a maximum shard, in the database's order of names, each
+     * once, starting after {@code after} (null: from the first), at most {@code limit}.
+     */
+    List<CounterName> counterNames(@Nullable CounterName after, int limit);
 
     /** Every cell of the counter with its value; empty if it has none. */
     Map<String, Long> cells(CounterName counter);

@@ -3,11 +3,13 @@ package dev.counters.spi;
 import dev.counters.CounterName;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link CounterStore} that passes every call to another one: extend it to add behaviour around a store (metrics,
@@ -24,6 +26,11 @@ public abstract class ForwardingCounterStore implements CounterStore {
     /** The store calls are passed to. */
     protected CounterStore delegate() {
         return delegate;
+    }
+
+    @Override
+    public List<CounterName> counterNames(@Nullable CounterName after, int limit) {
+        return delegate.counterNames(after, limit);
     }
 
     @Override

@@ -80,8 +80,12 @@ final class BufferedStrategy implements CounterStrategy {
     private volatile boolean closing;
     private volatile boolean closed;
 
-    // For log and error messages.
+    // For log and error messages, metrics and health.
     private volatile @Nullable String lastError;
+    private final LongAdder flushes = new LongAdder();
+    private final LongAdder failedFlushes = new LongAdder();
+    private final LongAdder flushNanos = new LongAdder();
+    private volatile long lastFlushedNanos = System.nanoTime();
 
     private static final class Slot {
         final LongAdder pending = new LongAdder();
@@ -91,6 +95,7 @@ final class BufferedStrategy implements CounterStrategy {
     private record Retired(CounterName name, Slot slot, long untilNanos) {
     }
 
+    /** An increment whose caller waits for the flush carrying it; delta 0 only waits (see {@link #flush()}). */
     private record DurableIncrement(CounterName name, long delta, CompletableFuture<Void> done) {
     }
 
@@ -112,8 +117,8 @@ final class BufferedStrategy implements CounterStrategy {
                 .permittedNumberOfCallsInHalfOpenState(1)
                 .ignoreExceptions(CounterOverflowException.class)
                 .build());
-        this.flusher = Thread.ofPlatform().daemon().name("counters-flusher-" + instanceId.substring(0, 8))
-                .start(this::runFlusher);
+        this.flusher = context.newThread("flusher", this::runFlusher);
+        this.flusher.start();
     }
 
     @Override
@@ -209,6 +214,29 @@ final class BufferedStrategy implements CounterStrategy {
         return get(name);
     }
 
+    /** A marker in the queue of durable increments: the next flush takes everything pending with it. */
+    @Override
+    public CompletableFuture<Void> flush() {
+        if (closed) {
+            return CompletableFuture.completedFuture(null); // closing wrote everything it could
+        }
+        DurableIncrement marker = new DurableIncrement(FLUSH_MARKER, 0, new CompletableFuture<>());
+        durableQueue.add(marker);
+        LockSupport.unpark(flusher);
+        return marker.done();
+    }
+
+    private static final CounterName FLUSH_MARKER = CounterName.of("flush-marker");
+
+    @Override
+    public StrategyActivity activity() {
+        boolean pending = inFlight != null || pendingIncrements.sum() != 0 || !durableQueue.isEmpty();
+        Duration lag = pending ? Duration.ofNanos(System.nanoTime() - lastFlushedNanos) : Duration.ZERO;
+        return new StrategyActivity(0, failedFlushes.sum(), 0, new BufferActivity(flushes.sum(), failedFlushes.sum(),
+                Duration.ofNanos(flushNanos.sum()), slots.size(), pendingIncrements.sum(),
+                settings.maxPendingCounters(), lag, lastError));
+    }
+
     // ---- reads: durable value plus what this node holds ----
 
     @Override
@@ -298,12 +326,15 @@ final class BufferedStrategy implements CounterStrategy {
             }
         }
         Batch attempt = batch;
+        long started = System.nanoTime();
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
             breaker.executeSupplier(() -> store.applyBatch(attempt.key(), CELL, attempt.deltas(), clock.instant()));
             inFlight = null;
             lastError = null;
+            lastFlushedNanos = System.nanoTime();
+            flushes.increment();
             consecutiveFailures = 0;
             nextAttemptNanos = 0;
             attempt.durable().forEach(increment -> increment.done().complete(null));
@@ -319,7 +350,7 @@ final class BufferedStrategy implements CounterStrategy {
             rest.remove(nameOf(e));
             List<DurableIncrement> waiting = new ArrayList<>();
             for (DurableIncrement increment : attempt.durable()) {
-                if (increment.name().equals(nameOf(e))) {
+                if (increment.delta() != 0 && increment.name().equals(nameOf(e))) {
                     increment.done().completeExceptionally(e);
                 } else {
                     waiting.add(increment);
@@ -333,12 +364,14 @@ final class BufferedStrategy implements CounterStrategy {
         } catch (RuntimeException e) {
             // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
             consecutiveFailures++;
+            failedFlushes.increment();
             lastError = e.toString();
             nextAttemptNanos = System.nanoTime() + backoff.apply(consecutiveFailures) * 1_000_000;
             log.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
                     attempt.deltas().size(), consecutiveFailures, e.toString());
             return;
         } finally {
+            flushNanos.add(System.nanoTime() - started);
             flushEpoch.incrementAndGet();
             synchronized (room) {
                 room.notifyAll();
@@ -380,7 +413,9 @@ final class BufferedStrategy implements CounterStrategy {
             List<DurableIncrement> durable = new ArrayList<>();
             for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
                 durable.add(increment);
-                deltas.merge(increment.name(), increment.delta(), Long::sum);
+                if (increment.delta() != 0) {
+                    deltas.merge(increment.name(), increment.delta(), Long::sum);
+                }
             }
             deltas.values().removeIf(delta -> delta == 0);
             if (deltas.isEmpty() && durable.isEmpty()) {

@@ -68,6 +68,19 @@ public interface CounterStrategy extends AutoCloseable {
 
     void delete(CounterName name);
 
+    /**
+     * Writes what the strategy holds in memory. The future completes once every increment made before the call is
+     * durable, at once for strategies that hold nothing.
+     */
+    default CompletableFuture<Void> flush() {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Counts of conflicts, retries and refusals so far, and the buffer's state; for metrics and health. */
+    default StrategyActivity activity() {
+        return StrategyActivity.NONE;
+    }
+
     /** Releases resources; a strategy that holds unwritten increments writes them first. */
     @Override
     default void close() {

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,6 +40,7 @@ final class DeltaLogStrategy extends CellStrategy {
     private final RandomGenerator random;
     private final String owner;
     private final Retry appendRetry;
+    private final LongAdder retries = new LongAdder();
     private final Cache<CounterName, Tracker> trackers = Caffeine.newBuilder().maximumSize(100_000).build();
     private final ExecutorService recounter;
 
@@ -63,13 +65,18 @@ final class DeltaLogStrategy extends CellStrategy {
                 .retryExceptions(CounterStoreException.class)
                 .ignoreExceptions(RetryWindowClosed.class)
                 .build());
-        this.recounter = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon()
-                .name("counters-recount-" + owner.substring(0, 8)).factory());
+        this.appendRetry.getEventPublisher().onRetry(event -> retries.increment());
+        this.recounter = Executors.newSingleThreadExecutor(task -> context.newThread("recount", task));
     }
 
     @Override
     public String type() {
         return "delta-log";
+    }
+
+    @Override
+    public StrategyActivity activity() {
+        return new StrategyActivity(0, retries.sum(), 0, null);
     }
 
     @Override

@@ -51,8 +51,7 @@ final class NodeStrategy extends CellStrategy {
             throw new NodeIdInUseException("Node id '" + nodeId + "' is held by another live process; give each "
                     + "process its own node id (a claim lasts " + leaseTtl.toSeconds() + "s after its holder stops)");
         }
-        this.renewer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
-                .name("counters-node-lease-" + nodeId).factory());
+        this.renewer = Executors.newSingleThreadScheduledExecutor(task -> context.newThread("node-lease", task));
         long period = Math.max(1, leaseTtl.toMillis() / 3);
         renewer.scheduleAtFixedRate(this::renewLease, period, period, TimeUnit.MILLISECONDS);
     }

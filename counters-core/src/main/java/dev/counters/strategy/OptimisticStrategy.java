@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Optimistic locking with a version column (seed 004): read the cell's value and version, then
@@ -41,6 +42,9 @@ final class OptimisticStrategy extends CellStrategy {
 
     private final Retry retry;
     private final int maxAttempts;
+    private final LongAdder conflicts = new LongAdder();
+    private final LongAdder retries = new LongAdder();
+    private final LongAdder contentionFailures = new LongAdder();
     // Weak values: a counter nobody is incrementing needs no combiner, and one in use is held by its callers.
     private final Cache<CounterName, Combiner> combiners = Caffeine.newBuilder().weakValues().build();
 
@@ -54,11 +58,17 @@ final class OptimisticStrategy extends CellStrategy {
                 .retryOnResult(OptionalLong::isEmpty)
                 .retryExceptions(TransientStoreException.class)
                 .build());
+        this.retry.getEventPublisher().onRetry(event -> retries.increment());
     }
 
     @Override
     public String type() {
         return "optimistic";
+    }
+
+    @Override
+    public StrategyActivity activity() {
+        return new StrategyActivity(conflicts.sum(), retries.sum(), contentionFailures.sum(), null);
     }
 
     @Override
@@ -131,6 +141,7 @@ final class OptimisticStrategy extends CellStrategy {
             try {
                 OptionalLong committed = retry.executeSupplier(() -> attempt(batch));
                 if (committed.isEmpty()) {
+                    contentionFailures.add(batch.size());
                     fail(batch, new CounterContentionException(name, maxAttempts));
                 } else {
                     batch.forEach(pending -> pending.result().complete(committed.getAsLong()));
@@ -153,8 +164,11 @@ final class OptimisticStrategy extends CellStrategy {
             long value = current.map(VersionedValue::value).orElse(0L);
             long version = current.map(VersionedValue::version).orElse(0L);
             long next = addOrThrow(value, sum, sum);
-            return store.compareAndSet(name, AtomicStrategy.CELL, version, next) ? OptionalLong.of(next)
-                    : OptionalLong.empty();
+            if (store.compareAndSet(name, AtomicStrategy.CELL, version, next)) {
+                return OptionalLong.of(next);
+            }
+            conflicts.increment();
+            return OptionalLong.empty();
         }
 
         private long addOrThrow(long a, long b, long delta) {

@@ -186,6 +186,25 @@ public abstract class CounterStoreContract extends ContractSupport {
     }
 
     @Test
+    void counterNamesPageThroughEveryStoredCounterOnce() {
+        List<CounterName> mine = List.of(name("listed.cell"), name("listed.delta"), name("listed.max"),
+                name("listed.gone"));
+        store().add(mine.get(0), "main", 1);
+        store().appendDelta(mine.get(1), "d1", 2, Instant.now());
+        store().raiseShard(mine.get(2), 0, 3);
+        store().add(mine.get(3), "main", 4);
+        store().delete(mine.get(3));
+
+        List<CounterName> all = new ArrayList<>();
+        CounterName after = null;
+        for (List<CounterName> page; !(page = store().counterNames(after, 7)).isEmpty(); after = page.getLast()) {
+            assertThat(page).hasSizeLessThanOrEqualTo(7);
+            all.addAll(page);
+        }
+        assertThat(all).doesNotHaveDuplicates().containsAll(mine.subList(0, 3)).doesNotContain(mine.get(3));
+    }
+
+    @Test
     void cellsListsEveryCellOfOneCounter() {
         CounterName split = name("split");
         store().add(split, "s0", 1);

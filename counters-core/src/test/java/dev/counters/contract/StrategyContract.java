@@ -8,6 +8,9 @@ import dev.counters.BufferFullException;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
+import dev.counters.StrategyStatistics;
+import dev.counters.strategy.BufferActivity;
+import java.util.concurrent.ThreadFactory;
 import dev.counters.NodeIdInUseException;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.BufferedSettings;
@@ -174,6 +177,11 @@ public abstract class StrategyContract extends ContractSupport {
             assertThat(counters.incrementAndGet(name("x"), 5)).isEqualTo(15);
             assertThat(interfering.compareAndSets).hasValue(4);
             assertThat(counters.get(name("x"))).isEqualTo(15);
+            StrategyStatistics statistics = counters.statistics().getFirst();
+            assertThat(statistics.rule()).isEqualTo(StrategyStatistics.DEFAULT_RULE);
+            assertThat(statistics.increments()).isEqualTo(2);
+            assertThat(statistics.activity().conflicts()).isEqualTo(3);
+            assertThat(statistics.activity().retries()).isEqualTo(3);
         }
     }
 
@@ -192,6 +200,8 @@ public abstract class StrategyContract extends ContractSupport {
                     .hasMessageContaining("nothing was written");
             interfering.conflictNext(0);
             assertThat(counters.get(name("x"))).isEqualTo(10);
+            assertThat(counters.statistics().getFirst().activity().contentionFailures()).isEqualTo(1);
+            assertThat(counters.statistics().getFirst().increments()).as("the refused one is not counted").isEqualTo(1);
         }
     }
 
@@ -461,6 +471,13 @@ public abstract class StrategyContract extends ContractSupport {
             }
             counters.increment(name("c"));
             await().atMost(Duration.ofSeconds(10)).until(() -> flaky.failedBatches.get() >= 1);
+            BufferActivity failing = counters.statistics().getFirst().activity().buffer();
+            assertThat(failing.failing()).isTrue();
+            assertThat(failing.lastFailure()).contains("the store is down");
+            assertThat(failing.full()).isTrue();
+            assertThat(failing.pendingCounters()).isEqualTo(3);
+            assertThat(failing.failedFlushes()).isPositive();
+            assertThat(failing.flushLag()).isPositive();
             assertThatThrownBy(() -> counters.increment(name("d")))
                     .isInstanceOf(BufferFullException.class)
                     .hasMessageContaining("max-pending-counters")
@@ -474,11 +491,35 @@ public abstract class StrategyContract extends ContractSupport {
             flaky.down = false;
             durable.get(30, TimeUnit.SECONDS);
             counters.increment(name("d")); // room again once the flush went through
+            BufferActivity recovered = counters.statistics().getFirst().activity().buffer();
+            assertThat(recovered.failing()).isFalse();
+            assertThat(recovered.flushes()).isPositive();
         }
         try (CounterService reader = service(anotherStore(), Strategies.atomic())) {
             assertThat(reader.get(List.of(name("a"), name("b"), name("c"), name("d"))).values())
                     .containsExactly(2_001L, 2_000L, 1L, 1L);
         }
+    }
+
+    @Test
+    void flushWritesWhatIsPendingWithoutWaitingForTheInterval() throws Exception {
+        List<String> threads = new ArrayList<>();
+        ThreadFactory recording = task -> {
+            Thread thread = Thread.ofVirtual().unstarted(task);
+            threads.add("created");
+            return thread;
+        };
+        BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
+        try (CounterService counters = CounterService.builder(store()).defaultStrategy(Strategies.buffered(hourly))
+                .threadFactory(recording).build();
+                CounterService reader = service(anotherStore(), Strategies.atomic())) {
+            counters.increment(name("flushed"), 7);
+            assertThat(reader.get(name("flushed"))).isZero();
+            counters.flush().get(30, TimeUnit.SECONDS);
+            assertThat(reader.get(name("flushed"))).isEqualTo(7);
+            assertThat(counters.statistics().getFirst().activity().buffer().flushes()).isEqualTo(1);
+        }
+        assertThat(threads).as("the flusher came from the thread factory").hasSize(1);
     }
 
     @Test

@@ -106,8 +106,8 @@ public final class JooqCounterStore implements CounterStore {
         return new Builder(null, Objects.requireNonNull(dsl, "dsl"));
     }
 
-    /** The retry of rolled-back statements, for metrics and tests. */
-    Retry retry() {
+    /** The retry of statements the database rolled back: its events feed metrics. */
+    public Retry retry() {
         return retry;
     }
 
@@ -190,6 +190,21 @@ public final class JooqCounterStore implements CounterStore {
             return tx.dsl().deleteFrom(tables.cells).where(tables.cellsName.eq(counter.value())).execute()
                     + deltas > 0;
         }));
+    }
+
+    @Override
+    public List<CounterName> counterNames(@Nullable CounterName after, int limit) {
+        String from = after == null ? null : after.value();
+        Table<Record1<String>> names = select(tables.cellsName.as(NAME)).from(tables.cells)
+                .union(select(tables.deltasName.as(NAME)).from(tables.deltas))
+                .union(select(tables.maxShardsName.as(NAME)).from(tables.maxShards))
+                .asTable("names");
+        Field<String> name = names.field(NAME, String.class);
+        return runUnnamed("counterNames", () -> dsl.select(name).from(names)
+                .where(from == null ? DSL.noCondition() : name.gt(from))
+                .orderBy(name)
+                .limit(limit)
+                .fetch(row -> CounterName.of(row.value1())));
     }
 
     @Override

@@ -6,8 +6,7 @@ import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceServiceBuilder;
 import dev.counters.spi.CounterStore;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,11 +15,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
- * Gives the application a {@link CounterService} on its {@link DataSource}. Every bean backs off when the
- * application defines its own.
+ * Gives the application a {@link CounterService} and a {@link SequenceService} on its {@link DataSource}. Every bean
+ * backs off when the application defines its own.
  */
 @AutoConfiguration(after = DataSourceAutoConfiguration.class)
 @ConditionalOnClass({CounterService.class, JooqCounterStore.class})
@@ -48,12 +49,19 @@ public final class CountersAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    CounterService counterService(CounterStore counterStore, CountersProperties properties) {
+    CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment) {
         CounterServiceBuilder builder = CounterService.builder(counterStore)
-                .defaultStrategy(factory(properties.defaultStrategy(), properties));
-        properties.counters().forEach((nameOrPattern, counter) ->
-                builder.strategy(nameOrPattern, factory(counter.strategy(), properties)));
+                .defaultStrategy(properties.defaultFactory())
+                .threadFactory(threadFactory(environment));
+        properties.counters().keySet().forEach(nameOrPattern ->
+                builder.strategy(nameOrPattern, properties.factory(nameOrPattern)));
         return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    CountersLifecycle countersLifecycle(CounterService counterService, CountersProperties properties) {
+        return new CountersLifecycle(counterService, properties.buffered().shutdownTimeout());
     }
 
     @Bean(destroyMethod = "close")
@@ -64,15 +72,9 @@ public final class CountersAutoConfiguration {
         return builder.build();
     }
 
-    private static StrategyFactory factory(CountersProperties.StrategyType type, CountersProperties properties) {
-        return switch (type) {
-            case ATOMIC -> Strategies.atomic();
-            case OPTIMISTIC -> Strategies.optimistic(properties.optimistic().settings());
-            case SHARDED -> Strategies.sharded(properties.sharded().settings());
-            case NODE -> Strategies.node(properties.node().settings());
-            case BUFFERED -> Strategies.buffered(properties.buffered().settings());
-            case DELTA_LOG -> Strategies.deltaLog(properties.deltaLog().settings());
-            case MONOTONIC -> Strategies.monotonic(properties.monotonic().settings());
-        };
+    /** Virtual threads when the application enabled them ({@code spring.threads.virtual.enabled}), as Boot does. */
+    private static ThreadFactory threadFactory(Environment environment) {
+        return Threading.VIRTUAL.isActive(environment) ? Thread.ofVirtual().factory()
+                : Thread.ofPlatform().daemon().factory();
     }
 }

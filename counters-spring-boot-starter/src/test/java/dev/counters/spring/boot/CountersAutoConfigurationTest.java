@@ -9,6 +9,10 @@ import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.sequence.SequenceService;
 import dev.counters.spi.CounterStore;
 import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 import java.sql.ResultSet;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -145,6 +149,62 @@ class CountersAutoConfigurationTest {
                 assertThat(context.getStartupFailure()).hasStackTraceContaining("max-attempts must be >= 1"));
         runner.withPropertyValues("counters.counters.[bad/name].strategy=atomic").run(context ->
                 assertThat(context.getStartupFailure()).hasStackTraceContaining("contains '/' at index 3"));
+    }
+
+    @Test
+    void aRuleCanChangeItsStrategysSettings() {
+        runner.withPropertyValues("counters.counters.page-views.strategy=sharded",
+                "counters.counters.page-views.shards=3",
+                "counters.counters.[likes.*].strategy=buffered",
+                "counters.counters.[likes.*].flush-interval=1h",
+                "counters.counters.[orders.*].strategy=optimistic",
+                "counters.counters.[orders.*].max-attempts=1",
+                "counters.buffered.flush-interval=10ms").run(context -> {
+            CounterService counters = context.getBean(CounterService.class);
+            CounterStore store = context.getBean(CounterStore.class);
+            for (int i = 0; i < 300; i++) {
+                counters.increment("page-views");
+            }
+            assertThat(counters.counter("page-views").cells()).hasSize(3);
+            counters.increment("likes.post-1", 2);
+            counters.increment("other", 1);
+            assertThat(counters.get("likes.post-1")).as("pending on this node").isEqualTo(2);
+            assertThat(store.get(dev.counters.CounterName.of("likes.post-1"))).as("not flushed within the hour")
+                    .isZero();
+            counters.flush().join();
+            assertThat(store.get(dev.counters.CounterName.of("likes.post-1"))).isEqualTo(2);
+            assertThat(counters.counter("orders.eu").strategy()).isEqualTo("optimistic");
+        });
+    }
+
+    @Test
+    void aRuleSettingThatDoesNotFitItsStrategyFailsStartup() {
+        runner.withPropertyValues("counters.counters.page-views.shards=4").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "counters.counters.[page-views].shards is a setting of the sharded or monotonic strategy, "
+                                + "but these counters use the atomic strategy"));
+        runner.withPropertyValues("counters.counters.[likes.*].strategy=buffered",
+                "counters.counters.[likes.*].flush-interval=0s").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.counters.[likes.*].*")
+                        .hasStackTraceContaining("flush-interval"));
+        runner.withPropertyValues("counters.counters.x.strategy=sharded", "counters.counters.x.shards=5000")
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasStackTraceContaining("counters.counters.[x].*: sharded shards must be between 1 and 1024, was 5000"));
+    }
+
+    @Test
+    void everyPropertyHasAGeneratedDescription() throws Exception {
+        JsonNode metadata = JsonMapper.builder().build().readTree(getClass().getResourceAsStream(
+                "/META-INF/spring-configuration-metadata.json"));
+        List<String> undescribed = new ArrayList<>();
+        for (JsonNode property : metadata.get("properties")) {
+            String description = property.path("description").asString("");
+            if (description.isBlank() || !Character.isUpperCase(description.charAt(0)) || description.contains("{@")) {
+                undescribed.add(property.get("name").asString());
+            }
+        }
+        assertThat(metadata.get("properties").size()).isGreaterThan(25);
+        assertThat(undescribed).isEmpty();
     }
 
     @Test

@@ -1,0 +1,108 @@
+package dev.counters.spring.boot;
+
+import dev.counters.Counter;
+import dev.counters.CounterService;
+import dev.counters.StrategyStatistics;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import java.util.function.Supplier;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * {@code /actuator/counters}: the configured rules with their strategies, the stored counters with their values (a
+ * page at a time), one counter with its cells, or several by name. Incrementing and resetting a counter are write
+ * operations, refused unless {@code management.endpoint.counters.access=unrestricted}.
+ */
+@Endpoint(id = "counters", defaultAccess = Access.READ_ONLY)
+public class CountersEndpoint {
+
+    /** Counters listed per page. */
+    static final int PAGE_SIZE = 100;
+
+    private final CounterService counters;
+
+    CountersEndpoint(CounterService counters) {
+        this.counters = counters;
+    }
+
+    /**
+     * Without parameters, the rules and the first page of stored counters; {@code after} pages on; {@code names}
+     * reads just those counters.
+     */
+    @ReadOperation
+    public CountersDescriptor counters(String @Nullable [] names, @Nullable String after) {
+        return validated(() -> list(names, after));
+    }
+
+    private CountersDescriptor list(String @Nullable [] names, @Nullable String after) {
+        List<String> listed = names != null ? Arrays.asList(names) : counters.counterNames(after, PAGE_SIZE);
+        List<CounterDescriptor> values = new ArrayList<>();
+        counters.get(listed).forEach((name, value) ->
+                values.add(new CounterDescriptor(name, counters.counter(name).strategy(), value, null)));
+        String next = names == null && listed.size() == PAGE_SIZE ? listed.getLast() : null;
+        return new CountersDescriptor(counters.statistics().stream().map(RuleDescriptor::of).toList(), values, next);
+    }
+
+    @ReadOperation
+    public CounterDescriptor counter(@Selector String name) {
+        return validated(() -> {
+            Counter counter = counters.counter(name);
+            return new CounterDescriptor(name, counter.strategy(), counter.get(), counter.cells());
+        });
+    }
+
+    /** Adds {@code delta} (1 unless given) and returns the new value. */
+    @WriteOperation
+    public CounterDescriptor increment(@Selector String name, @Nullable Long delta) {
+        return validated(() -> {
+            Counter counter = counters.counter(name);
+            long value = counter.incrementAndGet(delta == null ? 1 : delta);
+            return new CounterDescriptor(name, counter.strategy(), value, null);
+        });
+    }
+
+    /** Deletes everything stored for the counter, so that it reads 0. */
+    @DeleteOperation
+    public CounterDescriptor reset(@Selector String name) {
+        return validated(() -> {
+            Counter counter = counters.counter(name);
+            counter.delete();
+            return new CounterDescriptor(name, counter.strategy(), counter.get(), null);
+        });
+    }
+
+    /** A bad name or delta is the caller's mistake: a 400 with the reason, not a server error. */
+    private static <T> T validated(Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
+    }
+
+    /** The endpoint's answer to a listing or a read of several counters. */
+    public record CountersDescriptor(List<RuleDescriptor> rules, List<CounterDescriptor> counters,
+            @Nullable String next) {
+    }
+
+    /** A configured rule: its name or pattern, its strategy, and the increments it took since the start. */
+    public record RuleDescriptor(String rule, String strategy, long increments) {
+
+        static RuleDescriptor of(StrategyStatistics statistics) {
+            return new RuleDescriptor(statistics.rule(), statistics.strategy(), statistics.increments());
+        }
+    }
+
+    /** A counter, its strategy and value, and its stored cells when one counter is read. */
+    public record CounterDescriptor(String name, String strategy, long value, @Nullable Map<String, Long> cells) {
+    }
+}

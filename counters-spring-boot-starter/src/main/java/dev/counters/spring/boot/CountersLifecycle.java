@@ -1,0 +1,60 @@
+package dev.counters.spring.boot;
+
+import dev.counters.CounterService;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Writes buffered increments when the application context stops: after the web server has stopped taking requests
+ * (a lower phase stops later) and well before the {@code DataSource} is closed, which happens only when beans are
+ * destroyed. Closing the service at destruction writes anything that arrived after this.
+ */
+final class CountersLifecycle implements SmartLifecycle {
+
+    /** Below the web server's graceful shutdown phase, so requests have drained before the flush. */
+    static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+    private static final Logger log = LoggerFactory.getLogger(CountersLifecycle.class);
+
+    private final CounterService counters;
+    private final Duration timeout;
+    private volatile boolean running;
+
+    CountersLifecycle(CounterService counters, Duration timeout) {
+        this.counters = counters;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public void start() {
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        try {
+            counters.flush().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // Closing the service retries until its own shutdown timeout; here we only say why it is slow.
+            log.warn("Buffered increments could not be written while stopping: {}", e.toString());
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

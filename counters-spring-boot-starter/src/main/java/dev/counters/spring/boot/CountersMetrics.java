@@ -1,0 +1,115 @@
+package dev.counters.spring.boot;
+
+import dev.counters.CounterService;
+import dev.counters.StrategyStatistics;
+import dev.counters.jdbc.JooqCounterStore;
+import dev.counters.spi.CounterStore;
+import dev.counters.strategy.BufferActivity;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Meters for every configured rule, tagged {@code rule} (the exact name or pattern from configuration, or
+ * {@code (default)}) and {@code strategy}: the configuration bounds their number, where counter names would not.
+ * They read {@link CounterService#statistics()} when the registry asks, so counting costs nothing extra.
+ */
+final class CountersMetrics implements MeterBinder {
+
+    private final CounterService counters;
+    private final CounterStore store;
+
+    CountersMetrics(CounterService counters, CounterStore store) {
+        this.counters = counters;
+        this.store = store;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (StrategyStatistics initial : counters.statistics()) {
+            String rule = initial.rule();
+            Tags tags = Tags.of("rule", rule, "strategy", initial.strategy());
+            count(registry, "counters.increments", "Increments accepted", tags, rule, s -> s.increments());
+            count(registry, "counters.conflicts", "Compare-and-set attempts that found a newer version", tags, rule,
+                    s -> s.activity().conflicts());
+            count(registry, "counters.retries", "Attempts repeated after a conflict or a failure", tags, rule,
+                    s -> s.activity().retries());
+            count(registry, "counters.contention.failures", "Increments refused after every attempt conflicted",
+                    tags, rule, s -> s.activity().contentionFailures());
+            if (initial.activity().buffer() != null) {
+                bindBuffer(registry, tags, rule);
+            }
+        }
+        if (store instanceof JooqCounterStore jooq) {
+            Counter retries = Counter.builder("counters.store.retries")
+                    .description("Statements retried after the database rolled them back")
+                    .register(registry);
+            jooq.retry().getEventPublisher().onRetry(event -> retries.increment());
+        }
+    }
+
+    private void bindBuffer(MeterRegistry registry, Tags tags, String rule) {
+        count(registry, "counters.flushes", "Flushes of buffered increments", tags.and("outcome", "success"), rule,
+                s -> buffer(s).flushes());
+        count(registry, "counters.flushes", "Flushes of buffered increments", tags.and("outcome", "failure"), rule,
+                s -> buffer(s).failedFlushes());
+        FunctionTimer.builder("counters.flush", counters, c -> {
+                    BufferActivity buffer = buffer(statistics(c, rule));
+                    return buffer.flushes() + buffer.failedFlushes();
+                }, c -> buffer(statistics(c, rule)).flushTime().toNanos(), TimeUnit.NANOSECONDS)
+                .description("Time spent in flush attempts")
+                .tags(tags)
+                .register(registry);
+        TimeGauge.builder("counters.flush.lag", counters, TimeUnit.NANOSECONDS,
+                        c -> buffer(statistics(c, rule)).flushLag().toNanos())
+                .description("How long the oldest unwritten increment may have waited")
+                .tags(tags)
+                .register(registry);
+        gauge(registry, "counters.pending.counters", "Counters holding unwritten increments", tags, rule,
+                s -> buffer(s).pendingCounters());
+        gauge(registry, "counters.pending.increments", "Increments made since the last flush started", tags, rule,
+                s -> buffer(s).pendingIncrements());
+        gauge(registry, "counters.pending.counters.limit", "The bound on counters holding unwritten increments",
+                tags, rule, s -> buffer(s).maxPendingCounters());
+    }
+
+    private void count(MeterRegistry registry, String name, String description, Tags tags, String rule,
+            ToDoubleFunction<StrategyStatistics> value) {
+        FunctionCounter.builder(name, counters, c -> value.applyAsDouble(statistics(c, rule)))
+                .description(description)
+                .tags(tags)
+                .register(registry);
+    }
+
+    private void gauge(MeterRegistry registry, String name, String description, Tags tags, String rule,
+            ToDoubleFunction<StrategyStatistics> value) {
+        Gauge.builder(name, counters, c -> value.applyAsDouble(statistics(c, rule)))
+                .description(description)
+                .tags(tags)
+                .register(registry);
+    }
+
+    private static StrategyStatistics statistics(CounterService counters, String rule) {
+        for (StrategyStatistics statistics : counters.statistics()) {
+            if (statistics.rule().equals(rule)) {
+                return statistics;
+            }
+        }
+        throw new IllegalStateException("No strategy for rule " + rule);
+    }
+
+    private static BufferActivity buffer(StrategyStatistics statistics) {
+        BufferActivity buffer = statistics.activity().buffer();
+        if (buffer == null) {
+            throw new IllegalStateException("Not a buffered strategy");
+        }
+        return buffer;
+    }
+}

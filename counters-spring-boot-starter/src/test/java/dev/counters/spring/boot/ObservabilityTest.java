@@ -1,0 +1,154 @@
+package dev.counters.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.CounterStoreException;
+import dev.counters.memory.InMemoryCounterStore;
+import dev.counters.spi.ForwardingCounterStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Meters, the health indicator and the endpoint: present with their libraries, absent without, never failing. */
+class ObservabilityTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withPropertyValues("spring.datasource.generate-unique-name=true")
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                    MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class, CountersAutoConfiguration.class,
+                    CountersMetricsAutoConfiguration.class, CountersHealthAutoConfiguration.class,
+                    CountersEndpointAutoConfiguration.class));
+
+    @Test
+    void metersCountIncrementsFlushesAndPendingDeltasPerRule() {
+        runner.withPropertyValues("counters.counters.[views.*].strategy=buffered",
+                "counters.counters.[views.*].flush-interval=1h",
+                "counters.counters.[orders.*].strategy=optimistic").run(context -> {
+            CounterService counters = context.getBean(CounterService.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            counters.increment("views.home", 3);
+            counters.increment("views.about");
+            counters.increment("orders.eu");
+            counters.increment("other");
+            counters.increment("other");
+
+            assertThat(registry.get("counters.increments").tags("rule", "views.*", "strategy", "buffered")
+                    .functionCounter().count()).isEqualTo(2);
+            assertThat(registry.get("counters.increments").tags("rule", "(default)", "strategy", "atomic")
+                    .functionCounter().count()).isEqualTo(2);
+            assertThat(registry.get("counters.increments").tags("rule", "orders.*").functionCounter().count())
+                    .isEqualTo(1);
+            assertThat(registry.get("counters.conflicts").tags("rule", "orders.*").functionCounter().count()).isZero();
+            assertThat(registry.get("counters.pending.counters").tags("rule", "views.*").gauge().value()).isEqualTo(2);
+            assertThat(registry.get("counters.pending.increments").tags("rule", "views.*").gauge().value())
+                    .isEqualTo(2);
+            assertThat(registry.get("counters.flush.lag").tags("rule", "views.*").timeGauge()
+                    .value(java.util.concurrent.TimeUnit.NANOSECONDS)).isPositive();
+
+            counters.flush().join();
+            assertThat(registry.get("counters.flushes").tags("rule", "views.*", "outcome", "success")
+                    .functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("counters.flush").tags("rule", "views.*").functionTimer().count()).isEqualTo(1);
+            assertThat(registry.find("counters.flushes").tags("rule", "(default)").meter())
+                    .as("only buffered strategies have flush meters").isNull();
+            assertThat(registry.get("counters.store.retries").counter().count()).isZero();
+        });
+    }
+
+    @Test
+    void healthIsDownWhileFlushesFailAndOutOfServiceWhileTheBufferIsFull() {
+        runner.withBean(ControllableStore.class)
+                .withPropertyValues("counters.default-strategy=buffered", "counters.buffered.flush-interval=10ms",
+                        "counters.buffered.max-pending-counters=1")
+                .run(context -> {
+                    ControllableStore store = context.getBean(ControllableStore.class);
+                    CounterService counters = context.getBean(CounterService.class);
+                    HealthIndicator health = context.getBean("countersHealthIndicator", HealthIndicator.class);
+                    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+
+                    store.down = true;
+                    counters.increment("a");
+                    await().atMost(Duration.ofSeconds(10)).until(() -> health.health().getStatus() == Status.DOWN);
+                    assertThat(health.health().getDetails().toString()).contains("the store is down");
+
+                    store.down = false;
+                    await().atMost(Duration.ofSeconds(20)).until(() -> health.health().getStatus() == Status.UP);
+
+                    store.stall = new CountDownLatch(1);
+                    counters.increment("b");
+                    await().atMost(Duration.ofSeconds(10))
+                            .until(() -> health.health().getStatus() == Status.OUT_OF_SERVICE);
+                    store.stall.countDown();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> health.health().getStatus() == Status.UP);
+                    assertThat(counters.getExact("a") + counters.getExact("b")).isEqualTo(2);
+                });
+    }
+
+    @Test
+    void theEndpointExistsOnlyWhenExposed() {
+        runner.run(context -> assertThat(context).doesNotHaveBean(CountersEndpoint.class));
+        runner.withPropertyValues("management.endpoints.web.exposure.include=counters")
+                .run(context -> assertThat(context).hasSingleBean(CountersEndpoint.class));
+    }
+
+    @Test
+    void withoutMicrometerActuatorOrHealthTheCountersStillWork() {
+        ApplicationContextRunner bare = new ApplicationContextRunner()
+                .withPropertyValues("spring.datasource.generate-unique-name=true",
+                        "management.endpoints.web.exposure.include=counters")
+                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                        CountersAutoConfiguration.class, CountersMetricsAutoConfiguration.class,
+                        CountersHealthAutoConfiguration.class, CountersEndpointAutoConfiguration.class))
+                .withClassLoader(new FilteredClassLoader("io.micrometer", "org.springframework.boot.actuate",
+                        "org.springframework.boot.health"));
+        bare.run(context -> {
+            assertThat(context).hasNotFailed()
+                    .doesNotHaveBean(CountersMetrics.class)
+                    .doesNotHaveBean(CountersEndpoint.class)
+                    .doesNotHaveBean("countersHealthIndicator");
+            CounterService counters = context.getBean(CounterService.class);
+            counters.increment("works", 2);
+            assertThat(counters.get("works")).isEqualTo(2);
+        });
+    }
+
+    /** A real in-memory store whose batches can be made to fail, or to wait. */
+    static class ControllableStore extends ForwardingCounterStore {
+
+        volatile boolean down;
+        volatile CountDownLatch stall = new CountDownLatch(0);
+
+        ControllableStore() {
+            super(new InMemoryCounterStore());
+        }
+
+        @Override
+        public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
+            if (down) {
+                throw new CounterStoreException("the store is down (test)", null);
+            }
+            try {
+                stall.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return super.applyBatch(key, cell, deltas, now);
+        }
+    }
+}
