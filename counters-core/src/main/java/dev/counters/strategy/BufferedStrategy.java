@@ -322,6 +322,7 @@ final class BufferedStrategy implements CounterStrategy {
         if (batch == null) {
             batch = collect();
             if (batch == null) {
+                lastFlushedNanos = System.nanoTime(); // nothing pending: everything so far is durable
                 return;
             }
         }

@@ -3,9 +3,6 @@ package dev.counters.examples.webapp;
 import dev.counters.CounterService;
 import java.util.List;
 import java.util.Map;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -15,7 +12,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /counters/{name}/increment[?by=n]} and {@code GET /counters/{name}}; {@code GET /counters?names=a,b}
- * reads several at once.
+ * reads several at once. Bad names and deltas are answered by {@link BadRequestAdvice}.
  */
 @RestController
 @RequestMapping("/counters")
@@ -43,11 +40,5 @@ class CounterController {
     @GetMapping
     Map<String, Long> getAll(@RequestParam List<String> names) {
         return counters.get(names);
-    }
-
-    /** Bad names and deltas are the client's mistake: 400 with the library's message. */
-    @ExceptionHandler({IllegalArgumentException.class, ArithmeticException.class})
-    ProblemDetail badRequest(RuntimeException e) {
-        return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
     }
 }

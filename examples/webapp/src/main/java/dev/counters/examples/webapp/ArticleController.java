@@ -1,0 +1,38 @@
+package dev.counters.examples.webapp;
+
+import dev.counters.CounterService;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code POST /api/articles/{id}/view} and {@code POST /api/articles/{id}/like}: each answers the new total. */
+@RestController
+@RequestMapping("/api/articles/{id}")
+class ArticleController {
+
+    record Views(String article, long views) {
+    }
+
+    record Likes(String article, long likes) {
+    }
+
+    private final CounterService counters;
+
+    ArticleController(CounterService counters) {
+        this.counters = counters;
+    }
+
+    @PostMapping("/view")
+    Views view(@PathVariable String id) {
+        ArticleId article = new ArticleId(id);
+        return new Views(article.value(), counters.incrementAndGet(article.viewsCounter(), 1));
+    }
+
+    /** The total includes this like at once, although it reaches the database with the next flush. */
+    @PostMapping("/like")
+    Likes like(@PathVariable String id) {
+        ArticleId article = new ArticleId(id);
+        return new Likes(article.value(), counters.incrementAndGet(article.likesCounter(), 1));
+    }
+}

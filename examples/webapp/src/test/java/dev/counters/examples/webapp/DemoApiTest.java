@@ -1,0 +1,136 @@
+package dev.counters.examples.webapp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.counters.CounterService;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.json.JsonCompareMode;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+/**
+ * The demo API and page over HTTP, on an in-memory H2 database of their own. Each test uses articles of its own, and
+ * only {@link #ordersGetUniqueIncreasingNumbersAndAreCounted()} places orders, so the exact values hold in any order.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "spring.datasource.url=jdbc:h2:mem:demo-api-test;DB_CLOSE_DELAY=-1")
+@AutoConfigureRestTestClient
+class DemoApiTest {
+
+    @Autowired
+    private RestTestClient http;
+
+    @Autowired
+    private CounterService counters;
+
+    @Test
+    void viewsAndLikesAnswerTheNewTotalAndShowInTheStats() {
+        for (int i = 1; i <= 3; i++) {
+            http.post().uri("/api/articles/intro/view").exchange()
+                    .expectStatus().isOk()
+                    .expectBody().json("{\"article\":\"intro\",\"views\":" + i + "}");
+        }
+        for (int i = 1; i <= 2; i++) {
+            // Buffered: the like is in memory, and reads on this node already include it.
+            http.post().uri("/api/articles/intro/like").exchange()
+                    .expectStatus().isOk()
+                    .expectBody().json("{\"article\":\"intro\",\"likes\":" + i + "}");
+        }
+        http.post().uri("/api/articles/other/like").exchange().expectStatus().isOk();
+
+        http.get().uri("/api/stats?articles=intro,other,never-seen").exchange()
+                .expectStatus().isOk()
+                .expectBody().json("""
+                        {"articles": {
+                            "intro": {"views": 3, "likes": 2},
+                            "other": {"views": 0, "likes": 1},
+                            "never-seen": {"views": 0, "likes": 0}}}
+                        """);
+    }
+
+    @Test
+    void countersUseTheStrategiesConfiguredInApplicationYml() {
+        http.post().uri("/api/articles/configured/view").exchange().expectStatus().isOk();
+        http.post().uri("/api/articles/configured/like").exchange().expectStatus().isOk();
+
+        assertThat(counters.counter("page-views.configured").strategy()).isEqualTo("sharded");
+        assertThat(counters.counter("likes.configured").strategy()).isEqualTo("buffered");
+        assertThat(counters.counter(OrderController.ORDERS).strategy()).isEqualTo("atomic");
+        // One view, so one shard row written: s0, s1, ... whichever the random selection chose.
+        assertThat(counters.counter("page-views.configured").cells()).hasSize(1).allSatisfy((cell, value) -> {
+            assertThat(cell).matches("s\\d+");
+            assertThat(value).isEqualTo(1L);
+        });
+    }
+
+    @Test
+    void ordersGetUniqueIncreasingNumbersAndAreCounted() {
+        List<Long> orderNumbers = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            OrderController.PlacedOrder order = http.post().uri("/api/orders").exchange()
+                    .expectStatus().isCreated()
+                    .expectBody(OrderController.PlacedOrder.class).returnResult().getResponseBody();
+            assertThat(order.orders()).isEqualTo(i);
+            orderNumbers.add(order.orderNumber());
+        }
+        // A fresh database: the sequence starts at 1 and this one caller gets consecutive numbers from its block.
+        assertThat(orderNumbers).containsExactly(1L, 2L, 3L, 4L, 5L);
+
+        http.get().uri("/api/stats").exchange()
+                .expectStatus().isOk()
+                .expectBody().json("{\"articles\":{},\"orders\":5}", JsonCompareMode.STRICT);
+    }
+
+    @Test
+    void badIdsAreBadRequestsAndCountNothing() {
+        String body = http.post().uri("/api/articles/{id}/view", "no spaces").exchange()
+                .expectStatus().isBadRequest()
+                .expectBody(String.class).returnResult().getResponseBody();
+        assertThat(body).contains("\"status\":400").contains("Article id 'no spaces' must be 1 to 64");
+        http.post().uri("/api/articles/{id}/like", "x".repeat(65)).exchange().expectStatus().isBadRequest();
+        http.post().uri("/api/articles/{id}/like", "a.b").exchange().expectStatus().isBadRequest();
+        http.get().uri("/api/stats?articles=fine,not*fine").exchange()
+                .expectStatus().isBadRequest()
+                .expectBody().jsonPath("$.detail").isEqualTo(
+                        "Article id 'not*fine' must be 1 to 64 ASCII letters, digits, '_' or '-'");
+
+        String tooMany = String.join(",", IntStream.rangeClosed(0, StatsController.MAX_ARTICLES)
+                .mapToObj(i -> "a" + i).toList());
+        http.get().uri("/api/stats?articles=" + tooMany).exchange()
+                .expectStatus().isBadRequest()
+                .expectBody().jsonPath("$.detail").isEqualTo("At most 100 articles at once, got 101");
+
+        // "a.b" would be a valid counter name: the API's own check refused it before anything was counted.
+        assertThat(counters.get("likes.a.b")).isZero();
+    }
+
+    @Test
+    void thePageIsServedAndPollsTheStats() {
+        for (String path : List.of("/", "/index.html")) {
+            String page = http.get().uri(path).exchange()
+                    .expectStatus().isOk()
+                    .expectBody(String.class).returnResult().getResponseBody();
+            assertThat(page)
+                    .contains("<title>counters example</title>")
+                    .contains("fetch(url")
+                    .contains("/api/stats?articles=")
+                    .contains("setInterval(refreshStats, POLL_MILLIS)")
+                    .contains("const POLL_MILLIS = 1000;")
+                    .doesNotContain("<script src=");
+        }
+    }
+
+    @Test
+    void healthShowsTheDatabaseInDetail() {
+        http.get().uri("/actuator/health").exchange()
+                .expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.components.db.status").isEqualTo("UP")
+                .jsonPath("$.components.db.details.database").isEqualTo("H2");
+    }
+}
