@@ -1,0 +1,159 @@
+package dev.counters.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The benchmark tool. {@code report} regenerates docs/benchmarks.md and its charts; {@code load} and
+ * {@code sequences} measure chosen workloads; {@code smoke} is the seconds-long run CI makes.
+ *
+ * <pre>
+ * report [--quick]
+ * load      --database mariadb --workload atomic,plain-update --threads 1,8,32 --counters 1,100 --duration 2s
+ * sequences --database mariadb --workload sequence-block,auto-increment --threads 1,8 --duration 2s
+ * smoke
+ * </pre>
+ */
+public final class Benchmarks {
+
+    private Benchmarks() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.jooq.no-logo", "true");
+        System.setProperty("org.jooq.no-tips", "true");
+        if (args.length == 0) {
+            throw new IllegalArgumentException("Usage: report [--quick] | load [options] | sequences [options] | smoke");
+        }
+        Map<String, String> options = options(Arrays.copyOfRange(args, 1, args.length));
+        boolean correct = switch (args[0]) {
+            case "report" -> report(options.containsKey("quick"));
+            case "load" -> load(options).stream().allMatch(LoadResult::correct);
+            case "sequences" -> sequences(options).stream().allMatch(LoadResult::correct);
+            case "smoke" -> print(smoke());
+            default -> throw new IllegalArgumentException("Unknown command '" + args[0] + "'");
+        };
+        System.exit(correct ? 0 : 1);
+    }
+
+    /** A seconds-long run of every workload on H2: proves the driver works and every exact strategy stays exact. */
+    static List<LoadResult> smoke() throws Exception {
+        Duration warmup = Duration.ofMillis(100);
+        Duration duration = Duration.ofMillis(300);
+        List<LoadResult> results = new ArrayList<>();
+        for (Workload.Kind kind : Workloads.counting()) {
+            for (int counters : new int[] {1, 10}) {
+                results.add(LoadDriver.run(BenchDatabase.H2, kind, 2, counters, warmup, duration));
+            }
+        }
+        for (SequenceWorkload.Kind kind : Workloads.sequences()) {
+            results.add(LoadDriver.runSequence(BenchDatabase.H2, kind, 2, warmup, duration));
+        }
+        return results;
+    }
+
+    private static List<LoadResult> load(Map<String, String> options) throws Exception {
+        List<LoadResult> results = new ArrayList<>();
+        for (BenchDatabase database : databases(options)) {
+            for (Workload.Kind kind : selected(options, Workloads.counting(), Workload.Kind::name)) {
+                for (int counters : ints(options.getOrDefault("counters", "1"))) {
+                    for (int threads : ints(options.getOrDefault("threads", "1,8,32"))) {
+                        LoadResult result = LoadDriver.run(database, kind, threads, counters, warmup(options),
+                                duration(options));
+                        System.out.println(result.line());
+                        results.add(result);
+                    }
+                }
+            }
+        }
+        return results;
+    }
+
+    private static List<LoadResult> sequences(Map<String, String> options) throws Exception {
+        List<LoadResult> results = new ArrayList<>();
+        for (BenchDatabase database : databases(options)) {
+            for (SequenceWorkload.Kind kind : selected(options, Workloads.sequences(), SequenceWorkload.Kind::name)) {
+                for (int threads : ints(options.getOrDefault("threads", "1,8"))) {
+                    LoadResult result = LoadDriver.runSequence(database, kind, threads, warmup(options),
+                            duration(options));
+                    System.out.println(result.line());
+                    results.add(result);
+                }
+            }
+        }
+        return results;
+    }
+
+    private static boolean report(boolean quick) throws Exception {
+        Report report = new Report(Path.of("docs"), quick);
+        report.run();
+        return report.allExact();
+    }
+
+    private static boolean print(List<LoadResult> results) {
+        results.forEach(result -> System.out.println(result.line()));
+        return results.stream().allMatch(LoadResult::correct);
+    }
+
+    // ---- options ----
+
+    private static Map<String, String> options(String[] args) {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("Expected an option starting with --, got '" + args[i] + "'");
+            }
+            String key = args[i].substring(2);
+            boolean flag = i + 1 == args.length || args[i + 1].startsWith("--");
+            options.put(key, flag ? "true" : args[++i]);
+        }
+        return options;
+    }
+
+    private static List<BenchDatabase> databases(Map<String, String> options) {
+        return Arrays.stream(options.getOrDefault("database", "h2").split(",")).map(BenchDatabase::parse).toList();
+    }
+
+    private static <T> List<T> selected(Map<String, String> options, List<T> all,
+            java.util.function.Function<T, String> name) {
+        String wanted = options.getOrDefault("workload", "all");
+        if (wanted.equals("all")) {
+            return all;
+        }
+        List<T> chosen = new ArrayList<>();
+        for (String one : wanted.split(",")) {
+            chosen.add(all.stream().filter(kind -> name.apply(kind).equals(one)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("Unknown workload '" + one + "'; known: "
+                            + all.stream().map(name).toList())));
+        }
+        return chosen;
+    }
+
+    private static int[] ints(String list) {
+        return Arrays.stream(list.split(",")).mapToInt(Integer::parseInt).toArray();
+    }
+
+    private static Duration warmup(Map<String, String> options) {
+        return duration(options.getOrDefault("warmup", "1s"));
+    }
+
+    private static Duration duration(Map<String, String> options) {
+        return duration(options.getOrDefault("duration", "2s"));
+    }
+
+    /** {@code 500ms} or {@code 2s}. */
+    static Duration duration(String text) {
+        if (text.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)));
+        }
+        if (text.endsWith("s")) {
+            return Duration.ofMillis(Math.round(Double.parseDouble(text.substring(0, text.length() - 1)) * 1_000));
+        }
+        throw new IllegalArgumentException("Expected a duration like 500ms or 2s, got '" + text + "'");
+    }
+}

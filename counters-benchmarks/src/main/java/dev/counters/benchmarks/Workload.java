@@ -1,0 +1,27 @@
+package dev.counters.benchmarks;
+
+import javax.sql.DataSource;
+
+/** One way of counting that the driver measures: a strategy of this library, or a baseline. */
+interface Workload extends AutoCloseable {
+
+    /** Adds 1 to counter {@code counter}; returning normally means the increment was acknowledged. */
+    void increment(int counter) throws Exception;
+
+    /** Writes anything still pending and stops; then {@link #totals()} reads what is stored. */
+    @Override
+    void close() throws Exception;
+
+    /** The stored value of every counter, read after {@link #close()}. */
+    long[] totals() throws Exception;
+
+    /** Opens a workload on a database, with its own tables. */
+    @FunctionalInterface
+    interface Opener {
+        Workload open(DataSource dataSource, BenchDatabase database, int counters) throws Exception;
+    }
+
+    /** A named workload, as chosen on the command line. */
+    record Kind(String name, String description, Opener opener) {
+    }
+}

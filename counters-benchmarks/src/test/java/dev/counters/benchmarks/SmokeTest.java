@@ -1,0 +1,50 @@
+package dev.counters.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** CI's seconds-long run of the load driver: every workload runs, and every exact one ends exact. */
+class SmokeTest {
+
+    @Test
+    void everyWorkloadRunsAndEndsExact() throws Exception {
+        List<LoadResult> results = Benchmarks.smoke();
+
+        assertThat(results).extracting(LoadResult::workload)
+                .contains("atomic", "optimistic", "sharded", "node", "buffered", "buffered-durable", "delta-log",
+                        "monotonic", "plain-update", "jpa-version", "sequence-block", "sequence-gapless",
+                        "auto-increment", "db-sequence");
+        assertThat(results).allSatisfy(result -> {
+            assertThat(result.correct()).as(result.line()).isTrue();
+            assertThat(result.operations()).as(result.line()).isPositive();
+            assertThat(result.statementsPerOperation()).as(result.line()).isGreaterThanOrEqualTo(0);
+        });
+    }
+
+    @Test
+    void theExactnessCheckCatchesALostIncrement() throws Exception {
+        Workload.Kind losing = new Workload.Kind("losing", "drops every 100th acknowledged increment",
+                (dataSource, database, counters) -> new PlainUpdateWorkload(dataSource, counters) {
+                    private final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
+
+                    @Override
+                    public void increment(int counter) throws Exception {
+                        if (calls.incrementAndGet() % 100 != 0) {
+                            super.increment(counter);
+                        }
+                    }
+                });
+        LoadResult result = LoadDriver.run(BenchDatabase.H2, losing, 2, 1, java.time.Duration.ofMillis(50),
+                java.time.Duration.ofMillis(300));
+        assertThat(result.operations()).isGreaterThan(100);
+        assertThat(result.correct()).isFalse();
+    }
+
+    @Test
+    void durationsAreReadInMillisecondsOrSeconds() {
+        assertThat(Benchmarks.duration("250ms").toMillis()).isEqualTo(250);
+        assertThat(Benchmarks.duration("1.5s").toMillis()).isEqualTo(1_500);
+    }
+}
