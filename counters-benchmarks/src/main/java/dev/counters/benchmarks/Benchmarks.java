@@ -27,7 +27,10 @@ public final class Benchmarks {
     public static void main(String[] args) throws Exception {
         System.setProperty("org.jooq.no-logo", "true");
         System.setProperty("org.jooq.no-tips", "true");
-        if (args.length == 0) {
+        if (args.length == 1) {
+            args = args[0].trim().split("\\s+"); // -Dbenchmark.args="load --database h2" arrives as one argument
+        }
+        if (args.length == 0 || args[0].isEmpty()) {
             throw new IllegalArgumentException("Usage: report [--quick] | load [options] | sequences [options] | smoke");
         }
         Map<String, String> options = options(Arrays.copyOfRange(args, 1, args.length));

@@ -29,7 +29,7 @@ final class Workloads {
                 new Workload.Kind("plain-update", "baseline: UPDATE … SET v = v + 1, one commit each",
                         (dataSource, database, counters) -> new PlainUpdateWorkload(dataSource, counters)),
                 new Workload.Kind("jpa-version", "baseline: Hibernate entity with @Version, retried on conflicts",
-                        (dataSource, database, counters) -> new JpaVersionWorkload(dataSource, counters))));
+                        (dataSource, database, counters) -> new JpaVersionWorkload(dataSource, database, counters))));
         if (RedisWorkload.available()) {
             kinds.add(new Workload.Kind("redis-incr", "baseline: Redis INCR (in memory, no persistence)",
                     RedisWorkload.opener()));
