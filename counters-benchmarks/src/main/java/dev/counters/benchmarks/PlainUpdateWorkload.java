@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.UUID;
 import javax.sql.DataSource;
 
 /** The baseline: one row per counter, {@code UPDATE … SET v = v + 1} per increment, one commit each. */
@@ -16,7 +15,7 @@ class PlainUpdateWorkload implements Workload {
 
     PlainUpdateWorkload(DataSource dataSource, int counters) throws Exception {
         this.dataSource = dataSource;
-        this.table = "plain_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        this.table = FreshTables.name("plain_");
         this.counters = counters;
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, v BIGINT NOT NULL)");

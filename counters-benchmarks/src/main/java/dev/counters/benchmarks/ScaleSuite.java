@@ -107,10 +107,7 @@ final class ScaleSuite {
     }
 
     private static JooqCounterStore store(HikariDataSource pool) {
-        return JooqCounterStore.builder(pool)
-                .tablePrefix("sc" + UUID.randomUUID().toString().replace("-", "").substring(0, 8) + "_")
-                .migrateSchema(true)
-                .build();
+        return FreshTables.store(pool);
     }
 
     private static long usedHeap() {

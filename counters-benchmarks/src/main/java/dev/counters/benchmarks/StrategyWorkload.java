@@ -6,7 +6,6 @@ import dev.counters.strategy.StrategyFactory;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 
@@ -20,10 +19,7 @@ final class StrategyWorkload implements Workload {
     private final boolean durable;
 
     private StrategyWorkload(DataSource dataSource, StrategyFactory strategy, int counters, boolean durable) {
-        this.store = JooqCounterStore.builder(dataSource)
-                .tablePrefix("b" + UUID.randomUUID().toString().replace("-", "").substring(0, 8) + "_")
-                .migrateSchema(true)
-                .build();
+        this.store = FreshTables.store(dataSource);
         this.strategy = strategy;
         this.counters = CounterService.builder(store).defaultStrategy(strategy).build();
         this.names = IntStream.range(0, counters).mapToObj(i -> "bench.c" + i).toArray(String[]::new);

@@ -34,12 +34,15 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.jooq.Condition;
 import org.jooq.Configuration;
 import org.jooq.BatchBindStep;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.Table;
 import org.jooq.Record2;
@@ -408,11 +411,12 @@ public final class JooqCounterStore implements CounterStore {
 
     @Override
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
-        if (independent != null && !run("reserve", sequence, 0,
-                () -> dsl.fetchExists(tables.sequences, tables.sequencesName.eq(sequence.value())))) {
-            // Same reason as createCellOutsideCallerTransaction.
-            independent.createSequence(sequence, start);
-        }
+        createOutsideCallerTransaction("reserve", sequence, tables.sequences,
+                tables.sequencesName.eq(sequence.value()),
+                ctx -> ctx.insertInto(tables.sequences, tables.sequencesName, tables.sequencesNext)
+                        .values(sequence.value(), start)
+                        .onConflict(tables.sequencesName)
+                        .doNothing());
         return run("reserve", sequence, 0, () -> transaction(tx -> {
             Long next = tx.dsl().select(tables.sequencesNext).from(tables.sequences)
                     .where(tables.sequencesName.eq(sequence.value()))
@@ -433,15 +437,6 @@ public final class JooqCounterStore implements CounterStore {
                     .execute();
             return reservation;
         }));
-    }
-
-    private void createSequence(CounterName sequence, long start) {
-        run("createSequence", sequence, 0, () -> dsl.insertInto(tables.sequences, tables.sequencesName,
-                        tables.sequencesNext)
-                .values(sequence.value(), start)
-                .onConflict(tables.sequencesName)
-                .doNothing()
-                .execute());
     }
 
     @Override
@@ -477,20 +472,27 @@ public final class JooqCounterStore implements CounterStore {
                 .execute());
     }
 
-    /**
-     * In a caller's transaction, a missing row is first created in a transaction of its own, by a plain read and an
-     * insert that ignores conflicts. Inserted in the caller's transaction, two callers creating the same row would
-     * race (one fails, or deadlocks under MySQL's gap locks), and the first would block every other until it ends.
-     */
     private void createCellOutsideCallerTransaction(CounterName counter, String cell) {
-        if (independent != null && !run("add", counter, 0, () -> dsl.fetchExists(tables.cells,
-                tables.cellsName.eq(counter.value()), tables.cellsCell.eq(cell)))) {
-            independent.run("add", counter, 0, () -> independent.dsl.insertInto(tables.cells, tables.cellsName,
-                            tables.cellsCell, tables.cellsValue, tables.cellsVersion)
-                    .values(counter.value(), cell, 0L, 1L)
-                    .onConflict(tables.cellsName, tables.cellsCell)
-                    .doNothing()
-                    .execute());
+        createOutsideCallerTransaction("add", counter, tables.cells,
+                tables.cellsName.eq(counter.value()).and(tables.cellsCell.eq(cell)),
+                ctx -> ctx.insertInto(tables.cells, tables.cellsName, tables.cellsCell, tables.cellsValue,
+                                tables.cellsVersion)
+                        .values(counter.value(), cell, 0L, 1L)
+                        .onConflict(tables.cellsName, tables.cellsCell)
+                        .doNothing());
+    }
+
+    /**
+     * In a caller's transaction, a missing row (a counter's cell, a sequence) is first created in a transaction of
+     * its own, by a plain read and an insert that ignores conflicts. Inserted in the caller's transaction, two callers
+     * creating the same row would race (one fails, or deadlocks under MySQL's gap locks), and the first would block
+     * every other until it ends.
+     */
+    private void createOutsideCallerTransaction(String operation, CounterName counter, Table<?> table,
+            Condition exists, Function<DSLContext, Query> insert) {
+        JooqCounterStore own = independent;
+        if (own != null && !run(operation, counter, 0, () -> dsl.fetchExists(table, exists))) {
+            own.run(operation, counter, 0, () -> insert.apply(own.dsl).execute());
         }
     }
 

@@ -59,8 +59,7 @@ public record CountersProperties(
 
     /** The strategy of counters no rule matches. */
     StrategyFactory defaultFactory() {
-        return new CounterProperties(null, null, null, null, null, null, null, null, null, null, null, null, null)
-                .factory("", defaultStrategy, optimistic, sharded, node, buffered, deltaLog, monotonic);
+        return CounterProperties.NO_OVERRIDES.factory("", defaultStrategy, optimistic, sharded, node, buffered, deltaLog, monotonic);
     }
 
     /** The strategy of the counters a rule under {@code counters.counters} names. */
@@ -137,6 +136,10 @@ public record CountersProperties(
             @Nullable Duration flushInterval, @Nullable Long flushThreshold, @Nullable Integer maxPendingCounters,
             @Nullable Boolean decrements, @Nullable Duration recountAfter, @Nullable Long recountAtDeltas,
             @Nullable Boolean readFolded, @Nullable Double chanceToWrite) {
+
+        /** No strategy chosen and no setting changed: the defaults. */
+        static final CounterProperties NO_OVERRIDES = new CounterProperties(null, null, null, null, null, null, null,
+                null, null, null, null, null, null);
 
         StrategyFactory factory(String key, StrategyType defaultStrategy, Optimistic optimistic, Sharded sharded,
                 Node node, Buffered buffered, DeltaLog deltaLog, Monotonic monotonic) {
