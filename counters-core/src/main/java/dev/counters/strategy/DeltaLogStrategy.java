@@ -4,6 +4,8 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterName;
 import dev.counters.CounterStoreException;
+import dev.counters.StoreUnavailableException;
+import dev.counters.TransientStoreException;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -63,7 +65,8 @@ final class DeltaLogStrategy extends CellStrategy {
                         Duration.ofSeconds(1)))
                 // Any store failure: the retry reuses the delta's id, so even an unknown outcome is safe to repeat.
                 .retryExceptions(CounterStoreException.class)
-                .ignoreExceptions(RetryWindowClosed.class)
+                // An unreachable store already cost the pool's connection timeout: fail fast, nothing was written.
+                .ignoreExceptions(RetryWindowClosed.class, StoreUnavailableException.class)
                 .build());
         this.appendRetry.getEventPublisher().onRetry(event -> retries.increment());
         this.recounter = Executors.newSingleThreadExecutor(task -> context.newThread("recount", task));
@@ -83,13 +86,28 @@ final class DeltaLogStrategy extends CellStrategy {
     public void increment(CounterName name, long delta) {
         String id = new UUID(random.nextLong(), random.nextLong()).toString();
         Instant first = clock.instant();
-        appendRetry.executeSupplier(() -> {
-            // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
-            if (clock.instant().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
-                throw new RetryWindowClosed(name);
+        AtomicBoolean maybeApplied = new AtomicBoolean();
+        try {
+            appendRetry.executeSupplier(() -> {
+                // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
+                if (clock.instant().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
+                    throw new RetryWindowClosed(name);
+                }
+                try {
+                    return store.appendDelta(name, id, delta, first);
+                } catch (CounterStoreException e) {
+                    maybeApplied.compareAndSet(false, !(e instanceof TransientStoreException));
+                    throw e;
+                }
+            });
+        } catch (TransientStoreException e) {
+            if (maybeApplied.get()) {
+                // The last attempt wrote nothing, but an earlier one may have: the caller must not read "not applied".
+                throw new CounterStoreException("Appending a delta to counter '" + name + "' failed; an earlier"
+                        + " attempt's outcome is unknown, so the delta may have been applied: " + e.getMessage(), e);
             }
-            return store.appendDelta(name, id, delta, first);
-        });
+            throw e;
+        }
         Tracker tracker = trackers.get(name, key -> new Tracker());
         tracker.appends.incrementAndGet();
         recountIfDue(name, tracker);

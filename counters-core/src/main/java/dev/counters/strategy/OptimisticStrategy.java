@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
+import dev.counters.StoreUnavailableException;
 import dev.counters.TransientStoreException;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.VersionedValue;
@@ -57,6 +58,7 @@ final class OptimisticStrategy extends CellStrategy {
                         settings.maxBackoff()))
                 .retryOnResult(OptionalLong::isEmpty)
                 .retryExceptions(TransientStoreException.class)
+                .ignoreExceptions(StoreUnavailableException.class) // it already waited the pool's timeout
                 .build());
         this.retry.getEventPublisher().onRetry(event -> retries.increment());
     }

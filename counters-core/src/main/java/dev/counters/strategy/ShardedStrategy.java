@@ -5,11 +5,9 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.counters.CounterName;
-import java.time.Clock;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -38,7 +36,7 @@ final class ShardedStrategy extends CellStrategy {
         super(context.store());
         this.settings = settings;
         this.random = context.random();
-        Ticker ticker = ticker(context.clock());
+        Ticker ticker = new ElapsedTicker(context.clock());
         this.shardCounts = Caffeine.newBuilder()
                 .ticker(ticker)
                 .expireAfterWrite(settings.shardCountRefresh())
@@ -49,10 +47,6 @@ final class ShardedStrategy extends CellStrategy {
                 .expireAfterWrite(settings.cachedTotalExpiry())
                 .maximumSize(100_000)
                 .build();
-    }
-
-    private static Ticker ticker(Clock clock) {
-        return () -> TimeUnit.MILLISECONDS.toNanos(clock.millis());
     }
 
     /** The persisted count, raised to the configured one the first time a node with a larger setting uses it. */

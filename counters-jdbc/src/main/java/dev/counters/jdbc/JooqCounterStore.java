@@ -12,6 +12,7 @@ import static org.jooq.impl.DSL.val;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
+import dev.counters.StoreUnavailableException;
 import dev.counters.TransientStoreException;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.DeltaBacklog;
@@ -584,6 +585,7 @@ public final class JooqCounterStore implements CounterStore {
                 .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(5), 2.0, 0.5,
                         Duration.ofMillis(500)))
                 .retryExceptions(TransientStoreException.class)
+                .ignoreExceptions(StoreUnavailableException.class) // it already waited the pool's timeout
                 .build();
 
         private Builder(@Nullable DataSource dataSource, @Nullable DSLContext dsl) {
@@ -641,6 +643,9 @@ public final class JooqCounterStore implements CounterStore {
             if (migrateSchema) {
                 SchemaMigrations.migrate(dataSourceOf(context), context.dialect(), tablePrefix);
             }
+            // Knowing that no connection could be had lets a caller repeat the write: it surely did not happen.
+            context = DSL.using(context.configuration().derive(
+                    new ReachabilityAwareConnectionProvider(context.configuration().connectionProvider())));
             return new JooqCounterStore(context, new CounterTables(tablePrefix),
                     Retry.of("counters-store-" + tablePrefix, retryConfig), callerTransactions, null);
         }

@@ -3,6 +3,7 @@ package dev.counters.jdbc;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
+import dev.counters.StoreUnavailableException;
 import dev.counters.TransientStoreException;
 import java.sql.SQLException;
 import java.util.Set;
@@ -45,6 +46,9 @@ final class SqlFailures {
     static RuntimeException translate(RuntimeException e, String operation, @Nullable CounterName counter,
             long delta) {
         String what = counter == null ? operation : operation + " of counter '" + counter + "'";
+        if (isUnreachable(e)) {
+            return new StoreUnavailableException(what + " wrote nothing: " + e.getMessage(), e);
+        }
         SQLException sql = sqlException(e);
         if (sql == null) {
             return e instanceof DataAccessException ? new CounterStoreException(what + " failed: " + e.getMessage(), e)
@@ -68,6 +72,15 @@ final class SqlFailures {
         return ROLLED_BACK_STATES.contains(state) || UNIQUE_VIOLATION.equals(state)
                 || code == MYSQL_LOCK_WAIT_TIMEOUT || code == MYSQL_DEADLOCK || code == MYSQL_DUPLICATE_KEY
                 || code == H2_CONCURRENT_UPDATE;
+    }
+
+    private static boolean isUnreachable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ReachabilityAwareConnectionProvider.Unreachable) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static @Nullable SQLException sqlException(Throwable e) {

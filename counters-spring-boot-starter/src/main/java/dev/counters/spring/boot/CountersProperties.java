@@ -1,5 +1,6 @@
 package dev.counters.spring.boot;
 
+import dev.counters.NamePattern;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
@@ -51,9 +52,20 @@ public record CountersProperties(
     public CountersProperties {
         counters = counters == null ? Map.of() : new LinkedHashMap<>(counters);
         sequences = sequences == null ? Map.of() : new LinkedHashMap<>(sequences);
+        // Names and patterns are checked here, while binding, so that the failure names the property.
+        counters.keySet().forEach(key -> validateRule("counters.counters", key));
+        sequences.keySet().forEach(key -> validateRule("counters.sequences", key));
         for (Map.Entry<String, CounterProperties> counter : counters.entrySet()) {
             counter.getValue().factory(counter.getKey(), defaultStrategy, optimistic, sharded, node, buffered,
                     deltaLog, monotonic); // fails startup here, naming the property, if an override does not fit
+        }
+    }
+
+    private static void validateRule(String property, String nameOrPattern) {
+        try {
+            NamePattern.validate(nameOrPattern);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(property + ".[" + nameOrPattern + "]: " + e.getMessage(), e);
         }
     }
 

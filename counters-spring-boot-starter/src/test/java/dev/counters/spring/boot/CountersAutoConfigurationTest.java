@@ -129,29 +129,6 @@ class CountersAutoConfigurationTest {
     }
 
     @Test
-    void invalidStrategySettingsFailStartupNamingTheProperty() {
-        runner.withPropertyValues("counters.sharded.shards=0").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.sharded")
-                    .hasStackTraceContaining("shards must be between 1 and 1024, was 0");
-        });
-        runner.withPropertyValues("counters.node.id=bad id").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.node")
-                    .hasStackTraceContaining("Node id 'bad id' is invalid");
-        });
-        runner.withPropertyValues("counters.monotonic.chance-to-write=1.5").run(context ->
-                assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.monotonic")
-                        .hasStackTraceContaining("chance-to-write must be between 0.0 and 1.0, was 1.5"));
-        runner.withPropertyValues("counters.buffered.max-pending-counters=-1").run(context ->
-                assertThat(context.getStartupFailure()).hasStackTraceContaining("max-pending-counters must be >= 1"));
-        runner.withPropertyValues("counters.optimistic.max-attempts=0").run(context ->
-                assertThat(context.getStartupFailure()).hasStackTraceContaining("max-attempts must be >= 1"));
-        runner.withPropertyValues("counters.counters.[bad/name].strategy=atomic").run(context ->
-                assertThat(context.getStartupFailure()).hasStackTraceContaining("contains '/' at index 3"));
-    }
-
-    @Test
     void aRuleCanChangeItsStrategysSettings() {
         runner.withPropertyValues("counters.counters.page-views.strategy=sharded",
                 "counters.counters.page-views.shards=3",
@@ -205,15 +182,6 @@ class CountersAutoConfigurationTest {
         }
         assertThat(metadata.get("properties").size()).isGreaterThan(25);
         assertThat(undescribed).isEmpty();
-    }
-
-    @Test
-    void anUnknownStrategyFailsStartupNamingTheProperty() {
-        runner.withPropertyValues("counters.default-strategy=magic").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("magic");
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.default-strategy");
-        });
     }
 
     @Test

@@ -1,0 +1,127 @@
+package dev.counters.history;
+
+import dev.counters.BufferFullException;
+import dev.counters.CounterContentionException;
+import dev.counters.NodeIdInUseException;
+import dev.counters.TransientStoreException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * A record of what clients did and what they were told, for {@link CounterChecker} and {@link SequenceChecker}: each
+ * operation is invoked, then completes as {@link Outcome#OK}, {@link Outcome#FAILED} (certainly not applied) or
+ * {@link Outcome#UNKNOWN} (maybe applied: the connection broke while its commit was in flight). Events are ordered
+ * by one logical clock, so "acknowledged before this read began" is exact, whatever the threads did.
+ */
+public final class History {
+
+    /** What a client was told about an operation. */
+    public enum Outcome {
+        OK, FAILED, UNKNOWN;
+
+        /**
+         * The outcome the library promises for a failure: the exceptions it documents as "nothing was written" are
+         * {@link #FAILED}; anything else, a lost connection above all, is {@link #UNKNOWN}.
+         */
+        public static Outcome of(Throwable failure) {
+            return failure instanceof TransientStoreException || failure instanceof IllegalArgumentException
+                    || failure instanceof ArithmeticException || failure instanceof BufferFullException
+                    || failure instanceof CounterContentionException || failure instanceof NodeIdInUseException
+                    ? FAILED : UNKNOWN;
+        }
+    }
+
+    /** An increment of {@code delta}; its outcome and completion tick are set once. */
+    public static final class Add {
+        final String counter;
+        final long delta;
+        final long invokedAt;
+        volatile long completedAt = Long.MAX_VALUE;
+        volatile Outcome outcome = Outcome.UNKNOWN;
+
+        Add(String counter, long delta, long invokedAt) {
+            this.counter = counter;
+            this.delta = delta;
+            this.invokedAt = invokedAt;
+        }
+    }
+
+    /** A read of a counter, with the value returned if it succeeded. */
+    record Read(String counter, long invokedAt, long completedAt, long value) {
+    }
+
+    private final AtomicLong ticks = new AtomicLong();
+    private final ConcurrentLinkedQueue<Add> adds = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
+
+    /** Records an increment as it is invoked; complete it with {@link #complete(Add, Outcome)}. */
+    public Add invoke(String counter, long delta) {
+        Add add = new Add(counter, delta, ticks.incrementAndGet());
+        adds.add(add);
+        return add;
+    }
+
+    public void complete(Add add, Outcome outcome) {
+        add.outcome = outcome;
+        add.completedAt = ticks.incrementAndGet();
+    }
+
+    /**
+     * Runs {@code increment}, recording it: {@link Outcome#OK} if it returns, otherwise as {@link Outcome#of}
+     * classifies the exception. Returns the outcome; the exception is not rethrown.
+     */
+    public Outcome add(String counter, long delta, Runnable increment) {
+        Add add = invoke(counter, delta);
+        try {
+            increment.run();
+            complete(add, Outcome.OK);
+        } catch (RuntimeException e) {
+            complete(add, Outcome.of(e));
+        }
+        return add.outcome;
+    }
+
+    /** Runs {@code read}, recording the value it returned; a read that fails is not recorded (it returned nothing). */
+    public boolean read(String counter, LongSupplier read) {
+        long invokedAt = ticks.incrementAndGet();
+        long value;
+        try {
+            value = read.getAsLong();
+        } catch (RuntimeException e) {
+            return false;
+        }
+        reads.add(new Read(counter, invokedAt, ticks.incrementAndGet(), value));
+        return true;
+    }
+
+    List<Add> adds(String counter) {
+        List<Add> result = new ArrayList<>();
+        for (Add add : adds) {
+            if (add.counter.equals(counter)) {
+                result.add(add);
+            }
+        }
+        return result;
+    }
+
+    List<Read> reads(String counter) {
+        return reads.stream().filter(read -> read.counter().equals(counter)).toList();
+    }
+
+    /** Every counter incremented so far. */
+    public List<String> counters() {
+        return adds.stream().map(add -> add.counter).distinct().sorted().toList();
+    }
+
+    /** How many increments completed with {@code outcome}. */
+    public long count(Outcome outcome) {
+        return adds.stream().filter(add -> add.outcome == outcome && add.completedAt != Long.MAX_VALUE).count();
+    }
+
+    public long reads() {
+        return reads.size();
+    }
+}

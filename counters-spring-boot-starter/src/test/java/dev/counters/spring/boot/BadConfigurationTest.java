@@ -1,0 +1,67 @@
+package dev.counters.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.UUID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * Invalid configuration fails startup with a message that names the property and the problem, before any counter is
+ * written.
+ */
+class BadConfigurationTest {
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            counters.default-strategy=magic                     | counters.default-strategy | magic
+            counters.sequences.[a b].mode=gapless               | counters.sequences        | contains ' ' at index 1
+            counters.counters.[views].strategy=sharding         | counters.counters         | sharding
+            counters.sharded.shards=-1                          | counters.sharded          | shards must be between 1 and 1024, was -1
+            counters.sharded.shards=0                           | counters.sharded          | shards must be between 1 and 1024, was 0
+            counters.monotonic.chance-to-write=1.5              | counters.monotonic        | chance-to-write must be between 0.0 and 1.0, was 1.5
+            counters.monotonic.chance-to-write=-0.1             | counters.monotonic        | chance-to-write must be between 0.0 and 1.0, was -0.1
+            counters.buffered.max-pending-counters=-1           | counters.buffered         | max-pending-counters must be >= 1, was -1
+            counters.buffered.flush-threshold=-5                | counters.buffered         | flush-threshold must be >= 1, was -5
+            counters.buffered.flush-interval=-1s                | counters.buffered         | flush-interval must be positive, was PT-1S
+            counters.optimistic.max-attempts=0                  | counters.optimistic       | max-attempts must be >= 1
+            counters.sequences.[orders].block-size=-5           | counters.sequences        | block-size must be >= 1, was -5
+            counters.node.id=bad id                             | counters.node             | Node id 'bad id' is invalid
+            counters.counters.[bad/name].strategy=atomic        | counters.counters         | contains '/' at index 3
+            counters.counters.[views].shards=4                  | counters.counters         | shards is a setting of the sharded or monotonic strategy
+            counters.jdbc.table-prefix=x;DROP                   | counters.jdbc             | Table prefix 'x;DROP' is invalid
+            """)
+    void invalidConfigurationFailsStartupNamingThePropertyAndWritesNothing(String property, String prefix,
+            String problem) throws Exception {
+        String url = "jdbc:h2:mem:bad" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+        new ApplicationContextRunner()
+                .withPropertyValues("spring.datasource.url=" + url, property)
+                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                        CountersAutoConfiguration.class))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining(prefix)
+                            .hasStackTraceContaining(problem);
+                });
+        try (Connection connection = DriverManager.getConnection(url, "sa", "");
+                Statement statement = connection.createStatement();
+                ResultSet tables = statement.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES "
+                        + "WHERE TABLE_SCHEMA = 'PUBLIC' AND TABLE_NAME IN ('COUNTER_CELLS', 'COUNTER_SEQUENCES')")) {
+            tables.next();
+            if (tables.getInt(1) > 0) {
+                try (ResultSet rows = connection.createStatement().executeQuery(
+                        "SELECT (SELECT COUNT(*) FROM COUNTER_CELLS) + (SELECT COUNT(*) FROM COUNTER_SEQUENCES)")) {
+                    rows.next();
+                    assertThat(rows.getLong(1)).as("rows written").isZero();
+                }
+            }
+        }
+    }
+}
