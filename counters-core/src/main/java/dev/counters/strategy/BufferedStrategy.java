@@ -3,6 +3,8 @@ package dev.counters.strategy;
 import dev.counters.BufferFullException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
+import dev.counters.CounterStoreException;
+import dev.counters.TransientStoreException;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -52,6 +54,9 @@ final class BufferedStrategy implements CounterStrategy {
     /** Idle slots leave the map, but are drained for this long after, for any add that raced the eviction. */
     private static final Duration GRAVEYARD_TIME = Duration.ofMinutes(1);
 
+    /** How long a read waits for the retry of a flush whose outcome is unknown before it gives up. */
+    private static final Duration UNCERTAIN_READ_WAIT = Duration.ofSeconds(2);
+
     private static final long THRESHOLD_POLL_NANOS = Duration.ofMillis(5).toNanos();
 
     private final CounterStore store;
@@ -65,6 +70,8 @@ final class BufferedStrategy implements CounterStrategy {
 
     // Written by the flusher thread only; volatile for readers.
     private volatile @Nullable Batch inFlight;
+    /** The batch in flight may have been applied (its last attempt's outcome is unknown): reads cannot add it. */
+    private volatile boolean inFlightUncertain;
     /** Odd while the flusher moves deltas between the slots, the batch in flight and the store: reads wait. */
     private final AtomicLong flushEpoch = new AtomicLong();
     private final List<Retired> graveyard = new ArrayList<>();
@@ -105,7 +112,7 @@ final class BufferedStrategy implements CounterStrategy {
 
     BufferedStrategy(StrategyContext context, BufferedSettings settings) {
         this.store = context.store();
-        this.clock = context.clock();
+        this.clock = new SteadyClock(context.clock()); // flush keys' timestamps must not jump with the wall clock
         this.settings = settings;
         this.instanceId = context.instanceId();
         this.breaker = CircuitBreaker.of("counters-buffered-" + instanceId, CircuitBreakerConfig.custom()
@@ -246,8 +253,19 @@ final class BufferedStrategy implements CounterStrategy {
 
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
+        long deadline = System.nanoTime() + UNCERTAIN_READ_WAIT.toNanos();
         while (true) {
             long epoch = flushEpoch.get();
+            if (inFlightUncertain) {
+                // The store may or may not hold the batch being retried: adding it could count it twice. Wait for the
+                // retry to settle it, or fail rather than return a wrong value.
+                if (System.nanoTime() > deadline) {
+                    throw new CounterStoreException("The value of " + names + " is uncertain while a flush whose "
+                            + "outcome is unknown is retried: " + lastError, null);
+                }
+                LockSupport.parkNanos(1_000_000);
+                continue;
+            }
             if ((epoch & 1) != 0) {
                 LockSupport.parkNanos(50_000); // a flush is moving deltas: wait for it
                 continue;
@@ -326,6 +344,13 @@ final class BufferedStrategy implements CounterStrategy {
                 return;
             }
         }
+        if (batch.deltas().isEmpty()) {
+            // Only callers waiting for what came before them, which is durable already: nothing to write.
+            inFlight = null;
+            lastFlushedNanos = System.nanoTime();
+            batch.durable().forEach(increment -> increment.done().complete(null));
+            return;
+        }
         Batch attempt = batch;
         long started = System.nanoTime();
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
@@ -333,6 +358,7 @@ final class BufferedStrategy implements CounterStrategy {
             inFlight = attempt;
             breaker.executeSupplier(() -> store.applyBatch(attempt.key(), CELL, attempt.deltas(), clock.instant()));
             inFlight = null;
+            inFlightUncertain = false;
             lastError = null;
             lastFlushedNanos = System.nanoTime();
             flushes.increment();
@@ -358,12 +384,14 @@ final class BufferedStrategy implements CounterStrategy {
                 }
             }
             inFlight = new Batch(attempt.key(), rest, waiting);
+            inFlightUncertain = false; // refused whole: no earlier attempt of this key can have been applied
             return;
         } catch (CallNotPermittedException e) {
             nextAttemptNanos = System.nanoTime() + Duration.ofMillis(200).toNanos();
             return;
         } catch (RuntimeException e) {
             // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
+            inFlightUncertain = !(e instanceof TransientStoreException);
             consecutiveFailures++;
             failedFlushes.increment();
             lastError = e.toString();

@@ -29,6 +29,8 @@ public interface CounterStrategy extends AutoCloseable {
         try {
             increment(name, delta);
             return CompletableFuture.completedFuture(null);
+        } catch (IllegalArgumentException e) {
+            throw e; // bad input is refused at once, as by every other method
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -39,6 +39,8 @@ final class DeltaLogStrategy extends CellStrategy {
 
     private final DeltaLogSettings settings;
     private final Clock clock;
+    /** For the timestamps retries depend on: they must not jump with the wall clock. */
+    private final Clock steady;
     private final RandomGenerator random;
     private final String owner;
     private final Retry appendRetry;
@@ -57,6 +59,7 @@ final class DeltaLogStrategy extends CellStrategy {
         super(context.store());
         this.settings = settings;
         this.clock = context.clock();
+        this.steady = new SteadyClock(clock);
         this.random = context.random();
         this.owner = context.instanceId();
         this.appendRetry = Retry.of("counters-delta-log", RetryConfig.custom()
@@ -85,12 +88,12 @@ final class DeltaLogStrategy extends CellStrategy {
     @Override
     public void increment(CounterName name, long delta) {
         String id = new UUID(random.nextLong(), random.nextLong()).toString();
-        Instant first = clock.instant();
+        Instant first = steady.instant();
         AtomicBoolean maybeApplied = new AtomicBoolean();
         try {
             appendRetry.executeSupplier(() -> {
                 // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
-                if (clock.instant().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
+                if (steady.instant().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
                     throw new RetryWindowClosed(name);
                 }
                 try {
@@ -166,7 +169,7 @@ final class DeltaLogStrategy extends CellStrategy {
     }
 
     private Instant purgeBefore() {
-        return clock.instant().minus(settings.foldedRetention());
+        return steady.instant().minus(settings.foldedRetention());
     }
 
     /** An append stopped retrying: too long has passed to be sure a retry would be recognised. */

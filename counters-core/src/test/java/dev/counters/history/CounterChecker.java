@@ -27,6 +27,17 @@ public final class CounterChecker {
     private CounterChecker() {
     }
 
+    /** What a read promises to see. */
+    public enum Reads {
+        /** Every increment acknowledged before the read began, by any client. */
+        LINEARIZABLE,
+        /**
+         * Only the increments acknowledged to its own session (application node) before it began: a buffered
+         * counter reads what is stored plus what its own node holds, not what other nodes have yet to flush.
+         */
+        READ_YOUR_WRITES
+    }
+
     /** What the check found for one counter. */
     public record Result(String counter, boolean valid, String problem, long finalValue, long acknowledged, int ok,
             int failed, int unknown, int unknownApplied, int reads) {
@@ -41,6 +52,11 @@ public final class CounterChecker {
 
     /** Checks {@code counter}, whose value once every operation completed is {@code finalValue}. */
     public static Result check(History history, String counter, long finalValue) {
+        return check(history, counter, finalValue, Reads.LINEARIZABLE);
+    }
+
+    /** As {@link #check(History, String, long)}, with reads held to {@code reads}. */
+    public static Result check(History history, String counter, long finalValue, Reads reads) {
         List<Add> adds = history.adds(counter);
         long acknowledged = 0;
         int ok = 0;
@@ -57,8 +73,8 @@ public final class CounterChecker {
                 case UNKNOWN -> unknown.add(add.delta);
             }
         }
-        List<Read> reads = history.reads(counter);
-        String problem = readProblem(adds, reads);
+        List<Read> done = history.reads(counter);
+        String problem = readProblem(adds, done, reads);
         int applied = -1;
         if (problem == null) {
             if (unknown.size() > MAX_UNKNOWN) {
@@ -75,7 +91,7 @@ public final class CounterChecker {
             }
         }
         return new Result(counter, problem == null, problem == null ? "" : problem, finalValue, acknowledged, ok,
-                failed, unknown.size(), Math.max(applied, 0), reads.size());
+                failed, unknown.size(), Math.max(applied, 0), done.size());
     }
 
     /**
@@ -127,12 +143,13 @@ public final class CounterChecker {
     }
 
     /** The first read outside its bounds, described; null when every read is within them. */
-    private static String readProblem(List<Add> adds, List<Read> reads) {
+    private static String readProblem(List<Add> adds, List<Read> reads, Reads promise) {
         for (Read read : reads) {
             long lower = 0;
             long upper = 0;
             for (Add add : adds) {
-                boolean certain = add.outcome == Outcome.OK && add.completedAt < read.invokedAt();
+                boolean certain = add.outcome == Outcome.OK && add.completedAt < read.invokedAt()
+                        && (promise == Reads.LINEARIZABLE || add.session.equals(read.session()));
                 boolean possible = add.outcome != Outcome.FAILED && add.invokedAt < read.completedAt();
                 if (add.delta > 0) {
                     lower += certain ? add.delta : 0;
@@ -152,7 +169,13 @@ public final class CounterChecker {
 
     /** Checks every counter of the history against its final value, as {@code finalValue} reads it. */
     public static List<Result> checkAll(History history, java.util.function.ToLongFunction<String> finalValue) {
-        return history.counters().stream().map(counter -> check(history, counter, finalValue.applyAsLong(counter)))
-                .toList();
+        return checkAll(history, finalValue, Reads.LINEARIZABLE);
+    }
+
+    /** As {@link #checkAll(History, java.util.function.ToLongFunction)}, with reads held to {@code reads}. */
+    public static List<Result> checkAll(History history, java.util.function.ToLongFunction<String> finalValue,
+            Reads reads) {
+        return history.counters().stream()
+                .map(counter -> check(history, counter, finalValue.applyAsLong(counter), reads)).toList();
     }
 }

@@ -36,13 +36,15 @@ public final class History {
 
     /** An increment of {@code delta}; its outcome and completion tick are set once. */
     public static final class Add {
+        final String session;
         final String counter;
         final long delta;
         final long invokedAt;
         volatile long completedAt = Long.MAX_VALUE;
         volatile Outcome outcome = Outcome.UNKNOWN;
 
-        Add(String counter, long delta, long invokedAt) {
+        Add(String session, String counter, long delta, long invokedAt) {
+            this.session = session;
             this.counter = counter;
             this.delta = delta;
             this.invokedAt = invokedAt;
@@ -50,7 +52,7 @@ public final class History {
     }
 
     /** A read of a counter, with the value returned if it succeeded. */
-    record Read(String counter, long invokedAt, long completedAt, long value) {
+    record Read(String session, String counter, long invokedAt, long completedAt, long value) {
     }
 
     private final AtomicLong ticks = new AtomicLong();
@@ -59,7 +61,12 @@ public final class History {
 
     /** Records an increment as it is invoked; complete it with {@link #complete(Add, Outcome)}. */
     public Add invoke(String counter, long delta) {
-        Add add = new Add(counter, delta, ticks.incrementAndGet());
+        return invoke("", counter, delta);
+    }
+
+    /** As {@link #invoke(String, long)}, by a client of {@code session} (an application node). */
+    public Add invoke(String session, String counter, long delta) {
+        Add add = new Add(session, counter, delta, ticks.incrementAndGet());
         adds.add(add);
         return add;
     }
@@ -74,7 +81,12 @@ public final class History {
      * classifies the exception. Returns the outcome; the exception is not rethrown.
      */
     public Outcome add(String counter, long delta, Runnable increment) {
-        Add add = invoke(counter, delta);
+        return add("", counter, delta, increment);
+    }
+
+    /** As {@link #add(String, long, Runnable)}, by a client of {@code session} (an application node). */
+    public Outcome add(String session, String counter, long delta, Runnable increment) {
+        Add add = invoke(session, counter, delta);
         try {
             increment.run();
             complete(add, Outcome.OK);
@@ -86,6 +98,11 @@ public final class History {
 
     /** Runs {@code read}, recording the value it returned; a read that fails is not recorded (it returned nothing). */
     public boolean read(String counter, LongSupplier read) {
+        return read("", counter, read);
+    }
+
+    /** As {@link #read(String, LongSupplier)}, by a client of {@code session} (an application node). */
+    public boolean read(String session, String counter, LongSupplier read) {
         long invokedAt = ticks.incrementAndGet();
         long value;
         try {
@@ -93,7 +110,7 @@ public final class History {
         } catch (RuntimeException e) {
             return false;
         }
-        reads.add(new Read(counter, invokedAt, ticks.incrementAndGet(), value));
+        reads.add(new Read(session, counter, invokedAt, ticks.incrementAndGet(), value));
         return true;
     }
 

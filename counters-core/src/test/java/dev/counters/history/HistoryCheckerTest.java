@@ -119,6 +119,18 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void readYourWritesHoldsAReadOnlyToItsOwnSessionsAcknowledgements() {
+        History history = new History();
+        history.add("node-a", "c", 10, APPLIED);
+        history.add("node-b", "c", 20, APPLIED);
+        history.read("node-a", "c", () -> 10); // node b's 20 is not flushed yet: node a cannot see it
+        assertThat(CounterChecker.check(history, "c", 30, CounterChecker.Reads.READ_YOUR_WRITES).valid()).isTrue();
+        assertThat(CounterChecker.check(history, "c", 30).valid()).as("not linearizable").isFalse();
+        history.read("node-b", "c", () -> 10); // but node b must see its own 20
+        assertThat(CounterChecker.check(history, "c", 30, CounterChecker.Reads.READ_YOUR_WRITES).valid()).isFalse();
+    }
+
+    @Test
     void tooManyUnknownOutcomesOnOneCounterAreReportedNotGuessed() {
         History history = new History();
         for (int i = 0; i <= CounterChecker.MAX_UNKNOWN; i++) {

@@ -1,0 +1,233 @@
+package dev.counters.jdbc.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.history.CounterChecker;
+import dev.counters.history.History;
+import dev.counters.history.SequenceChecker;
+import dev.counters.history.UniqueDeltas;
+import dev.counters.jdbc.JooqCounterStore;
+import dev.counters.jdbc.testing.MySqlFaultProxy;
+import dev.counters.sequence.SequenceService;
+import dev.counters.sequence.SequenceSettings;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.Strategies;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Connections cut by a proxy between the application and MariaDB, most of them after the server committed and
+ * before its reply arrived: every exact strategy still counts each acknowledged increment once, and an increment
+ * whose outcome was unknown at most once; sequences never hand out a number twice. The negative control shows that
+ * the same faults make a naive retried {@code UPDATE v = v + ?} over-count, so these checks can fail.
+ */
+class AmbiguousCommitsTest {
+
+    private static final int INJECTIONS = 500;
+    private static final int NODES = 4;
+    private static final int WRITERS_PER_NODE = 2;
+    /** Enough counters that each sees few unknown outcomes, which keeps the subset-sum check sharp. */
+    private static final int COUNTERS = 64;
+
+    private static HikariDataSource direct;
+
+    @BeforeAll
+    static void startServer() {
+        direct = FaultyMariaDb.directPool();
+    }
+
+    @AfterAll
+    static void closePool() {
+        direct.close();
+    }
+
+    static Stream<Arguments> exactStrategies() {
+        return Stream.of(
+                Arguments.of("atomic", Strategies.atomic(), false, NODES),
+                Arguments.of("optimistic", Strategies.optimistic(), false, NODES),
+                Arguments.of("sharded", Strategies.sharded(), false, NODES),
+                Arguments.of("node", Strategies.node(NodeSettings.defaults()), true, NODES),
+                Arguments.of("delta-log", Strategies.deltaLog(DeltaLogSettings.defaults().withRecountAtDeltas(100)),
+                        false, NODES),
+                // A flusher backs off after a failed flush, so more nodes (one flusher each) meet the faults.
+                Arguments.of("buffered", Strategies.buffered(BufferedSettings.defaults()
+                        .withFlushInterval(Duration.ofMillis(5))), false, 16));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactStrategies")
+    void everyAcknowledgedIncrementCountsOnceAndEveryUnknownOneAtMostOnce(String strategy, StrategyFactory factory,
+            boolean decrements, int nodeCount) throws Exception {
+        String prefix = FaultyMariaDb.freshSchema(direct);
+        long seed = ThreadLocalRandom.current().nextLong();
+        History history = new History();
+        boolean buffered = strategy.equals("buffered");
+        // Buffered increments have no unknown outcomes to spread; fewer counters make shorter flushes.
+        List<String> counters = Workload.names(strategy + ".", buffered ? COUNTERS / 4 : COUNTERS);
+        // Buffered increments never wait for the database, so they can take small deltas (no 64-bit overflow).
+        UniqueDeltas deltas = buffered
+                ? UniqueDeltas.between(new Random(seed), 1, 1L << 31, false)
+                : decrements ? UniqueDeltas.between(new Random(seed), 1L << 39, 1L << 40, true)
+                : UniqueDeltas.large(new Random(seed));
+        try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);
+                HikariDataSource pool = FaultyMariaDb.pool(proxy.port(), 4 * NODES)) {
+            JooqCounterStore store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
+            List<CounterService> nodes = new ArrayList<>();
+            for (int n = 0; n < nodeCount; n++) {
+                nodes.add(CounterService.builder(store).defaultStrategy(factory).build());
+            }
+            // A flush is one transaction, a commit per flush: it takes more faults per commit to meet 500 of them.
+            if (buffered) {
+                proxy.inject(0.3, 0.05, 0, INJECTIONS + 20);
+            } else {
+                proxy.inject(0.08, 0.03, 0.003, INJECTIONS + 20);
+            }
+            long started = System.nanoTime();
+            Workload workload = new Workload();
+            if (buffered) {
+                workload.pauseBetweenOperations(Duration.ofMillis(1));
+            }
+            for (CounterService node : nodes) {
+                workload.increments(node, history, counters, deltas, Math.max(1, NODES * WRITERS_PER_NODE / nodeCount));
+            }
+            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120).close();
+            nodes.forEach(CounterService::close); // buffered: writes what is pending
+            long seconds = (System.nanoTime() - started) / 1_000_000_000;
+
+            JooqCounterStore reader = JooqCounterStore.builder(direct).tablePrefix(prefix).build();
+            // A buffered read sees what is stored and what its own node holds: not other nodes' pending increments.
+            CounterChecker.Reads reads = buffered ? CounterChecker.Reads.READ_YOUR_WRITES
+                    : CounterChecker.Reads.LINEARIZABLE;
+            List<CounterChecker.Result> results = CounterChecker.checkAll(history,
+                    counter -> reader.get(CounterName.of(counter)), reads);
+            long unknown = results.stream().mapToLong(CounterChecker.Result::unknown).sum();
+            long unknownApplied = results.stream().mapToLong(CounterChecker.Result::unknownApplied).sum();
+            ReliabilityReport.row("ambiguous commits", strategy, String.format(
+                    "%d increments (%d ok, %d unknown of which %d applied), %d reads, %d s | %d faults: %d replies to "
+                            + "a commit withheld, %d cut before the commit, %d cut mid-command | %s",
+                    history.count(History.Outcome.OK) + history.count(History.Outcome.FAILED) + unknown,
+                    history.count(History.Outcome.OK), unknown, unknownApplied, history.reads(), seconds,
+                    proxy.injected(), proxy.commitRepliesCut.get(), proxy.statementsCut.get(),
+                    proxy.randomCuts.get(), results.stream().allMatch(CounterChecker.Result::valid)
+                            ? "exact" : "VIOLATED"));
+            assertThat(results).as("seed %d", seed).allSatisfy(result ->
+                    assertThat(result.valid()).as(result.toString()).isTrue());
+            assertThat(proxy.injected()).isGreaterThanOrEqualTo(INJECTIONS);
+            assertThat(proxy.commitRepliesCut.get()).as("ambiguous commits").isGreaterThan(INJECTIONS / 2);
+            // An unknown increment can only have been applied by a commit whose reply the proxy withheld.
+            assertThat(unknownApplied).isLessThanOrEqualTo(proxy.commitRepliesCut.get());
+        }
+    }
+
+    static Stream<Arguments> sequenceModes() {
+        return Stream.of(
+                Arguments.of("block sequence", SequenceSettings.defaults().withBlockSize(5)),
+                Arguments.of("gapless sequence", SequenceSettings.gapless()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sequenceModes")
+    void noNumberIsHandedOutTwice(String mode, SequenceSettings settings) throws Exception {
+        String prefix = FaultyMariaDb.freshSchema(direct);
+        long seed = ThreadLocalRandom.current().nextLong();
+        Map<String, List<Long>> numbers = Workload.newNumbers();
+        try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);
+                HikariDataSource pool = FaultyMariaDb.pool(proxy.port(), 4 * NODES)) {
+            JooqCounterStore store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
+            List<SequenceService> nodes = new ArrayList<>();
+            for (int n = 0; n < NODES; n++) {
+                nodes.add(SequenceService.builder(store).defaultSettings(settings).build());
+            }
+            proxy.inject(0.08, 0.03, 0.003, INJECTIONS + 20);
+            Workload workload = new Workload();
+            nodes.forEach(node -> workload.numbers(node, "orders", WRITERS_PER_NODE, numbers));
+            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120).close();
+            nodes.forEach(SequenceService::close);
+
+            SequenceChecker.Result result = SequenceChecker.check(numbers);
+            ReliabilityReport.row("ambiguous commits", mode, String.format(
+                    "%d numbers handed out to %d callers | %d faults: %d replies to a commit withheld, %d cut before "
+                            + "the commit, %d cut mid-command | %s", result.numbers(), result.callers(),
+                    proxy.injected(), proxy.commitRepliesCut.get(), proxy.statementsCut.get(),
+                    proxy.randomCuts.get(), result.valid() ? "no duplicates" : "VIOLATED"));
+            assertThat(result.valid()).as("seed %d: %s", seed, result).isTrue();
+            assertThat(proxy.injected()).isGreaterThanOrEqualTo(INJECTIONS);
+        }
+    }
+
+    @Test
+    void negativeControlANaiveRetriedUpdateOverCountsUnderTheSameFaults() throws Exception {
+        long seed = ThreadLocalRandom.current().nextLong();
+        String table = "naive_" + Long.toHexString(seed & 0xffffffL);
+        List<String> counters = Workload.names("naive.", COUNTERS);
+        try (Connection connection = direct.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE " + table + " (name VARCHAR(64) PRIMARY KEY, v BIGINT NOT NULL)");
+            for (String counter : counters) {
+                statement.execute("INSERT INTO " + table + " VALUES ('" + counter + "', 0)");
+            }
+        }
+        History history = new History();
+        UniqueDeltas deltas = UniqueDeltas.large(new Random(seed));
+        try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);
+                HikariDataSource pool = FaultyMariaDb.pool(proxy.port(), 8)) {
+            proxy.inject(0.08, 0.03, 0.003, INJECTIONS + 20);
+            Workload workload = new Workload();
+            String update = "UPDATE " + table + " SET v = v + ? WHERE name = ?";
+            Workload.Incrementer naive = (counter, delta) -> {
+                while (true) { // "it failed, so try again": wrong when the failure came after the commit
+                    try (Connection connection = pool.getConnection();
+                            PreparedStatement statement = connection.prepareStatement(update)) {
+                        statement.setLong(1, delta);
+                        statement.setString(2, counter);
+                        statement.executeUpdate();
+                        return;
+                    } catch (SQLException e) {
+                        // retry
+                    }
+                }
+            };
+            workload.increments("naive", naive, history, counters, deltas, NODES * WRITERS_PER_NODE);
+            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120).close();
+
+            List<CounterChecker.Result> results = CounterChecker.checkAll(history, counter -> {
+                try (Connection connection = direct.getConnection();
+                        PreparedStatement statement = connection.prepareStatement(
+                                "SELECT v FROM " + table + " WHERE name = ?")) {
+                    statement.setString(1, counter);
+                    var rows = statement.executeQuery();
+                    rows.next();
+                    return rows.getLong(1);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long violated = results.stream().filter(result -> !result.valid()).count();
+            ReliabilityReport.row("ambiguous commits", "naive retried UPDATE (negative control)", String.format(
+                    "%d increments | %d faults: %d replies to a commit withheld | %d of %d counters over-counted",
+                    history.count(History.Outcome.OK), proxy.injected(), proxy.commitRepliesCut.get(), violated,
+                    COUNTERS));
+            assertThat(violated).as("counters the checker caught over-counting").isPositive();
+        }
+    }
+}

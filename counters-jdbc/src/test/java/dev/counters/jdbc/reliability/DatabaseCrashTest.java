@@ -1,0 +1,214 @@
+package dev.counters.jdbc.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.StrategyStatistics;
+import dev.counters.history.CounterChecker;
+import dev.counters.history.History;
+import dev.counters.history.SequenceChecker;
+import dev.counters.history.UniqueDeltas;
+import dev.counters.jdbc.JooqCounterStore;
+import dev.counters.jdbc.testing.MariaDbProcess;
+import dev.counters.sequence.SequenceService;
+import dev.counters.sequence.SequenceSettings;
+import dev.counters.strategy.BufferActivity;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.BufferedSettings.WhenFull;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.Strategies;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The database server itself fails under load: killed with SIGKILL and restarted on the same data directory, or
+ * frozen with SIGSTOP for 10 seconds. Every strategy runs at once, each with its own counters and history.
+ */
+class DatabaseCrashTest {
+
+    private static final int COUNTERS = 16;
+
+    private final MariaDbProcess server = FaultyMariaDb.server();
+    private HikariDataSource direct;
+    private HikariDataSource pool;
+    private JooqCounterStore store;
+    private final List<AutoCloseable> services = new ArrayList<>();
+
+    /** One strategy's part of the run. */
+    private record Subject(String name, CounterService service, History history, List<String> counters) {
+    }
+
+    @BeforeEach
+    void setUp() {
+        direct = FaultyMariaDb.directPool();
+        String prefix = FaultyMariaDb.freshSchema(direct);
+        pool = FaultyMariaDb.pool(server.port(), 24);
+        store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
+        storePrefix = prefix;
+    }
+
+    private String storePrefix;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (AutoCloseable service : services) {
+            service.close();
+        }
+        pool.close();
+        direct.close();
+    }
+
+    private Subject subject(String name, StrategyFactory factory, Workload workload, int writers) {
+        CounterService service = CounterService.builder(store).defaultStrategy(factory).build();
+        services.add(service);
+        History history = new History();
+        List<String> counters = Workload.names(name + ".", COUNTERS);
+        UniqueDeltas deltas = name.startsWith("buffered")
+                ? UniqueDeltas.between(new Random(), 1, 1L << 31, false) : UniqueDeltas.large(new Random());
+        workload.increments(service, history, counters, deltas, writers);
+        return new Subject(name, service, history, counters);
+    }
+
+    private SequenceService sequences(SequenceSettings settings) {
+        SequenceService sequences = SequenceService.builder(store).defaultSettings(settings).build();
+        services.add(sequences);
+        return sequences;
+    }
+
+    @Test
+    void aServerKilledAndRestartedUnderLoadLosesNoAcknowledgedIncrementAndRepeatsNoNumber() throws Exception {
+        Map<String, List<Long>> blockNumbers = Workload.newNumbers();
+        Map<String, List<Long>> gaplessNumbers = Workload.newNumbers();
+        List<Subject> subjects = new ArrayList<>();
+        long started = System.nanoTime();
+        int kills = 3;
+        Workload workload = new Workload();
+        Workload inMemory = new Workload().pauseBetweenOperations(Duration.ofMillis(1));
+        try (workload; inMemory) {
+            subjects.add(subject("atomic", Strategies.atomic(), workload, 2));
+            subjects.add(subject("optimistic", Strategies.optimistic(), workload, 2));
+            subjects.add(subject("sharded", Strategies.sharded(), workload, 2));
+            subjects.add(subject("node", Strategies.node(), workload, 2));
+            subjects.add(subject("delta-log", Strategies.deltaLog(DeltaLogSettings.defaults()
+                    .withRecountAtDeltas(100)), workload, 2));
+            subjects.add(subject("buffered", Strategies.buffered(BufferedSettings.defaults()
+                    .withFlushInterval(Duration.ofMillis(20))), inMemory, 2));
+            workload.numbers(sequences(SequenceSettings.defaults().withBlockSize(10)), "block", 2, blockNumbers);
+            workload.numbers(sequences(SequenceSettings.gapless()), "gapless", 2, gaplessNumbers);
+            for (int kill = 0; kill < kills; kill++) {
+                Thread.sleep(ThreadLocalRandom.current().nextLong(1_500, 3_000));
+                server.kill();
+                Thread.sleep(1_000);
+                server.restart();
+            }
+            Thread.sleep(2_000);
+        }
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+        for (Subject subject : subjects) {
+            subject.service().flush().get(60, TimeUnit.SECONDS); // buffered catches up
+        }
+        checkAll(subjects, "server killed and restarted", kills + " kills -9, " + seconds + " s");
+        for (Map.Entry<String, Map<String, List<Long>>> sequence : Map.of("block sequence", blockNumbers,
+                "gapless sequence", gaplessNumbers).entrySet()) {
+            SequenceChecker.Result result = SequenceChecker.check(sequence.getValue());
+            ReliabilityReport.row("server killed and restarted", sequence.getKey(), result.numbers()
+                    + " numbers handed out to " + result.callers() + " callers | " + kills + " kills -9 | "
+                    + (result.valid() ? "no duplicates" : "VIOLATED"));
+            assertThat(result.valid()).as(sequence.getKey() + " " + result).isTrue();
+        }
+    }
+
+    @Test
+    void aTenSecondFreezeKeepsTheBufferWithinItsBoundBlocksNoCallerPastItsTimeoutAndEndsExact() throws Exception {
+        int maxPending = COUNTERS / 2; // the buffers cannot hold every counter: some increments are refused
+        Duration blockTimeout = Duration.ofMillis(200);
+        List<Subject> subjects = new ArrayList<>();
+        AtomicInteger mostPending = new AtomicInteger();
+        boolean sawFull;
+        boolean sawFailing;
+        Workload buffered = new Workload().pauseBetweenOperations(Duration.ofMillis(1));
+        Workload direct = new Workload();
+        try (buffered; direct) {
+            subjects.add(subject("buffered-fail-when-full", Strategies.buffered(BufferedSettings.defaults()
+                    .withFlushInterval(Duration.ofMillis(20)).withMaxPendingCounters(maxPending)), buffered, 2));
+            subjects.add(subject("buffered-block-when-full", Strategies.buffered(BufferedSettings.defaults()
+                    .withFlushInterval(Duration.ofMillis(20)).withMaxPendingCounters(maxPending)
+                    .withWhenFull(WhenFull.BLOCK, blockTimeout)), buffered, 2));
+            subjects.add(subject("atomic", Strategies.atomic(), direct, 2));
+            subjects.add(subject("delta-log", Strategies.deltaLog(), direct, 2));
+            Thread.sleep(1_000);
+            server.pause();
+            long frozenUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            boolean full = false;
+            boolean failing = false;
+            try {
+                while (System.nanoTime() < frozenUntil) {
+                    for (Subject subject : subjects.subList(0, 2)) {
+                        BufferActivity activity = subject.service().statistics().stream()
+                                .map(StrategyStatistics::activity).filter(a -> a.buffer() != null)
+                                .findFirst().orElseThrow().buffer();
+                        mostPending.accumulateAndGet((int) activity.pendingCounters(), Math::max);
+                        full |= activity.full();
+                        failing |= activity.failing();
+                    }
+                    Thread.sleep(50);
+                }
+            } finally {
+                server.resume();
+            }
+            sawFull = full;
+            sawFailing = failing;
+            Thread.sleep(2_000);
+        }
+        for (Subject subject : subjects) {
+            subject.service().flush().get(60, TimeUnit.SECONDS);
+        }
+        long bufferedLongest = TimeUnit.NANOSECONDS.toMillis(buffered.longestCallNanos.get());
+        long directLongest = TimeUnit.NANOSECONDS.toMillis(direct.longestCallNanos.get());
+        checkAll(subjects, "server frozen 10 s", String.format("most pending %d of %d counters, longest increment: "
+                + "buffered %d ms, atomic/delta-log %d ms", mostPending.get(), maxPending, bufferedLongest,
+                directLongest));
+        assertThat(mostPending.get()).as("pending counters never pass the bound").isLessThanOrEqualTo(maxPending);
+        assertThat(sawFull).as("the buffers reported being full").isTrue();
+        assertThat(sawFailing).as("the buffers reported failing flushes").isTrue();
+        assertThat(bufferedLongest).as("a buffered increment waits at most its block timeout")
+                .isLessThan(blockTimeout.toMillis() + 800);
+        assertThat(directLongest).as("a direct write waits at most the pool's and the socket's timeouts")
+                .isLessThan(FaultyMariaDb.CONNECTION_TIMEOUT_MILLIS + FaultyMariaDb.SOCKET_TIMEOUT_MILLIS + 3_000);
+        assertThat(subjects.get(0).history().count(History.Outcome.FAILED)).as("increments refused when full")
+                .isPositive();
+    }
+
+    private void checkAll(List<Subject> subjects, String scenario, String detail) {
+        JooqCounterStore reader = JooqCounterStore.builder(direct).tablePrefix(storePrefix).build();
+        Map<String, List<CounterChecker.Result>> all = new LinkedHashMap<>();
+        for (Subject subject : subjects) {
+            List<CounterChecker.Result> results = CounterChecker.checkAll(subject.history(),
+                    counter -> reader.get(CounterName.of(counter)));
+            all.put(subject.name(), results);
+            History history = subject.history();
+            ReliabilityReport.row(scenario, subject.name(), String.format(
+                    "%d increments (%d ok, %d refused, %d unknown of which %d applied), %d reads | %s | %s",
+                    results.stream().mapToLong(r -> r.ok() + r.failed() + r.unknown()).sum(),
+                    history.count(History.Outcome.OK), history.count(History.Outcome.FAILED),
+                    results.stream().mapToLong(CounterChecker.Result::unknown).sum(),
+                    results.stream().mapToLong(CounterChecker.Result::unknownApplied).sum(), history.reads(), detail,
+                    results.stream().allMatch(CounterChecker.Result::valid) ? "exact" : "VIOLATED"));
+        }
+        all.forEach((name, results) -> assertThat(results).as(name).allSatisfy(result ->
+                assertThat(result.valid()).as(name + " " + result).isTrue()));
+    }
+}
