@@ -60,7 +60,8 @@ final class BufferedStrategy implements CounterStrategy {
     private static final long THRESHOLD_POLL_NANOS = Duration.ofMillis(5).toNanos();
 
     private final CounterStore store;
-    private final Clock clock;
+    /** For flush keys' timestamps, which must not jump with the wall clock. */
+    private final Clock steady;
     private final BufferedSettings settings;
     private final String instanceId;
 
@@ -112,7 +113,7 @@ final class BufferedStrategy implements CounterStrategy {
 
     BufferedStrategy(StrategyContext context, BufferedSettings settings) {
         this.store = context.store();
-        this.clock = new SteadyClock(context.clock()); // flush keys' timestamps must not jump with the wall clock
+        this.steady = new SteadyClock(context.clock());
         this.settings = settings;
         this.instanceId = context.instanceId();
         this.breaker = CircuitBreaker.of("counters-buffered-" + instanceId, CircuitBreakerConfig.custom()
@@ -356,7 +357,7 @@ final class BufferedStrategy implements CounterStrategy {
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            breaker.executeSupplier(() -> store.applyBatch(attempt.key(), CELL, attempt.deltas(), clock.instant()));
+            breaker.executeSupplier(() -> store.applyBatch(attempt.key(), CELL, attempt.deltas(), steady.instant()));
             inFlight = null;
             inFlightUncertain = false;
             lastError = null;
@@ -366,7 +367,7 @@ final class BufferedStrategy implements CounterStrategy {
             nextAttemptNanos = 0;
             attempt.durable().forEach(increment -> increment.done().complete(null));
             if (flushSequence % 1_000 == 1) {
-                store.pruneBatchKeys(clock.instant().minus(settings.keyRetention()));
+                store.pruneBatchKeys(steady.instant().minus(settings.keyRetention()));
             }
             return;
         } catch (CounterOverflowException e) {

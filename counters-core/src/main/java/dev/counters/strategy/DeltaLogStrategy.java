@@ -99,7 +99,9 @@ final class DeltaLogStrategy extends CellStrategy {
                 try {
                     return store.appendDelta(name, id, delta, first);
                 } catch (CounterStoreException e) {
-                    maybeApplied.compareAndSet(false, !(e instanceof TransientStoreException));
+                    if (!(e instanceof TransientStoreException)) {
+                        maybeApplied.set(true);
+                    }
                     throw e;
                 }
             });

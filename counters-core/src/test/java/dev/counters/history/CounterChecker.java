@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * Checks a counter's history the way Jepsen and Maelstrom check counters:
@@ -168,12 +169,12 @@ public final class CounterChecker {
     }
 
     /** Checks every counter of the history against its final value, as {@code finalValue} reads it. */
-    public static List<Result> checkAll(History history, java.util.function.ToLongFunction<String> finalValue) {
+    public static List<Result> checkAll(History history, ToLongFunction<String> finalValue) {
         return checkAll(history, finalValue, Reads.LINEARIZABLE);
     }
 
     /** As {@link #checkAll(History, java.util.function.ToLongFunction)}, with reads held to {@code reads}. */
-    public static List<Result> checkAll(History history, java.util.function.ToLongFunction<String> finalValue,
+    public static List<Result> checkAll(History history, ToLongFunction<String> finalValue,
             Reads reads) {
         return history.counters().stream()
                 .map(counter -> check(history, counter, finalValue.applyAsLong(counter), reads)).toList();

@@ -29,8 +29,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -50,17 +48,7 @@ class AmbiguousCommitsTest {
     /** Enough counters that each sees few unknown outcomes, which keeps the subset-sum check sharp. */
     private static final int COUNTERS = 64;
 
-    private static HikariDataSource direct;
-
-    @BeforeAll
-    static void startServer() {
-        direct = FaultyMariaDb.directPool();
-    }
-
-    @AfterAll
-    static void closePool() {
-        direct.close();
-    }
+    private static final HikariDataSource direct = FaultyMariaDb.direct();
 
     static Stream<Arguments> exactStrategies() {
         return Stream.of(
@@ -79,7 +67,7 @@ class AmbiguousCommitsTest {
     @MethodSource("exactStrategies")
     void everyAcknowledgedIncrementCountsOnceAndEveryUnknownOneAtMostOnce(String strategy, StrategyFactory factory,
             boolean decrements, int nodeCount) throws Exception {
-        String prefix = FaultyMariaDb.freshSchema(direct);
+        String prefix = FaultyMariaDb.freshSchema();
         long seed = ThreadLocalRandom.current().nextLong();
         History history = new History();
         boolean buffered = strategy.equals("buffered");
@@ -115,7 +103,7 @@ class AmbiguousCommitsTest {
             nodes.forEach(CounterService::close); // buffered: writes what is pending
             long seconds = (System.nanoTime() - started) / 1_000_000_000;
 
-            JooqCounterStore reader = JooqCounterStore.builder(direct).tablePrefix(prefix).build();
+            JooqCounterStore reader = FaultyMariaDb.storedAt(prefix);
             // A buffered read sees what is stored and what its own node holds: not other nodes' pending increments.
             CounterChecker.Reads reads = buffered ? CounterChecker.Reads.READ_YOUR_WRITES
                     : CounterChecker.Reads.LINEARIZABLE;
@@ -149,7 +137,7 @@ class AmbiguousCommitsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("sequenceModes")
     void noNumberIsHandedOutTwice(String mode, SequenceSettings settings) throws Exception {
-        String prefix = FaultyMariaDb.freshSchema(direct);
+        String prefix = FaultyMariaDb.freshSchema();
         long seed = ThreadLocalRandom.current().nextLong();
         Map<String, List<Long>> numbers = Workload.newNumbers();
         try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);

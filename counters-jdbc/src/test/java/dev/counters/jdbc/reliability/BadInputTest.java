@@ -28,8 +28,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -41,17 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class BadInputTest {
 
-    private static HikariDataSource direct;
-
-    @BeforeAll
-    static void openPool() {
-        direct = FaultyMariaDb.directPool();
-    }
-
-    @AfterAll
-    static void closePool() {
-        direct.close();
-    }
+    private static final HikariDataSource direct = FaultyMariaDb.direct();
 
     /** Bad names and the part of the message that must name the problem. */
     static Stream<Arguments> badNames() {
@@ -84,8 +72,8 @@ class BadInputTest {
     @MethodSource("strategies")
     void badNamesAreRefusedByEveryOperationAndNothingIsWritten(String strategy, StrategyFactory factory)
             throws Exception {
-        String prefix = FaultyMariaDb.freshSchema(direct);
-        JooqCounterStore store = JooqCounterStore.builder(direct).tablePrefix(prefix).build();
+        String prefix = FaultyMariaDb.freshSchema();
+        JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         List<String> refused = new ArrayList<>();
         try (CounterService counters = CounterService.builder(store).defaultStrategy(factory).build();
                 SequenceService sequences = SequenceService.builder(store).build()) {
@@ -129,8 +117,8 @@ class BadInputTest {
     @MethodSource("badDeltas")
     void badDeltasAreRefusedAndNothingIsWritten(String strategy, StrategyFactory factory, long delta,
             String problem) throws Exception {
-        String prefix = FaultyMariaDb.freshSchema(direct);
-        JooqCounterStore store = JooqCounterStore.builder(direct).tablePrefix(prefix).build();
+        String prefix = FaultyMariaDb.freshSchema();
+        JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         try (CounterService counters = CounterService.builder(store).defaultStrategy(factory).build()) {
             for (ThrowingCallable call : List.<ThrowingCallable>of(() -> counters.increment("c", delta),
                     () -> counters.incrementAndGet("c", delta), () -> counters.incrementDurably("c", delta),
@@ -158,8 +146,8 @@ class BadInputTest {
     @MethodSource("overflows")
     void anIncrementPastTheLongRangeIsRefusedOrReportedNeverWrappedAround(String strategy, StrategyFactory factory,
             boolean refusedWhenWritten) throws Throwable {
-        String prefix = FaultyMariaDb.freshSchema(direct);
-        JooqCounterStore store = JooqCounterStore.builder(direct).tablePrefix(prefix).build();
+        String prefix = FaultyMariaDb.freshSchema();
+        JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         try (CounterService counters = CounterService.builder(store).defaultStrategy(factory).build()) {
             counters.incrementDurably("big", Long.MAX_VALUE - 10).get(10, TimeUnit.SECONDS);
             ThrowingCallable durably = () -> {

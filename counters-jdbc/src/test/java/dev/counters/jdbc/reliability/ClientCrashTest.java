@@ -28,8 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,17 +37,7 @@ import org.junit.jupiter.api.Test;
 class ClientCrashTest {
 
     private static final MariaDbProcess server = FaultyMariaDb.server();
-    private static HikariDataSource direct;
-
-    @BeforeAll
-    static void openPool() {
-        direct = FaultyMariaDb.directPool();
-    }
-
-    @AfterAll
-    static void closePool() {
-        direct.close();
-    }
+    private static final HikariDataSource direct = FaultyMariaDb.direct();
 
     private static ChildJvm child(Class<?> main, String prefix, String... more) throws Exception {
         List<String> args = new ArrayList<>(List.of(server.jdbcUrl(), EmbeddedMariaDb.USER, "", prefix));
@@ -68,7 +56,7 @@ class ClientCrashTest {
 
     @Test
     void aKilledBufferedProcessLosesAtMostWhatWasPendingSinceItsLastAcknowledgedFlush() throws Exception {
-        String prefix = FaultyMariaDb.freshSchema(direct);
+        String prefix = FaultyMariaDb.freshSchema();
         String counter = "crash" + System.nanoTime();
         ChildJvm child = child(ChildBufferedIncrementer.class, prefix, counter);
         child.awaitOutput("DURABLE 20000", 2, TimeUnit.MINUTES);
@@ -76,7 +64,7 @@ class ClientCrashTest {
         child.process().destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL: no shutdown hook runs
 
         long acknowledged = last(child.output(), "DURABLE (\\d+)");
-        long stored = JooqCounterStore.builder(direct).tablePrefix(prefix).build().get(CounterName.of(counter));
+        long stored = FaultyMariaDb.storedAt(prefix).get(CounterName.of(counter));
         ReliabilityReport.row("client killed", "buffered", String.format("%d increments acknowledged durable "
                 + "before the kill, %d stored; bound: durable ≤ stored ≤ durable + 1,000 | %s", acknowledged, stored,
                 stored >= acknowledged && stored <= acknowledged + 1_000 ? "within bound" : "VIOLATED"));
@@ -86,7 +74,7 @@ class ClientCrashTest {
 
     @Test
     void aKilledProcessLeavesNoNumberToBeHandedOutAgain() throws Exception {
-        String prefix = FaultyMariaDb.freshSchema(direct);
+        String prefix = FaultyMariaDb.freshSchema();
         Path numbers = Files.createTempDirectory("counters-numbers-");
         String[] drawer = {"orders", "4", "100000000", "50", numbers.toString()};
         ChildJvm first = child(ChildSequenceDrawer.class, prefix, drawer);
@@ -130,7 +118,7 @@ class ClientCrashTest {
 
     @Test
     void twoProcessesWithTheSameNodeIdNeverRunTogetherAndTheCountStaysExact() throws Exception {
-        String prefix = FaultyMariaDb.freshSchema(direct);
+        String prefix = FaultyMariaDb.freshSchema();
         String counter = "node" + System.nanoTime();
         String nodeId = "node-" + UUID.randomUUID().toString().substring(0, 8);
         String[] node = {counter, nodeId, "2"};
@@ -159,7 +147,7 @@ class ClientCrashTest {
         replacement.awaitOutput("ACK 500", 1, TimeUnit.MINUTES);
         replacement.process().destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         long after = last(replacement.output(), "ACK (\\d+)");
-        long stored = JooqCounterStore.builder(direct).tablePrefix(prefix).build().get(CounterName.of(counter));
+        long stored = FaultyMariaDb.storedAt(prefix).get(CounterName.of(counter));
         ReliabilityReport.row("same node id", "node", String.format("2 processes started together: 1 ran, 1 refused;"
                 + " winner killed -9 after %d increments; replacement refused %d time(s), then ran %d; stored %d, "
                 + "bound: acknowledged ≤ stored ≤ acknowledged + 2 | %s", before, refusals, after, stored,
@@ -192,7 +180,7 @@ class ClientCrashTest {
         first.awaitSuccess(2, TimeUnit.MINUTES);
         second.awaitSuccess(2, TimeUnit.MINUTES);
 
-        long stored = JooqCounterStore.builder(direct).tablePrefix(prefix).build().get(CounterName.of(counter));
+        long stored = FaultyMariaDb.storedAt(prefix).get(CounterName.of(counter));
         Map<String, Integer> applied = new HashMap<>();
         try (Connection connection = direct.getConnection(); Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT version, COUNT(*) FROM " + prefix

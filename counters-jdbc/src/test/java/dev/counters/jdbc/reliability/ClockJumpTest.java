@@ -24,8 +24,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,21 +33,9 @@ import org.junit.jupiter.api.Test;
  */
 class ClockJumpTest {
 
-    private static HikariDataSource direct;
-
-    @BeforeAll
-    static void openPool() {
-        direct = FaultyMariaDb.directPool();
-    }
-
-    @AfterAll
-    static void closePool() {
-        direct.close();
-    }
-
     @Test
     void flushesAndDeltaLogRetriesStayExactlyOnceWhileTheClockJumpsDaysEitherWay() throws Exception {
-        String prefix = FaultyMariaDb.freshSchema(direct);
+        String prefix = FaultyMariaDb.freshSchema();
         MutableClock clock = new MutableClock();
         long seed = ThreadLocalRandom.current().nextLong();
         History history = new History();
@@ -84,7 +70,7 @@ class ClockJumpTest {
                 ReliabilityReport.row("clock jumps", "buffered and delta-log", jumps + " jumps of up to 30 days either "
                         + "way, " + proxy.injected() + " faults, " + history.count(History.Outcome.OK) + " increments");
             }
-            JooqCounterStore reader = JooqCounterStore.builder(direct).tablePrefix(prefix).build();
+            JooqCounterStore reader = FaultyMariaDb.storedAt(prefix);
             List<CounterChecker.Result> results = CounterChecker.checkAll(history,
                     counter -> reader.get(CounterName.of(counter)));
             assertThat(results).allSatisfy(result -> assertThat(result.valid()).as(result.toString()).isTrue());
@@ -94,8 +80,8 @@ class ClockJumpTest {
 
     @Test
     void aLeaseTakenOverAfterAClockJumpStopsTheFormerHolder() throws Exception {
-        String prefix = FaultyMariaDb.freshSchema(direct);
-        JooqCounterStore store = JooqCounterStore.builder(direct).tablePrefix(prefix).build();
+        String prefix = FaultyMariaDb.freshSchema();
+        JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         MutableClock clockA = new MutableClock();
         MutableClock clockB = new MutableClock();
         StrategyFactory node = Strategies.node(NodeSettings.defaults().withNodeId("shared")
@@ -127,8 +113,8 @@ class ClockJumpTest {
 
     @Test
     void aClockSetBackDoesNotKeepACachedTotalPastItsExpiry() {
-        String prefix = FaultyMariaDb.freshSchema(direct);
-        JooqCounterStore store = JooqCounterStore.builder(direct).tablePrefix(prefix).build();
+        String prefix = FaultyMariaDb.freshSchema();
+        JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         MutableClock clock = new MutableClock();
         StrategyFactory cached = Strategies.sharded(ShardedSettings.defaults()
                 .withCachedTotalExpiry(Duration.ofSeconds(1)));

@@ -42,7 +42,7 @@ class DatabaseCrashTest {
     private static final int COUNTERS = 16;
 
     private final MariaDbProcess server = FaultyMariaDb.server();
-    private HikariDataSource direct;
+    private String prefix;
     private HikariDataSource pool;
     private JooqCounterStore store;
     private final List<AutoCloseable> services = new ArrayList<>();
@@ -53,14 +53,10 @@ class DatabaseCrashTest {
 
     @BeforeEach
     void setUp() {
-        direct = FaultyMariaDb.directPool();
-        String prefix = FaultyMariaDb.freshSchema(direct);
+        prefix = FaultyMariaDb.freshSchema();
         pool = FaultyMariaDb.pool(server.port(), 24);
         store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
-        storePrefix = prefix;
     }
-
-    private String storePrefix;
 
     @AfterEach
     void tearDown() throws Exception {
@@ -68,7 +64,6 @@ class DatabaseCrashTest {
             service.close();
         }
         pool.close();
-        direct.close();
     }
 
     private Subject subject(String name, StrategyFactory factory, Workload workload, int writers) {
@@ -140,15 +135,15 @@ class DatabaseCrashTest {
         boolean sawFull;
         boolean sawFailing;
         Workload buffered = new Workload().pauseBetweenOperations(Duration.ofMillis(1));
-        Workload direct = new Workload();
-        try (buffered; direct) {
+        Workload writesThrough = new Workload();
+        try (buffered; writesThrough) {
             subjects.add(subject("buffered-fail-when-full", Strategies.buffered(BufferedSettings.defaults()
                     .withFlushInterval(Duration.ofMillis(20)).withMaxPendingCounters(maxPending)), buffered, 2));
             subjects.add(subject("buffered-block-when-full", Strategies.buffered(BufferedSettings.defaults()
                     .withFlushInterval(Duration.ofMillis(20)).withMaxPendingCounters(maxPending)
                     .withWhenFull(WhenFull.BLOCK, blockTimeout)), buffered, 2));
-            subjects.add(subject("atomic", Strategies.atomic(), direct, 2));
-            subjects.add(subject("delta-log", Strategies.deltaLog(), direct, 2));
+            subjects.add(subject("atomic", Strategies.atomic(), writesThrough, 2));
+            subjects.add(subject("delta-log", Strategies.deltaLog(), writesThrough, 2));
             Thread.sleep(1_000);
             server.pause();
             long frozenUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -177,7 +172,7 @@ class DatabaseCrashTest {
             subject.service().flush().get(60, TimeUnit.SECONDS);
         }
         long bufferedLongest = TimeUnit.NANOSECONDS.toMillis(buffered.longestCallNanos.get());
-        long directLongest = TimeUnit.NANOSECONDS.toMillis(direct.longestCallNanos.get());
+        long directLongest = TimeUnit.NANOSECONDS.toMillis(writesThrough.longestCallNanos.get());
         checkAll(subjects, "server frozen 10 s", String.format("most pending %d of %d counters, longest increment: "
                 + "buffered %d ms, atomic/delta-log %d ms", mostPending.get(), maxPending, bufferedLongest,
                 directLongest));
@@ -193,7 +188,7 @@ class DatabaseCrashTest {
     }
 
     private void checkAll(List<Subject> subjects, String scenario, String detail) {
-        JooqCounterStore reader = JooqCounterStore.builder(direct).tablePrefix(storePrefix).build();
+        JooqCounterStore reader = FaultyMariaDb.storedAt(prefix);
         Map<String, List<CounterChecker.Result>> all = new LinkedHashMap<>();
         for (Subject subject : subjects) {
             List<CounterChecker.Result> results = CounterChecker.checkAll(subject.history(),

@@ -54,15 +54,26 @@ final class FaultyMariaDb {
         return new HikariDataSource(config);
     }
 
-    /** A pool straight to the server, for set-up and for reading what was stored. */
-    static HikariDataSource directPool() {
-        return pool(server().port(), 4);
+    private static HikariDataSource direct;
+
+    /** A pool straight to the server, shared by the suite, for set-up and for reading what was stored. */
+    static synchronized HikariDataSource direct() {
+        if (direct == null) {
+            direct = pool(server().port(), 4);
+            Runtime.getRuntime().addShutdownHook(new Thread(direct::close));
+        }
+        return direct;
+    }
+
+    /** What is stored under {@code prefix}, read directly, without faults. */
+    static JooqCounterStore storedAt(String prefix) {
+        return JooqCounterStore.builder(direct()).tablePrefix(prefix).build();
     }
 
     /** A fresh table prefix with the schema migrated (directly, without faults). */
-    static String freshSchema(HikariDataSource direct) {
+    static String freshSchema() {
         String prefix = "r" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
-        JooqCounterStore.builder(direct).tablePrefix(prefix).migrateSchema(true).build();
+        JooqCounterStore.builder(direct()).tablePrefix(prefix).migrateSchema(true).build();
         return prefix;
     }
 }

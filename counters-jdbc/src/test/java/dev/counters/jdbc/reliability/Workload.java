@@ -4,6 +4,7 @@ import dev.counters.CounterService;
 import dev.counters.history.History;
 import dev.counters.history.UniqueDeltas;
 import dev.counters.sequence.SequenceService;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 
@@ -32,7 +34,7 @@ final class Workload implements AutoCloseable {
      * Makes each client thread pause this long between operations: increments that only touch memory would otherwise
      * fill the history with millions of operations.
      */
-    Workload pauseBetweenOperations(java.time.Duration pause) {
+    Workload pauseBetweenOperations(Duration pause) {
         this.pauseNanos = pause.toNanos();
         return this;
     }
@@ -100,7 +102,7 @@ final class Workload implements AutoCloseable {
                 }
                 operations.incrementAndGet();
                 if (pauseNanos > 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(pauseNanos);
+                    LockSupport.parkNanos(pauseNanos);
                 }
             }
         });
