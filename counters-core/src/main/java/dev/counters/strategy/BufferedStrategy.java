@@ -392,7 +392,10 @@ final class BufferedStrategy implements CounterStrategy {
             return;
         } catch (RuntimeException e) {
             // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
-            inFlightUncertain = !(e instanceof TransientStoreException);
+            if (!(e instanceof TransientStoreException)) {
+                // Stays set until the key is settled: a later attempt that surely failed says nothing about this one.
+                inFlightUncertain = true;
+            }
             consecutiveFailures++;
             failedFlushes.increment();
             lastError = e.toString();

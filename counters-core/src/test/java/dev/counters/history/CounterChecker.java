@@ -75,22 +75,23 @@ public final class CounterChecker {
             }
         }
         List<Read> done = history.reads(counter);
-        String problem = readProblem(adds, done, reads);
+        String finalProblem = null;
         int applied = -1;
-        if (problem == null) {
-            if (unknown.size() > MAX_UNKNOWN) {
-                problem = unknown.size() + " operations with unknown outcome on one counter, more than the "
-                        + MAX_UNKNOWN + " an exact check can search: spread the load over more counters";
-            } else {
-                applied = subsetOfSize(unknown.stream().mapToLong(Long::longValue).toArray(),
-                        finalValue - acknowledged);
-                if (applied < 0) {
-                    problem = "final value " + finalValue + " is not the acknowledged " + acknowledged + " plus any"
-                            + " subset of the " + unknown.size() + " unknown deltas (off by " + (finalValue
-                            - acknowledged) + " from the acknowledged sum): an increment was lost or applied twice";
-                }
+        if (unknown.size() > MAX_UNKNOWN) {
+            finalProblem = unknown.size() + " operations with unknown outcome on one counter, more than the "
+                    + MAX_UNKNOWN + " an exact check can search: spread the load over more counters";
+        } else {
+            applied = subsetOfSize(unknown.stream().mapToLong(Long::longValue).toArray(), finalValue - acknowledged);
+            if (applied < 0) {
+                finalProblem = "final value " + finalValue + " is not the acknowledged " + acknowledged + " plus any"
+                        + " subset of the " + unknown.size() + " unknown deltas (off by " + (finalValue - acknowledged)
+                        + " from the acknowledged sum): an increment was lost or applied twice";
             }
         }
+        // Both checks report: a bad read says something different when the final value is right.
+        String readProblem = readProblem(adds, done, reads);
+        String problem = finalProblem == null ? readProblem
+                : readProblem == null ? finalProblem : finalProblem + "; and " + readProblem;
         return new Result(counter, problem == null, problem == null ? "" : problem, finalValue, acknowledged, ok,
                 failed, unknown.size(), Math.max(applied, 0), done.size());
     }
