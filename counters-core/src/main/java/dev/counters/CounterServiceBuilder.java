@@ -5,13 +5,13 @@ import dev.counters.strategy.CounterStrategy;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyContext;
 import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.UniqueIds;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
@@ -28,9 +28,31 @@ public final class CounterServiceBuilder {
     private StrategyFactory defaultStrategy = Strategies.atomic();
     private final Map<String, StrategyFactory> rules = new LinkedHashMap<>();
     private Clock clock = Clock.systemUTC();
-    private RandomGenerator random = ThreadLocalRandom.current();
+    private RandomGenerator random = PER_THREAD_RANDOM;
     private int maxCachedHandles = 10_000;
     private ThreadFactory threadFactory = Thread.ofPlatform().daemon().factory();
+
+    /**
+     * Looks up the calling thread's generator on every call. Keeping one {@code ThreadLocalRandom.current()} and using
+     * it from other threads draws from their seeds, which start equal in every thread that never called
+     * {@code current()} itself: the same numbers in every thread and every process.
+     */
+    private static final RandomGenerator PER_THREAD_RANDOM = new RandomGenerator() {
+        @Override
+        public long nextLong() {
+            return ThreadLocalRandom.current().nextLong();
+        }
+
+        @Override
+        public int nextInt(int bound) {
+            return ThreadLocalRandom.current().nextInt(bound);
+        }
+
+        @Override
+        public double nextDouble() {
+            return ThreadLocalRandom.current().nextDouble();
+        }
+    };
 
     CounterServiceBuilder(CounterStore store) {
         this.store = Objects.requireNonNull(store, "store");
@@ -54,7 +76,10 @@ public final class CounterServiceBuilder {
         return this;
     }
 
-    /** The thread-safe source of randomness strategies use; {@link ThreadLocalRandom} unless set. */
+    /**
+     * The thread-safe source of randomness strategies use to spread load (shard choice); the calling thread's
+     * {@link ThreadLocalRandom} unless set. Ids are never drawn from it, so a deterministic generator is safe.
+     */
     public CounterServiceBuilder random(RandomGenerator random) {
         this.random = Objects.requireNonNull(random, "random");
         return this;
@@ -82,7 +107,7 @@ public final class CounterServiceBuilder {
     }
 
     public CounterService build() {
-        StrategyContext context = new StrategyContext(store, clock, random, UUID.randomUUID().toString(),
+        StrategyContext context = new StrategyContext(store, clock, random, UniqueIds.create(),
                 threadFactory);
         List<DefaultCounterService.Route> created = new ArrayList<>();
         try {

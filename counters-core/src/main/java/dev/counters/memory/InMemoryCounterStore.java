@@ -177,9 +177,10 @@ public final class InMemoryCounterStore implements CounterStore {
     }
 
     @Override
-    public boolean appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
-        return deltas.computeIfAbsent(counter, name -> new ConcurrentHashMap<>())
-                .putIfAbsent(deltaId, new Delta(delta, now, false)) == null;
+    public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
+        Delta stored = deltas.computeIfAbsent(counter, name -> new ConcurrentHashMap<>())
+                .putIfAbsent(deltaId, new Delta(delta, now, false));
+        return stored == null ? OptionalLong.empty() : OptionalLong.of(stored.delta());
     }
 
     @Override

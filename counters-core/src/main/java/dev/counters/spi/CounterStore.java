@@ -107,9 +107,11 @@ public interface CounterStore {
      * Adds each delta to its counter's {@code cell} and records {@code key}, all in one transaction, unless
      * {@code key} was recorded before. The key is written first, so a retry of the same key and deltas is safe
      * whatever happened to an earlier attempt: it waits for an attempt still in flight, and applies the deltas
-     * only if no attempt committed.
+     * only if no attempt committed. Keys should name their content (a digest of the deltas), so that a recorded key
+     * also proves what it applied.
      *
-     * @return true if this call applied the deltas, false if the key had been applied already (nothing written)
+     * @return true if this call applied the deltas; false if the key was recorded already (nothing written), which
+     *     the caller may take as its own earlier attempt only if it made one whose outcome is unknown
      * @throws dev.counters.CounterOverflowException naming a counter that would overflow; nothing is written
      */
     boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now);
@@ -120,12 +122,14 @@ public interface CounterStore {
     // ---- delta log ----
 
     /**
-     * Appends a delta with an id unique for the counter. Appending the same id again writes nothing, so a retry
-     * after an unknown outcome is safe (as long as the delta, once folded, has not been purged).
+     * Appends a delta under an id unique for the counter, unless a delta is stored under that id already (unfolded,
+     * or folded and not yet purged); then it writes nothing and reports what is stored. A caller may take that as its
+     * own earlier attempt only if it made one whose outcome is unknown and the stored delta is its delta: anything
+     * else is somebody else's row, and acknowledging it would lose an increment.
      *
-     * @return true if this call appended the delta, false if the id was there already
+     * @return empty if this call appended the delta; otherwise the delta already stored under {@code deltaId}
      */
-    boolean appendDelta(CounterName counter, String deltaId, long delta, Instant now);
+    OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now);
 
     /** The counter's value without its unfolded deltas: the sum of its cells. */
     long getFolded(CounterName counter);
@@ -177,4 +181,14 @@ public interface CounterStore {
 
     /** Gives up the lease if {@code owner} holds it. */
     void releaseLease(String key, String owner);
+
+    // ---- optional capabilities ----
+
+    /**
+     * This store as {@code capability}, when it offers it: {@link SessionLocks}, for example. Unless overridden, the
+     * store itself when it implements the interface. A wrapper passes the question on to the store it wraps.
+     */
+    default <T> Optional<T> capability(Class<T> capability) {
+        return capability.isInstance(this) ? Optional.of(capability.cast(this)) : Optional.empty();
+    }
 }

@@ -39,6 +39,11 @@ public abstract class ForwardingCounterStore implements CounterStore {
     }
 
     @Override
+    public <T> Optional<T> capability(Class<T> capability) {
+        return delegate.capability(capability);
+    }
+
+    @Override
     public void add(CounterName counter, String cell, long delta) {
         delegate.add(counter, cell, delta);
     }
@@ -99,7 +104,7 @@ public abstract class ForwardingCounterStore implements CounterStore {
     }
 
     @Override
-    public boolean appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
+    public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
         return delegate.appendDelta(counter, deltaId, delta, now);
     }
 

@@ -10,15 +10,20 @@ import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.core.IntervalFunction;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -35,9 +40,11 @@ import org.slf4j.LoggerFactory;
  * batching). An increment adds to an in-memory {@link LongAdder} and returns; a flusher thread writes every dirty
  * counter in one transaction per flush, every flush interval or sooner past a threshold of pending increments.
  *
- * <p>Each flush carries an idempotency key (this service instance's id and a flush sequence number) written in the
- * same transaction: the SQL form of the seed's named, tombstoned task. A flush whose outcome is unknown (the
- * connection broke during commit) is retried with the same key and the same deltas, so it is applied exactly once.
+ * <p>Each flush carries an idempotency key written in the same transaction: the SQL form of the seed's named,
+ * tombstoned task. The key is an id unique to this flush ({@link UniqueIds}) and a digest of its deltas. A flush whose
+ * outcome is unknown (the connection broke during commit) is retried with the same key and the same deltas, so it is
+ * applied exactly once; a key found recorded is taken as applied only by such a retry, and otherwise the deltas go
+ * again under a new key.
  * While the store is down the flusher backs off, increments keep counting in memory up to a bound on the number of
  * counters, and the flush catches up when the store returns.
  *
@@ -63,7 +70,7 @@ final class BufferedStrategy implements CounterStrategy {
     /** For flush keys' timestamps, which must not jump with the wall clock. */
     private final Clock steady;
     private final BufferedSettings settings;
-    private final String instanceId;
+    private final UniqueIds ids;
 
     private final ConcurrentHashMap<CounterName, Slot> slots = new ConcurrentHashMap<>();
     private final LongAdder pendingIncrements = new LongAdder();
@@ -76,9 +83,10 @@ final class BufferedStrategy implements CounterStrategy {
     /** Odd while the flusher moves deltas between the slots, the batch in flight and the store: reads wait. */
     private final AtomicLong flushEpoch = new AtomicLong();
     private final List<Retired> graveyard = new ArrayList<>();
-    private long flushSequence;
+    private long batches;
     private long nextAttemptNanos;
     private int consecutiveFailures;
+    private int takenInARow;
 
     private final CircuitBreaker breaker;
     private final IntervalFunction backoff = IntervalFunction.ofExponentialBackoff(Duration.ofMillis(100), 2.0,
@@ -91,6 +99,7 @@ final class BufferedStrategy implements CounterStrategy {
     // For log and error messages, metrics and health.
     private volatile @Nullable String lastError;
     private final LongAdder flushes = new LongAdder();
+    private final LongAdder takenKeys = new LongAdder();
     private final LongAdder failedFlushes = new LongAdder();
     private final LongAdder flushNanos = new LongAdder();
     private volatile long lastFlushedNanos = System.nanoTime();
@@ -111,12 +120,35 @@ final class BufferedStrategy implements CounterStrategy {
     private record Batch(String key, Map<CounterName, Long> deltas, List<DurableIncrement> durable) {
     }
 
+    /** A batch under a key of its own: a new id and the digest of the deltas, so that the key also names them. */
+    private Batch batch(Map<CounterName, Long> deltas, List<DurableIncrement> durable) {
+        return new Batch(ids.next() + "." + digest(deltas), deltas, durable);
+    }
+
+    /** 128 bits of SHA-256 over the cell and the deltas in name order. */
+    private static String digest(Map<CounterName, Long> deltas) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Every Java platform has SHA-256", e);
+        }
+        sha.update(CELL.getBytes(StandardCharsets.US_ASCII));
+        new TreeMap<>(deltas).forEach((name, delta) -> {
+            sha.update((byte) 0);
+            sha.update(name.value().getBytes(StandardCharsets.US_ASCII));
+            sha.update((byte) 0);
+            sha.update(Long.toString(delta).getBytes(StandardCharsets.US_ASCII));
+        });
+        return HexFormat.of().formatHex(sha.digest(), 0, 16);
+    }
+
     BufferedStrategy(StrategyContext context, BufferedSettings settings) {
         this.store = context.store();
         this.steady = new SteadyClock(context.clock());
         this.settings = settings;
-        this.instanceId = context.instanceId();
-        this.breaker = CircuitBreaker.of("counters-buffered-" + instanceId, CircuitBreakerConfig.custom()
+        this.ids = context.ids();
+        this.breaker = CircuitBreaker.of("counters-buffered-" + ids.instanceId(), CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(3)
                 .minimumNumberOfCalls(3)
@@ -240,7 +272,7 @@ final class BufferedStrategy implements CounterStrategy {
     public StrategyActivity activity() {
         boolean pending = inFlight != null || pendingIncrements.sum() != 0 || !durableQueue.isEmpty();
         Duration lag = pending ? Duration.ofNanos(System.nanoTime() - lastFlushedNanos) : Duration.ZERO;
-        return new StrategyActivity(0, failedFlushes.sum(), 0, new BufferActivity(flushes.sum(), failedFlushes.sum(),
+        return new StrategyActivity(takenKeys.sum(), failedFlushes.sum(), 0, new BufferActivity(flushes.sum(), failedFlushes.sum(),
                 Duration.ofNanos(flushNanos.sum()), slots.size(), pendingIncrements.sum(),
                 settings.maxPendingCounters(), lag, lastError));
     }
@@ -318,7 +350,8 @@ final class BufferedStrategy implements CounterStrategy {
         long lastFlushNanos = System.nanoTime();
         while (!closing) {
             long now = System.nanoTime();
-            boolean due = now - lastFlushNanos >= settings.flushInterval().toNanos()
+            boolean due = inFlight != null
+                    || now - lastFlushNanos >= settings.flushInterval().toNanos()
                     || pendingIncrements.sum() >= settings.flushThreshold()
                     || !durableQueue.isEmpty()
                     || slots.size() >= settings.maxPendingCounters();
@@ -357,7 +390,22 @@ final class BufferedStrategy implements CounterStrategy {
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            breaker.executeSupplier(() -> store.applyBatch(attempt.key(), CELL, attempt.deltas(), steady.instant()));
+            boolean applied = breaker.executeSupplier(
+                    () -> store.applyBatch(attempt.key(), CELL, attempt.deltas(), steady.instant()));
+            if (!applied && !inFlightUncertain) {
+                // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging
+                // would lose these deltas, so they go again at once under a new key.
+                takenKeys.increment();
+                log.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
+                        attempt.key());
+                inFlight = batch(attempt.deltas(), attempt.durable());
+                if (++takenInARow > 1) { // keys are unique: more than one taken is a store gone wrong, so no busy loop
+                    nextAttemptNanos = System.nanoTime() + backoff.apply(takenInARow) * 1_000_000;
+                }
+                return;
+            }
+            takenInARow = 0;
+            // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
             inFlight = null;
             inFlightUncertain = false;
             lastError = null;
@@ -366,7 +414,7 @@ final class BufferedStrategy implements CounterStrategy {
             consecutiveFailures = 0;
             nextAttemptNanos = 0;
             attempt.durable().forEach(increment -> increment.done().complete(null));
-            if (flushSequence % 1_000 == 1) {
+            if (batches % 1_000 == 1) {
                 store.pruneBatchKeys(steady.instant().minus(settings.keyRetention()));
             }
             return;
@@ -384,7 +432,7 @@ final class BufferedStrategy implements CounterStrategy {
                     waiting.add(increment);
                 }
             }
-            inFlight = new Batch(attempt.key(), rest, waiting);
+            inFlight = batch(rest, waiting); // new deltas, so a new key that names them
             inFlightUncertain = false; // refused whole: no earlier attempt of this key can have been applied
             return;
         } catch (CallNotPermittedException e) {
@@ -454,8 +502,8 @@ final class BufferedStrategy implements CounterStrategy {
             if (deltas.isEmpty() && durable.isEmpty()) {
                 return null;
             }
-            flushSequence++;
-            Batch batch = new Batch(instanceId + ":" + flushSequence, deltas, durable);
+            batches++;
+            Batch batch = batch(deltas, durable);
             inFlight = batch;
             return batch;
         } finally {

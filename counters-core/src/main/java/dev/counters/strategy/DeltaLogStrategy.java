@@ -12,14 +12,13 @@ import io.github.resilience4j.retry.RetryConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.UUID;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,15 +35,18 @@ final class DeltaLogStrategy extends CellStrategy {
 
     private static final Logger log = LoggerFactory.getLogger(DeltaLogStrategy.class);
     private static final Duration RECOUNT_LEASE = Duration.ofSeconds(30);
+    /** Ids are unique, so one taken is a bug somewhere; many in a row stop the append rather than loop. */
+    private static final int MAX_TAKEN_IDS = 10;
 
     private final DeltaLogSettings settings;
     private final Clock clock;
     /** For the timestamps retries depend on: they must not jump with the wall clock. */
     private final Clock steady;
-    private final RandomGenerator random;
+    private final UniqueIds ids;
     private final String owner;
     private final Retry appendRetry;
     private final LongAdder retries = new LongAdder();
+    private final LongAdder conflicts = new LongAdder();
     private final Cache<CounterName, Tracker> trackers = Caffeine.newBuilder().maximumSize(100_000).build();
     private final ExecutorService recounter;
 
@@ -60,7 +62,7 @@ final class DeltaLogStrategy extends CellStrategy {
         this.settings = settings;
         this.clock = context.clock();
         this.steady = new SteadyClock(clock);
-        this.random = context.random();
+        this.ids = context.ids();
         this.owner = context.instanceId();
         this.appendRetry = Retry.of("counters-delta-log", RetryConfig.custom()
                 .maxAttempts(settings.appendAttempts())
@@ -82,31 +84,16 @@ final class DeltaLogStrategy extends CellStrategy {
 
     @Override
     public StrategyActivity activity() {
-        return new StrategyActivity(0, retries.sum(), 0, null);
+        return new StrategyActivity(conflicts.sum(), retries.sum(), 0, null);
     }
 
     @Override
     public void increment(CounterName name, long delta) {
-        String id = new UUID(random.nextLong(), random.nextLong()).toString();
-        Instant first = steady.instant();
-        AtomicBoolean maybeApplied = new AtomicBoolean();
+        Append append = new Append(name, delta);
         try {
-            appendRetry.executeSupplier(() -> {
-                // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
-                if (steady.instant().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
-                    throw new RetryWindowClosed(name);
-                }
-                try {
-                    return store.appendDelta(name, id, delta, first);
-                } catch (CounterStoreException e) {
-                    if (!(e instanceof TransientStoreException)) {
-                        maybeApplied.set(true);
-                    }
-                    throw e;
-                }
-            });
+            appendRetry.executeSupplier(append::attempt);
         } catch (TransientStoreException e) {
-            if (maybeApplied.get()) {
+            if (append.maybeApplied) {
                 // The last attempt wrote nothing, but an earlier one may have: the caller must not read "not applied".
                 throw new CounterStoreException("Appending a delta to counter '" + name + "' failed; an earlier"
                         + " attempt's outcome is unknown, so the delta may have been applied: " + e.getMessage(), e);
@@ -116,6 +103,58 @@ final class DeltaLogStrategy extends CellStrategy {
         Tracker tracker = trackers.get(name, key -> new Tracker());
         tracker.appends.incrementAndGet();
         recountIfDue(name, tracker);
+    }
+
+    /**
+     * One increment's appends. Its id stays the same across retries, so an attempt whose outcome was unknown is
+     * recognised; a row already under the id counts as that attempt only if one was made and the row holds this delta.
+     */
+    private final class Append {
+
+        private final CounterName name;
+        private final long delta;
+        /** Rows written by this append carry this time: the retry window and the purge horizon are measured from it. */
+        private final Instant first = steady.instant();
+        private String id = ids.next();
+        /** An attempt under the current id ended with an unknown outcome: it may have been applied. */
+        private volatile boolean maybeApplied;
+        private int takenIds;
+
+        Append(CounterName name, long delta) {
+            this.name = name;
+            this.delta = delta;
+        }
+
+        boolean attempt() {
+            while (true) {
+                // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
+                if (maybeApplied && steady.instant().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
+                    throw new RetryWindowClosed(name);
+                }
+                OptionalLong stored;
+                try {
+                    stored = store.appendDelta(name, id, delta, first);
+                } catch (CounterStoreException e) {
+                    if (!(e instanceof TransientStoreException)) {
+                        maybeApplied = true;
+                    }
+                    throw e;
+                }
+                if (stored.isEmpty() || (maybeApplied && stored.getAsLong() == delta)) {
+                    return true; // appended now, or by the earlier attempt whose outcome was unknown
+                }
+                // Somebody else's row: no attempt under this id was applied, or the row would hold this delta.
+                conflicts.increment();
+                log.error("Delta id '{}' of counter '{}' is taken by another delta ({}, not {}); appending under a"
+                        + " new id", id, name, stored.getAsLong(), delta);
+                if (++takenIds >= MAX_TAKEN_IDS) {
+                    throw new TransientStoreException("Appending a delta to counter '" + name + "' found " + takenIds
+                            + " ids taken in a row; nothing was appended", null);
+                }
+                id = ids.next();
+                maybeApplied = false;
+            }
+        }
     }
 
     @Override

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * @param nodeId this process's node id (1 to 40 ASCII letters, digits, {@code . _ -}); null generates a random one
  *     at each start, which adds a row per counter per start: give long-lived deployments a stable id
  * @param decrements whether negative deltas are allowed (a PN-Counter); false makes a grow-only G-Counter
- * @param leaseTtl how long a claim on the node id lasts without renewal; it is renewed every third of this
+ * @param leaseTtl how long a claim on the node id lasts without renewal, where it is a lease (H2); it is renewed, or
+ *     on a store with session locks checked, every third of this
  */
 public record NodeSettings(@Nullable String nodeId, boolean decrements, Duration leaseTtl) {
 

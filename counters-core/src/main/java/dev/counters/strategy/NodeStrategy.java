@@ -3,11 +3,14 @@ package dev.counters.strategy;
 import dev.counters.CounterName;
 import dev.counters.NodeIdInUseException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import dev.counters.spi.SessionLocks;
+import dev.counters.spi.SessionLocks.SessionLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +20,11 @@ import org.slf4j.LoggerFactory;
  * including those of nodes long gone. The PN form keeps two rows per node, increments and decrements, each only
  * growing in magnitude.
  *
- * <p>The node id is claimed with a lease in the store when the strategy starts, and renewed in the background, so
- * that a second live process configured with the same id fails fast instead of silently sharing rows.
+ * <p>The node id is claimed when the strategy starts, so that a second live process configured with the same id fails
+ * fast instead of silently sharing rows. Where the store has {@link SessionLocks} (MySQL, MariaDB, PostgreSQL), the
+ * claim is a lock held by a database session of its own: the server frees it the moment a dead process's connection
+ * closes, so a process restarted under its stable id after a crash starts at once. Elsewhere (H2) it is a lease in
+ * the store, renewed in the background, which a crashed holder keeps until its TTL ends.
  */
 final class NodeStrategy extends CellStrategy {
 
@@ -28,32 +34,51 @@ final class NodeStrategy extends CellStrategy {
     private final boolean decrements;
     private final String incrementCell;
     private final String decrementCell;
-    private final String leaseKey;
+    private final String claimKey;
     private final String owner;
     private final Clock clock;
-    private final java.time.Duration leaseTtl;
+    private final Duration leaseTtl;
+    private final @Nullable SessionLocks sessionLocks;
+    private volatile @Nullable SessionLock sessionLock;
     private final ScheduledExecutorService renewer;
-    private volatile boolean leaseLost;
+    private volatile boolean claimLost;
 
     NodeStrategy(StrategyContext context, NodeSettings settings) {
         super(context.store());
-        this.nodeId = settings.nodeId() != null ? settings.nodeId()
-                : "node-" + HexFormat.of().toHexDigits(context.random().nextInt());
+        this.nodeId = settings.nodeId() != null ? settings.nodeId() : "node-" + context.instanceId();
         this.decrements = settings.decrements();
         this.incrementCell = "n:" + nodeId + ":+";
         this.decrementCell = "n:" + nodeId + ":-";
-        this.leaseKey = "node:" + nodeId;
+        this.claimKey = "node:" + nodeId;
         this.owner = context.instanceId();
         this.clock = context.clock();
         this.leaseTtl = settings.leaseTtl();
-        Instant now = clock.instant();
-        if (!store.tryLease(leaseKey, owner, now.plus(leaseTtl), now)) {
+        this.sessionLocks = store.capability(SessionLocks.class).orElse(null);
+        if (!claim()) {
             throw new NodeIdInUseException("Node id '" + nodeId + "' is held by another live process; give each "
-                    + "process its own node id (a claim lasts " + leaseTtl.toSeconds() + "s after its holder stops)");
+                    + "process its own node id" + (sessionLocks != null ? ""
+                            : " (a claim lasts " + leaseTtl.toSeconds() + "s after its holder stops)"));
         }
         this.renewer = Executors.newSingleThreadScheduledExecutor(task -> context.newThread("node-lease", task));
         long period = Math.max(1, leaseTtl.toMillis() / 3);
-        renewer.scheduleAtFixedRate(this::renewLease, period, period, TimeUnit.MILLISECONDS);
+        renewer.scheduleAtFixedRate(this::renewClaim, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Takes the claim on the node id, or keeps it: whether this process holds it now. */
+    private boolean claim() {
+        if (sessionLocks == null) {
+            Instant now = clock.instant();
+            return store.tryLease(claimKey, owner, now.plus(leaseTtl), now);
+        }
+        SessionLock held = sessionLock;
+        if (held != null && held.isHeld()) {
+            return true;
+        }
+        if (held != null) {
+            held.close();
+        }
+        sessionLock = sessionLocks.tryLock(claimKey).orElse(null);
+        return sessionLock != null;
     }
 
     @Override
@@ -61,12 +86,14 @@ final class NodeStrategy extends CellStrategy {
         return "node";
     }
 
-    /** Renews the claim on the node id; a claim taken over by another process stops this one's increments. */
-    void renewLease() {
+    /**
+     * Keeps the claim on the node id. A claim taken over by another process stops this one's increments; a store that
+     * cannot be reached says nothing about the claim, so increments go on (they fail by themselves meanwhile).
+     */
+    void renewClaim() {
         try {
-            Instant now = clock.instant();
-            if (!store.tryLease(leaseKey, owner, now.plus(leaseTtl), now)) {
-                leaseLost = true;
+            if (!claim()) {
+                claimLost = true;
                 log.error("Node id '{}' was claimed by another process; this process stops incrementing its counters",
                         nodeId);
             }
@@ -86,7 +113,7 @@ final class NodeStrategy extends CellStrategy {
     }
 
     private String cellFor(CounterName name, long delta) {
-        if (leaseLost) {
+        if (claimLost) {
             throw new NodeIdInUseException("Node id '" + nodeId + "' was claimed by another process; counter '" + name
                     + "' was not incremented");
         }
@@ -104,9 +131,19 @@ final class NodeStrategy extends CellStrategy {
     public void close() {
         renewer.shutdownNow();
         try {
-            store.releaseLease(leaseKey, owner);
+            renewer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            SessionLock held = sessionLock;
+            if (held != null) {
+                held.close();
+            } else if (sessionLocks == null) {
+                store.releaseLease(claimKey, owner);
+            }
         } catch (RuntimeException e) {
-            log.warn("Could not release the claim on node id '{}' (it expires by itself): {}", nodeId, e.toString());
+            log.warn("Could not release the claim on node id '{}' (it ends by itself): {}", nodeId, e.toString());
         }
     }
 }

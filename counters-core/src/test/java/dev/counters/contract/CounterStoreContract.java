@@ -298,13 +298,16 @@ public abstract class CounterStoreContract extends ContractSupport {
     // ---- delta log ----
 
     @Test
-    void deltasCountUntilFoldedAndAppendingAnIdTwiceWritesOnce() {
+    void deltasCountUntilFoldedAndAppendingAnIdTwiceWritesOnceAndReportsWhatIsStored() {
         CounterName counter = name("log");
         Instant first = Instant.parse("2026-01-01T00:00:00Z");
         store().add(counter, "main", 100);
-        assertThat(store().appendDelta(counter, "id-1", 5, first)).isTrue();
-        assertThat(anotherStore().appendDelta(counter, "id-1", 5, first)).as("a retry").isFalse();
-        assertThat(store().appendDelta(counter, "id-2", -2, first.plusSeconds(1))).isTrue();
+        assertThat(store().appendDelta(counter, "id-1", 5, first)).as("appended").isEmpty();
+        assertThat(anotherStore().appendDelta(counter, "id-1", 5, first)).as("a retry").hasValue(5);
+        assertThat(store().appendDelta(counter, "id-1", 9, first)).as("another delta, same id: nothing written")
+                .hasValue(5);
+        assertThat(store().appendDelta(counter, "id-2", -2, first.plusSeconds(1))).isEmpty();
+        assertThat(store().appendDelta(name("log-other"), "id-1", 3, first)).as("ids are per counter").isEmpty();
         assertThat(store().get(counter)).isEqualTo(103);
         assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 103L));
         assertThat(store().getFolded(counter)).isEqualTo(100);
@@ -327,9 +330,9 @@ public abstract class CounterStoreContract extends ContractSupport {
     void aFoldedDeltaStillRecognisesALateRetryOfItsAppendUntilPurged() {
         CounterName counter = name("tombstone");
         Instant appended = Instant.parse("2026-01-01T00:00:00Z");
-        assertThat(store().appendDelta(counter, "late", 5, appended)).isTrue();
+        assertThat(store().appendDelta(counter, "late", 5, appended)).isEmpty();
         assertThat(store().foldDeltas(counter, "main", appended)).isEqualTo(1);
-        assertThat(store().appendDelta(counter, "late", 5, appended)).as("the retry of a folded append").isFalse();
+        assertThat(store().appendDelta(counter, "late", 5, appended)).as("the retry of a folded append").hasValue(5);
         assertThat(store().get(counter)).isEqualTo(5);
         assertThat(store().foldDeltas(counter, "main", appended.plusSeconds(1))).as("purges, folds nothing").isZero();
         assertThat(store().get(counter)).isEqualTo(5);

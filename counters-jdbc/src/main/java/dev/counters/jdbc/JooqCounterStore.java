@@ -18,6 +18,7 @@ import dev.counters.spi.CounterStore;
 import dev.counters.spi.DeltaBacklog;
 import dev.counters.spi.Reservation;
 import dev.counters.spi.Reservations;
+import dev.counters.spi.SessionLocks;
 import dev.counters.spi.VersionedValue;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
@@ -87,14 +88,17 @@ public final class JooqCounterStore implements CounterStore {
     private final @Nullable CallerTransactions callerTransactions;
     /** Set on a store bound to a caller's transaction: the store with transactions of its own. */
     private final @Nullable JooqCounterStore independent;
+    private final Optional<SessionLocks> sessionLocks;
 
     private JooqCounterStore(DSLContext dsl, CounterTables tables, Retry retry,
-            @Nullable CallerTransactions callerTransactions, @Nullable JooqCounterStore independent) {
+            @Nullable CallerTransactions callerTransactions, @Nullable JooqCounterStore independent,
+            Optional<SessionLocks> sessionLocks) {
         this.dsl = dsl;
         this.tables = tables;
         this.retry = retry;
         this.callerTransactions = callerTransactions;
         this.independent = independent;
+        this.sessionLocks = sessionLocks;
     }
 
     /** Starts building a store on a {@link DataSource}; the dialect is detected from it. */
@@ -130,7 +134,13 @@ public final class JooqCounterStore implements CounterStore {
             return Optional.empty();
         }
         DSLContext joined = DSL.using(dsl.configuration().derive(new DefaultConnectionProvider(connection)));
-        return Optional.of(new JooqCounterStore(joined, tables, NO_RETRY, null, this));
+        return Optional.of(new JooqCounterStore(joined, tables, NO_RETRY, null, this, sessionLocks));
+    }
+
+    /** Offers {@link SessionLocks} on MySQL, MariaDB and PostgreSQL. */
+    @Override
+    public <T> Optional<T> capability(Class<T> capability) {
+        return capability == SessionLocks.class ? sessionLocks.map(capability::cast) : CounterStore.super.capability(capability);
     }
 
     @Override
@@ -304,21 +314,35 @@ public final class JooqCounterStore implements CounterStore {
                 return true;
             }));
         } catch (CounterStoreException e) {
-            throw overflowIn(sorted, cell).orElse(e);
+            throw overflowIn(sorted, cell, e);
         }
     }
 
-    /** After a failed batch: the counter whose delta would overflow its cell, if that was the cause. */
-    private Optional<RuntimeException> overflowIn(List<Map.Entry<CounterName, Long>> deltas, String cell) {
-        for (Map.Entry<CounterName, Long> entry : deltas) {
-            long current = read(entry.getKey(), cell).map(VersionedValue::value).orElse(0L);
-            long delta = entry.getValue();
-            long sum = current + delta;
-            if (((current ^ sum) & (delta ^ sum)) < 0) {
-                return Optional.of(new CounterOverflowException(entry.getKey(), delta));
-            }
+    /**
+     * After a failed batch: the database refused a value out of range, so nothing was written; name the counter
+     * whose delta overflows its cell. Any other failure is thrown as it is: its outcome may be unknown, and a
+     * diagnosis that fails too (the database gone) must not turn it into "surely not applied".
+     */
+    private RuntimeException overflowIn(List<Map.Entry<CounterName, Long>> deltas, String cell,
+            CounterStoreException failure) {
+        if (!SqlFailures.isOutOfRange(failure)) {
+            return failure;
         }
-        return Optional.empty();
+        try {
+            for (Map.Entry<CounterName, Long> entry : deltas) {
+                long current = read(entry.getKey(), cell).map(VersionedValue::value).orElse(0L);
+                long delta = entry.getValue();
+                long sum = current + delta;
+                if (((current ^ sum) & (delta ^ sum)) < 0) {
+                    CounterOverflowException overflow = new CounterOverflowException(entry.getKey(), delta);
+                    overflow.initCause(failure);
+                    return overflow;
+                }
+            }
+        } catch (RuntimeException diagnosis) {
+            failure.addSuppressed(diagnosis);
+        }
+        return failure;
     }
 
     @Override
@@ -329,13 +353,26 @@ public final class JooqCounterStore implements CounterStore {
     }
 
     @Override
-    public boolean appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
-        return run("appendDelta", counter, delta, () -> dsl.insertInto(tables.deltas, tables.deltasName,
-                        tables.deltasId, tables.deltasDelta, tables.deltasAppendedAt, tables.deltasFolded)
-                .values(counter.value(), deltaId, delta, now.toEpochMilli(), UNFOLDED)
-                .onConflict(tables.deltasName, tables.deltasId)
-                .doNothing()
-                .execute() == 1);
+    public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
+        return run("appendDelta", counter, delta, () -> {
+            while (true) {
+                if (dsl.insertInto(tables.deltas, tables.deltasName, tables.deltasId, tables.deltasDelta,
+                                tables.deltasAppendedAt, tables.deltasFolded)
+                        .values(counter.value(), deltaId, delta, now.toEpochMilli(), UNFOLDED)
+                        .onConflict(tables.deltasName, tables.deltasId)
+                        .doNothing()
+                        .execute() == 1) {
+                    return OptionalLong.empty();
+                }
+                Long stored = dsl.select(tables.deltasDelta).from(tables.deltas)
+                        .where(tables.deltasName.eq(counter.value()), tables.deltasId.eq(deltaId))
+                        .fetchOne(tables.deltasDelta);
+                if (stored != null) {
+                    return OptionalLong.of(stored);
+                }
+                // Purged between the two statements: an old folded delta, so not a retry of ours. Insert again.
+            }
+        });
     }
 
     @Override
@@ -647,7 +684,8 @@ public final class JooqCounterStore implements CounterStore {
             context = DSL.using(context.configuration().derive(
                     new ReachabilityAwareConnectionProvider(context.configuration().connectionProvider())));
             return new JooqCounterStore(context, new CounterTables(tablePrefix),
-                    Retry.of("counters-store-" + tablePrefix, retryConfig), callerTransactions, null);
+                    Retry.of("counters-store-" + tablePrefix, retryConfig), callerTransactions, null,
+                    DatabaseSessionLocks.of(context, tablePrefix));
         }
 
         private DSLContext createContext() {

@@ -56,7 +56,7 @@ final class SqlFailures {
         }
         String state = sql.getSQLState() == null ? "" : sql.getSQLState();
         int code = sql.getErrorCode();
-        if (counter != null && delta != 0 && (NUMERIC_OUT_OF_RANGE.equals(state) || code == MYSQL_OUT_OF_RANGE)) {
+        if (counter != null && delta != 0 && isOutOfRange(state, code)) {
             CounterOverflowException overflow = new CounterOverflowException(counter, delta);
             overflow.initCause(e);
             return overflow;
@@ -66,6 +66,16 @@ final class SqlFailures {
             return new TransientStoreException(what + " was rolled back" + detail, e);
         }
         return new CounterStoreException(what + " failed" + detail, e);
+    }
+
+    /** Whether the database refused a value out of its range: the statement, and so its transaction, failed. */
+    static boolean isOutOfRange(Throwable e) {
+        SQLException sql = sqlException(e);
+        return sql != null && isOutOfRange(sql.getSQLState() == null ? "" : sql.getSQLState(), sql.getErrorCode());
+    }
+
+    private static boolean isOutOfRange(String state, int code) {
+        return NUMERIC_OUT_OF_RANGE.equals(state) || code == MYSQL_OUT_OF_RANGE;
     }
 
     private static boolean isRolledBack(String state, int code) {

@@ -2,11 +2,15 @@ package dev.counters.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.counters.BufferFullException;
 import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
+import dev.counters.StoreUnavailableException;
+import dev.counters.TransientStoreException;
 import dev.counters.contract.Concurrently;
 import dev.counters.jdbc.testing.FaultInjectingDataSource;
 import dev.counters.jdbc.testing.FaultInjectingDataSource.Fault;
@@ -19,6 +23,7 @@ import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -66,6 +71,58 @@ class AmbiguousCommitTest {
         System.out.printf("buffered on %s: %d increments, %d statements, %d commits, %d+%d faults injected%n",
                 database, threads * perThread, faulty.statements.get(), faulty.commits.get(),
                 faulty.injectedAfterCommit.get(), faulty.injectedBeforeCommit.get());
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aFlushWhoseCommitOutcomeIsUnknownStaysUnknownWhenTheDatabaseThenGoesAway(TestDatabase database) {
+        // Issue 13: a diagnosis read after the failure met the database gone and reported "unavailable", which means
+        // "surely not applied"; the retry then found its key recorded, took it for somebody else's, and wrote the
+        // deltas again under a new key.
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        JooqCounterStore store = faultyStore(stores, faulty);
+        String counter = "gone" + System.nanoTime();
+        try (CounterService counters = CounterService.builder(store)
+                .defaultStrategy(Strategies.buffered(BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1))))
+                .build()) {
+            counters.increment(counter, 5);
+            faulty.downAfterStrike = true;
+            faulty.failEvery(1, Fault.AFTER_COMMIT); // the flush commits, its reply is lost, then nothing answers
+            CompletableFuture<Void> flushed = counters.flush();
+            // Back only once the flush attempt has failed, diagnosis and all.
+            await().atMost(Duration.ofSeconds(20)).until(() -> faulty.injectedAfterCommit.get() == 1 && faulty.down
+                    && counters.statistics().getFirst().activity().buffer().failedFlushes() >= 1);
+            faulty.downAfterStrike = false;
+            faulty.failEvery(0, Fault.AFTER_COMMIT);
+            faulty.down = false;
+            flushed.get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+        assertThat(stores.store().get(CounterName.of(counter))).as("applied once").isEqualTo(5);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void anOverflowDiagnosisThatFailsKeepsTheOriginalFailure(TestDatabase database) {
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        JooqCounterStore store = faultyStore(stores, faulty);
+        CounterName full = CounterName.of("full" + System.nanoTime());
+        stores.store().add(full, "main", Long.MAX_VALUE - 1);
+        faulty.downAfterFailedStatement = true; // the batch is refused, then the diagnosis finds nobody
+        assertThatThrownBy(() -> store.applyBatch("k" + System.nanoTime(), "main", Map.of(full, 5L), Instant.now()))
+                .isInstanceOf(CounterStoreException.class)
+                .isNotInstanceOf(TransientStoreException.class)
+                .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+                        .isInstanceOf(StoreUnavailableException.class));
+        faulty.down = false;
+        faulty.downAfterFailedStatement = false;
+        assertThatThrownBy(() -> store.applyBatch("k" + System.nanoTime(), "main", Map.of(full, 5L), Instant.now()))
+                .as("with the database there, the diagnosis names the counter")
+                .isInstanceOf(CounterOverflowException.class).hasMessageContaining(full.value());
+        assertThat(stores.store().get(full)).isEqualTo(Long.MAX_VALUE - 1);
     }
 
     @ParameterizedTest

@@ -2,7 +2,7 @@ package dev.counters.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
-import dev.counters.jdbc.testing.ChildJvm;
+import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.Strategies;
 import java.time.Duration;
@@ -18,7 +18,7 @@ public final class ChildBufferedIncrementer {
     }
 
     public static void main(String[] args) {
-        HikariDataSource dataSource = ChildJvm.pool(args, 4);
+        HikariDataSource dataSource = ChildPool.of(args, 4);
         CounterService counters = CounterService.builder(
                         JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
                 .defaultStrategy(Strategies.buffered(BufferedSettings.defaults()

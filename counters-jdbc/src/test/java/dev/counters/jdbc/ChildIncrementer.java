@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterService;
 import dev.counters.contract.Concurrently;
-import dev.counters.jdbc.testing.ChildJvm;
+import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,7 +24,7 @@ public final class ChildIncrementer {
         int perThread = Integer.parseInt(args[6]);
         AtomicLong acknowledged = new AtomicLong();
         AtomicLong refused = new AtomicLong();
-        try (HikariDataSource dataSource = ChildJvm.pool(args, threads);
+        try (HikariDataSource dataSource = ChildPool.of(args, threads);
                 CounterService counters = CounterService.builder(
                         JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
                         .defaultStrategy(strategy(args[7])).build()) {

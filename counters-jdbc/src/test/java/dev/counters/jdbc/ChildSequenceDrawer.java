@@ -3,7 +3,7 @@ package dev.counters.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterName;
 import dev.counters.contract.Concurrently;
-import dev.counters.jdbc.testing.ChildJvm;
+import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.sequence.Sequence;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
@@ -29,7 +29,7 @@ public final class ChildSequenceDrawer {
         int threads = Integer.parseInt(args[5]);
         int perThread = Integer.parseInt(args[6]);
         AtomicLong reservations = new AtomicLong();
-        try (HikariDataSource dataSource = ChildJvm.pool(args, threads)) {
+        try (HikariDataSource dataSource = ChildPool.of(args, threads)) {
             ForwardingCounterStore counting = new ForwardingCounterStore(
                     JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build()) {
                 @Override

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.CounterService;
 import dev.counters.contract.Concurrently;
-import dev.counters.jdbc.testing.ChildJvm;
+import dev.counters.testing.ChildJvm;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import java.util.concurrent.TimeUnit;

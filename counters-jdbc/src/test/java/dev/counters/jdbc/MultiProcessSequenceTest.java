@@ -2,7 +2,7 @@ package dev.counters.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.counters.jdbc.testing.ChildJvm;
+import dev.counters.testing.ChildJvm;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import static org.awaitility.Awaitility.await;

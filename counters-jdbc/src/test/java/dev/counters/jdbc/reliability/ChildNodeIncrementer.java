@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.NodeIdInUseException;
 import dev.counters.jdbc.JooqCounterStore;
-import dev.counters.jdbc.testing.ChildJvm;
+import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.Strategies;
 import java.time.Duration;
@@ -20,7 +20,7 @@ public final class ChildNodeIncrementer {
     }
 
     public static void main(String[] args) {
-        HikariDataSource dataSource = ChildJvm.pool(args, 2);
+        HikariDataSource dataSource = ChildPool.of(args, 2);
         CounterService counters;
         try {
             counters = CounterService.builder(JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())

@@ -3,7 +3,7 @@ package dev.counters.jdbc.reliability;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.jdbc.JooqCounterStore;
-import dev.counters.jdbc.testing.ChildJvm;
+import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.strategy.Strategies;
 
 /**
@@ -17,7 +17,7 @@ public final class ChildSchemaInitializer {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        try (HikariDataSource dataSource = ChildJvm.pool(args, 2)) {
+        try (HikariDataSource dataSource = ChildPool.of(args, 2)) {
             Thread.sleep(Math.max(0, Long.parseLong(args[5]) - System.currentTimeMillis()));
             JooqCounterStore store = JooqCounterStore.builder(dataSource).tablePrefix(args[3]).migrateSchema(true)
                     .build();

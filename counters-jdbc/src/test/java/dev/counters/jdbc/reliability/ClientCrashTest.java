@@ -8,7 +8,7 @@ import dev.counters.history.SequenceChecker;
 import dev.counters.jdbc.ChildBufferedIncrementer;
 import dev.counters.jdbc.ChildSequenceDrawer;
 import dev.counters.jdbc.JooqCounterStore;
-import dev.counters.jdbc.testing.ChildJvm;
+import dev.counters.testing.ChildJvm;
 import dev.counters.jdbc.testing.EmbeddedMariaDb;
 import dev.counters.jdbc.testing.MariaDbProcess;
 import java.io.DataInputStream;
@@ -31,8 +31,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Application processes die with SIGKILL mid-run, start together, or share a node id: each is a child JVM on the
- * suite's MariaDB server.
+ * Application processes die with SIGKILL mid-run or start together: each is a child JVM on the suite's MariaDB
+ * server. Processes sharing a node id are in {@link NodeClaimTest}.
  */
 class ClientCrashTest {
 
@@ -114,60 +114,6 @@ class ClientCrashTest {
         } catch (EOFException e) {
             return numbers;
         }
-    }
-
-    @Test
-    void twoProcessesWithTheSameNodeIdNeverRunTogetherAndTheCountStaysExact() throws Exception {
-        String prefix = FaultyMariaDb.freshSchema();
-        String counter = "node" + System.nanoTime();
-        String nodeId = "node-" + UUID.randomUUID().toString().substring(0, 8);
-        String[] node = {counter, nodeId, "2"};
-        ChildJvm first = child(ChildNodeIncrementer.class, prefix, node);
-        ChildJvm second = child(ChildNodeIncrementer.class, prefix, node);
-        // Exactly one of two processes started together gets the id; the other refuses to start.
-        ChildJvm winner = awaitEither(first, second);
-        ChildJvm loser = winner == first ? second : first;
-        assertThat(loser.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(loser.process().exitValue()).as(loser.output()).isEqualTo(2);
-        assertThat(loser.output()).contains("NODE ID IN USE");
-
-        winner.awaitOutput("ACK 500", 1, TimeUnit.MINUTES);
-        winner.process().destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        long before = last(winner.output(), "ACK (\\d+)");
-        // The dead process's claim lasts its TTL (2 s); a replacement started at once is refused until it expires.
-        ChildJvm replacement;
-        int refusals = 0;
-        while (true) {
-            replacement = child(ChildNodeIncrementer.class, prefix, node);
-            if (!replacement.process().waitFor(5, TimeUnit.SECONDS) || replacement.output().contains("STARTED")) {
-                break;
-            }
-            refusals++;
-        }
-        replacement.awaitOutput("ACK 500", 1, TimeUnit.MINUTES);
-        replacement.process().destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        long after = last(replacement.output(), "ACK (\\d+)");
-        long stored = FaultyMariaDb.storedAt(prefix).get(CounterName.of(counter));
-        ReliabilityReport.row("same node id", "node", String.format("2 processes started together: 1 ran, 1 refused;"
-                + " winner killed -9 after %d increments; replacement refused %d time(s), then ran %d; stored %d, "
-                + "bound: acknowledged ≤ stored ≤ acknowledged + 2 | %s", before, refusals, after, stored,
-                stored >= before + after && stored <= before + after + 2 ? "exact" : "VIOLATED"));
-        // Each killed process may have had one increment in flight: committed or not, nobody knows.
-        assertThat(stored).isBetween(before + after, before + after + 2);
-    }
-
-    private static ChildJvm awaitEither(ChildJvm first, ChildJvm second) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-        while (System.nanoTime() < deadline) {
-            if (first.output().contains("STARTED")) {
-                return first;
-            }
-            if (second.output().contains("STARTED")) {
-                return second;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("Neither process started:\n" + first.output() + "\n" + second.output());
     }
 
     @Test

@@ -26,7 +26,6 @@ final class Workload implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopped;
     private long pauseNanos;
-    private boolean reads = true;
     final AtomicLong operations = new AtomicLong();
     /** The longest any single increment or sequence draw took (reads may wait longer: they need the database). */
     final AtomicLong longestCallNanos = new AtomicLong();
@@ -37,12 +36,6 @@ final class Workload implements AutoCloseable {
      */
     Workload pauseBetweenOperations(Duration pause) {
         this.pauseNanos = pause.toNanos();
-        return this;
-    }
-
-    /** Runs writers only: no reader thread. */
-    Workload withoutReads() {
-        this.reads = false;
         return this;
     }
 
@@ -60,12 +53,10 @@ final class Workload implements AutoCloseable {
             int writers) {
         String session = "node@" + System.identityHashCode(service);
         increments(session, service::increment, history, counters, deltas, writers);
-        if (reads) {
-            start(false, () -> {
-                String counter = counters.get(ThreadLocalRandom.current().nextInt(counters.size()));
-                history.read(session, counter, () -> service.get(counter));
-            });
-        }
+        start(false, () -> {
+            String counter = counters.get(ThreadLocalRandom.current().nextInt(counters.size()));
+            history.read(session, counter, () -> service.get(counter));
+        });
         return this;
     }
 

@@ -42,6 +42,10 @@ public final class FaultInjectingDataSource implements DataSource {
 
     private final DataSource delegate;
     public volatile boolean down;
+    /** The database becomes unreachable ({@link #down}) right after an injected commit failure. */
+    public volatile boolean downAfterStrike;
+    /** The database becomes unreachable right after any statement fails. */
+    public volatile boolean downAfterFailedStatement;
     private volatile int failEvery;
     private volatile Fault fault = Fault.AFTER_COMMIT;
 
@@ -98,6 +102,9 @@ public final class FaultInjectingDataSource implements DataSource {
 
     private SQLException lost(boolean afterCommit) {
         (afterCommit ? injectedAfterCommit : injectedBeforeCommit).incrementAndGet();
+        if (downAfterStrike) {
+            down = true;
+        }
         return new SQLException("Communications link failure during commit (injected, "
                 + (afterCommit ? "after" : "before") + " the database committed)", "08S01");
     }
@@ -160,7 +167,14 @@ public final class FaultInjectingDataSource implements DataSource {
                 call(real, method, args);
                 throw lost(true); // executed and committed; the reply is lost
             }
-            return call(real, method, args);
+            try {
+                return call(real, method, args);
+            } catch (SQLException e) {
+                if (downAfterFailedStatement) {
+                    down = true;
+                }
+                throw e;
+            }
         }
     }
 

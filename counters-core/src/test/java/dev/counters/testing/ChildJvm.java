@@ -1,4 +1,4 @@
-package dev.counters.jdbc.testing;
+package dev.counters.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,18 +26,6 @@ public final class ChildJvm {
         Path output = Files.createTempFile("counters-child-", ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
         return new ChildJvm(process, output);
-    }
-
-    /**
-     * In the child: a connection pool from the first three arguments the parent passed (URL, user, password).
-     */
-    public static com.zaxxer.hikari.HikariDataSource pool(String[] args, int maxConnections) {
-        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
-        config.setJdbcUrl(args[0]);
-        config.setUsername(args[1]);
-        config.setPassword(args[2]);
-        config.setMaximumPoolSize(maxConnections);
-        return new com.zaxxer.hikari.HikariDataSource(config);
     }
 
     /** Waits until the child has printed {@code text} (for example that it is ready to start). */

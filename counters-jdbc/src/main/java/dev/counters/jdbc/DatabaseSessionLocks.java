@@ -1,0 +1,136 @@
+package dev.counters.jdbc;
+
+import dev.counters.spi.SessionLocks;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.HexFormat;
+import java.util.Optional;
+import org.jooq.ConnectionProvider;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link SessionLocks} on MySQL and MariaDB ({@code GET_LOCK}, named server-wide) and PostgreSQL (session advisory
+ * locks, numbered per database). Each lock keeps one connection of the pool for itself, since the lock lives as long
+ * as its session. Lock names are hashed from the database, the table prefix and the key, so that two applications
+ * with tables of their own never share a lock.
+ */
+final class DatabaseSessionLocks implements SessionLocks {
+
+    private final ConnectionProvider connections;
+    private final SQLDialect dialect;
+    private final String tablePrefix;
+
+    private DatabaseSessionLocks(ConnectionProvider connections, SQLDialect dialect, String tablePrefix) {
+        this.connections = connections;
+        this.dialect = dialect;
+        this.tablePrefix = tablePrefix;
+    }
+
+    /** Session locks for the database {@code dsl} talks to, if it has them. */
+    static Optional<SessionLocks> of(DSLContext dsl, String tablePrefix) {
+        return switch (dsl.dialect().family()) {
+            case MYSQL, MARIADB, POSTGRES -> Optional.of(new DatabaseSessionLocks(
+                    dsl.configuration().connectionProvider(), dsl.dialect().family(), tablePrefix));
+            default -> Optional.empty();
+        };
+    }
+
+    @Override
+    public Optional<SessionLock> tryLock(String key) {
+        String operation = "tryLock '" + key + "'";
+        Connection connection;
+        try {
+            connection = connections.acquire();
+        } catch (RuntimeException e) {
+            throw SqlFailures.translate(e, operation);
+        }
+        try {
+            DSLContext session = DSL.using(connection, dialect);
+            String catalog = connection.getCatalog();
+            boolean taken = dialect == SQLDialect.POSTGRES
+                    ? Boolean.TRUE.equals(session.fetchValue(DSL.field("pg_try_advisory_lock({0})", Boolean.class,
+                            DSL.val(postgresLockKey(catalog, tablePrefix, key)))))
+                    : Integer.valueOf(1).equals(session.fetchValue(DSL.field("get_lock({0}, 0)", Integer.class,
+                            DSL.val(mysqlLockName(catalog, tablePrefix, key)))));
+            if (taken) {
+                return Optional.of(new Held(connection));
+            }
+            connections.release(connection);
+            return Optional.empty();
+        } catch (RuntimeException | SQLException e) {
+            release(connection);
+            throw SqlFailures.translate(e instanceof RuntimeException runtime ? runtime
+                    : new IllegalStateException(e.getMessage(), e), operation);
+        }
+    }
+
+    /** Gives the connection back only once it holds no lock: a pooled session that kept one would keep it forever. */
+    private void release(Connection connection) {
+        try {
+            DSL.using(connection, dialect).execute(dialect == SQLDialect.POSTGRES
+                    ? "select pg_advisory_unlock_all()" : "select release_all_locks()");
+        } catch (RuntimeException e) {
+            abort(connection); // most likely the session is gone, and its locks with it; make sure
+        }
+        connections.release(connection);
+    }
+
+    private static void abort(Connection connection) {
+        try {
+            connection.abort(Runnable::run);
+        } catch (SQLException | RuntimeException ignored) {
+            // closing is all that is left, and release() does it
+        }
+    }
+
+    /** A {@code GET_LOCK} name: names are server-wide and at most 64 characters, so the database goes in the hash. */
+    static String mysqlLockName(String catalog, String tablePrefix, String key) {
+        return "counters:" + HexFormat.of().formatHex(sha256(catalog + "/" + tablePrefix + key), 0, 20);
+    }
+
+    /** An advisory lock number: locks are per database, numbered by 64-bit keys. */
+    static long postgresLockKey(String catalog, String tablePrefix, String key) {
+        return ByteBuffer.wrap(sha256(catalog + "/" + tablePrefix + key)).getLong();
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Every Java platform has SHA-256", e);
+        }
+    }
+
+    private final class Held implements SessionLock {
+
+        private @Nullable Connection connection;
+
+        Held(Connection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public synchronized boolean isHeld() {
+            try {
+                return connection != null && connection.isValid(5);
+            } catch (SQLException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public synchronized void close() {
+            if (connection != null) {
+                release(connection);
+                connection = null;
+            }
+        }
+    }
+}

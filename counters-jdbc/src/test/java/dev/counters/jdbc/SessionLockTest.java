@@ -1,0 +1,129 @@
+package dev.counters.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.counters.CounterService;
+import dev.counters.NodeIdInUseException;
+import dev.counters.jdbc.testing.JooqStores;
+import dev.counters.jdbc.testing.TestDatabase;
+import dev.counters.spi.SessionLocks;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.Strategies;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The node id claim as a session lock (issue 13): it lives exactly as long as its database session. A holder whose
+ * session ends (killed by the server, a broken connection) takes the lock again if it is free, and stops incrementing
+ * if another process took it meanwhile; two live holders never coexist.
+ */
+class SessionLockTest {
+
+    private static NodeSettings node(String id) {
+        return NodeSettings.defaults().withNodeId(id).withLeaseTtl(Duration.ofSeconds(3)); // checked every second
+    }
+
+    /** The sessions holding the node id's lock: one, or none. */
+    private static List<Long> holders(Connection admin, TestDatabase database, String prefix, String nodeId)
+            throws SQLException {
+        String key = "node:" + nodeId;
+        if (database == TestDatabase.MARIADB) {
+            try (PreparedStatement holder = admin.prepareStatement("SELECT IS_USED_LOCK(?)")) {
+                holder.setString(1, DatabaseSessionLocks.mysqlLockName(admin.getCatalog(), prefix, key));
+                return longs(holder);
+            }
+        }
+        long lock = DatabaseSessionLocks.postgresLockKey(admin.getCatalog(), prefix, key);
+        try (PreparedStatement holder = admin.prepareStatement("SELECT pid FROM pg_locks WHERE locktype = 'advisory'"
+                + " AND granted AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 1")) {
+            holder.setLong(1, lock >>> 32);
+            holder.setLong(2, lock & 0xFFFF_FFFFL);
+            return longs(holder);
+        }
+    }
+
+    /** Ends the database session that holds the node id's lock, as a DBA's KILL or a broken connection would. */
+    private static void killSessionHolding(TestDatabase database, String prefix, String nodeId) throws SQLException {
+        try (Connection admin = database.dataSource().getConnection()) {
+            List<Long> sessions = holders(admin, database, prefix, nodeId);
+            assertThat(sessions).as("the session holding the lock").hasSize(1);
+            admin.createStatement().execute(database == TestDatabase.MARIADB ? "KILL " + sessions.getFirst()
+                    : "SELECT pg_terminate_backend(" + sessions.getFirst() + ")");
+        }
+    }
+
+    private static List<Long> longs(PreparedStatement query) throws SQLException {
+        List<Long> values = new ArrayList<>();
+        try (ResultSet rows = query.executeQuery()) {
+            while (rows.next()) {
+                long value = rows.getLong(1);
+                if (!rows.wasNull()) {
+                    values.add(value);
+                }
+            }
+        }
+        return values;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRES"})
+    void aHolderWhoseSessionEndedStopsOnceAnotherProcessTookItsId(TestDatabase database) throws Exception {
+        JooqStores stores = JooqStores.on(database);
+        String id = "lost-" + UUID.randomUUID().toString().substring(0, 8);
+        try (CounterService holder = CounterService.builder(stores.store()).defaultStrategy(Strategies.node(node(id)))
+                .build()) {
+            holder.increment("x");
+            killSessionHolding(database, stores.prefix(), id);
+            try (CounterService successor = CounterService.builder(stores.anotherStore())
+                    .defaultStrategy(Strategies.node(node(id))).build()) {
+                successor.increment("x");
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                        assertThatThrownBy(() -> holder.increment("probe"))
+                                .isInstanceOf(NodeIdInUseException.class)
+                                .hasMessageContaining("was claimed by another process"));
+                successor.increment("x");
+                assertThat(successor.get("x")).isEqualTo(3);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRES"})
+    void aHolderWhoseSessionEndedTakesItsIdAgainWhenNobodyElseDid(TestDatabase database) throws Exception {
+        JooqStores stores = JooqStores.on(database);
+        String id = "again-" + UUID.randomUUID().toString().substring(0, 8);
+        try (CounterService holder = CounterService.builder(stores.store()).defaultStrategy(Strategies.node(node(id)))
+                .build()) {
+            killSessionHolding(database, stores.prefix(), id);
+            // Within a check period the holder sits on a new session, which a second process cannot take from it.
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                try (Connection admin = database.dataSource().getConnection()) {
+                    assertThat(holders(admin, database, stores.prefix(), id)).hasSize(1);
+                }
+                assertThatThrownBy(() -> CounterService.builder(stores.anotherStore())
+                        .defaultStrategy(Strategies.node(node(id))).build())
+                        .isInstanceOf(NodeIdInUseException.class);
+            });
+            holder.increment("y");
+            assertThat(holder.get("y")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void h2HasNoSessionLocksAndKeepsTheLease() {
+        assertThat(JooqStores.shared(TestDatabase.H2).store().capability(SessionLocks.class)).isEmpty();
+        assertThat(JooqStores.shared(TestDatabase.MARIADB).store().capability(SessionLocks.class)).isPresent();
+        assertThat(JooqStores.shared(TestDatabase.POSTGRES).store().capability(SessionLocks.class)).isPresent();
+    }
+}
