@@ -8,6 +8,7 @@ import dev.counters.CounterService;
 import dev.counters.NodeIdInUseException;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
+import dev.counters.spi.CounterStore;
 import dev.counters.spi.SessionLocks;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.Strategies;
@@ -30,8 +31,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class SessionLockTest {
 
-    private static NodeSettings node(String id) {
-        return NodeSettings.defaults().withNodeId(id).withLeaseTtl(Duration.ofSeconds(3)); // checked every second
+    /** A service whose default strategy is a node counter under {@code id}, its claim checked every second. */
+    private static CounterService node(CounterStore store, String id) {
+        return CounterService.builder(store).defaultStrategy(Strategies.node(NodeSettings.defaults().withNodeId(id)
+                .withLeaseTtl(Duration.ofSeconds(3)))).build();
     }
 
     /** The sessions holding the node id's lock: one, or none. */
@@ -81,12 +84,10 @@ class SessionLockTest {
     void aHolderWhoseSessionEndedStopsOnceAnotherProcessTookItsId(TestDatabase database) throws Exception {
         JooqStores stores = JooqStores.on(database);
         String id = "lost-" + UUID.randomUUID().toString().substring(0, 8);
-        try (CounterService holder = CounterService.builder(stores.store()).defaultStrategy(Strategies.node(node(id)))
-                .build()) {
+        try (CounterService holder = node(stores.store(), id)) {
             holder.increment("x");
             killSessionHolding(database, stores.prefix(), id);
-            try (CounterService successor = CounterService.builder(stores.anotherStore())
-                    .defaultStrategy(Strategies.node(node(id))).build()) {
+            try (CounterService successor = node(stores.anotherStore(), id)) {
                 successor.increment("x");
                 await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                         assertThatThrownBy(() -> holder.increment("probe"))
@@ -103,16 +104,14 @@ class SessionLockTest {
     void aHolderWhoseSessionEndedTakesItsIdAgainWhenNobodyElseDid(TestDatabase database) throws Exception {
         JooqStores stores = JooqStores.on(database);
         String id = "again-" + UUID.randomUUID().toString().substring(0, 8);
-        try (CounterService holder = CounterService.builder(stores.store()).defaultStrategy(Strategies.node(node(id)))
-                .build()) {
+        try (CounterService holder = node(stores.store(), id)) {
             killSessionHolding(database, stores.prefix(), id);
             // Within a check period the holder sits on a new session, which a second process cannot take from it.
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 try (Connection admin = database.dataSource().getConnection()) {
                     assertThat(holders(admin, database, stores.prefix(), id)).hasSize(1);
                 }
-                assertThatThrownBy(() -> CounterService.builder(stores.anotherStore())
-                        .defaultStrategy(Strategies.node(node(id))).build())
+                assertThatThrownBy(() -> node(stores.anotherStore(), id))
                         .isInstanceOf(NodeIdInUseException.class);
             });
             holder.increment("y");

@@ -270,7 +270,8 @@ public record CountersProperties(
      *
      * @param id This application node's id (1 to 40 letters, digits, '.', '_', '-'); unset generates one per start
      * @param decrements Whether negative deltas are allowed (PN-Counter) or refused (G-Counter)
-     * @param leaseTtl How long the claim on the node id lasts without renewal
+     * @param leaseTtl How long the claim on the node id lasts without renewal (H2); on MariaDB, MySQL and PostgreSQL the
+     *     claim is a database session lock, checked every third of this
      */
     public record Node(@Nullable String id, @DefaultValue("true") boolean decrements,
             @DefaultValue("30s") Duration leaseTtl) {
