@@ -52,6 +52,9 @@ final class DatabaseSessionLocks implements SessionLocks {
             throw SqlFailures.translate(e, operation);
         }
         try {
+            // A pool may hand out connections outside autocommit; a lock session left in an open transaction would
+            // hold it for as long as the lock (on PostgreSQL, keeping VACUUM from cleaning up behind it).
+            connection.setAutoCommit(true);
             DSLContext session = DSL.using(connection, dialect);
             String catalog = connection.getCatalog();
             boolean taken = dialect == SQLDialect.POSTGRES

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.NodeIdInUseException;
 import dev.counters.jdbc.testing.JooqStores;
@@ -116,6 +118,31 @@ class SessionLockTest {
             });
             holder.increment("y");
             assertThat(holder.get("y")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aLockSessionFromAPoolWithoutAutocommitHoldsNoTransactionOpen() throws Exception {
+        // An open transaction held for the lock's lifetime would keep PostgreSQL's VACUUM from cleaning up behind it.
+        TestDatabase database = TestDatabase.POSTGRES;
+        JooqStores stores = JooqStores.on(database);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(database.jdbcUrl());
+        config.setUsername(database.user());
+        config.setPassword(database.password());
+        config.setAutoCommit(false);
+        String id = "tx-" + UUID.randomUUID().toString().substring(0, 8);
+        try (HikariDataSource noAutocommit = new HikariDataSource(config);
+                CounterService holder = node(JooqCounterStore.builder(noAutocommit).tablePrefix(stores.prefix())
+                        .build(), id);
+                Connection admin = database.dataSource().getConnection();
+                PreparedStatement state = admin.prepareStatement("SELECT state FROM pg_stat_activity WHERE pid = ?")) {
+            holder.increment("z");
+            state.setLong(1, holders(admin, database, stores.prefix(), id).getFirst());
+            try (ResultSet row = state.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getString(1)).isEqualTo("idle");
+            }
         }
     }
 
