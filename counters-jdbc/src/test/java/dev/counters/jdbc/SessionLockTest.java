@@ -35,8 +35,13 @@ class SessionLockTest {
 
     /** A service whose default strategy is a node counter under {@code id}, its claim checked every second. */
     private static CounterService node(CounterStore store, String id) {
+        return node(store, id, Duration.ofSeconds(3));
+    }
+
+    /** The same, its claim checked every third of {@code leaseTtl}. */
+    private static CounterService node(CounterStore store, String id, Duration leaseTtl) {
         return CounterService.builder(store).defaultStrategy(Strategies.node(NodeSettings.defaults().withNodeId(id)
-                .withLeaseTtl(Duration.ofSeconds(3)))).build();
+                .withLeaseTtl(leaseTtl))).build();
     }
 
     /** The sessions holding the node id's lock: one, or none. */
@@ -58,13 +63,19 @@ class SessionLockTest {
         }
     }
 
-    /** Ends the database session that holds the node id's lock, as a DBA's KILL or a broken connection would. */
+    /**
+     * Ends the database session that holds the node id's lock, as a DBA's KILL or a broken connection would, and waits
+     * until that session no longer holds it (both return before the session is gone).
+     */
     private static void killSessionHolding(TestDatabase database, String prefix, String nodeId) throws SQLException {
         try (Connection admin = database.dataSource().getConnection()) {
             List<Long> sessions = holders(admin, database, prefix, nodeId);
             assertThat(sessions).as("the session holding the lock").hasSize(1);
-            admin.createStatement().execute(database == TestDatabase.MARIADB ? "KILL " + sessions.getFirst()
-                    : "SELECT pg_terminate_backend(" + sessions.getFirst() + ")");
+            long killed = sessions.getFirst();
+            admin.createStatement().execute(database == TestDatabase.MARIADB ? "KILL " + killed
+                    : "SELECT pg_terminate_backend(" + killed + ")");
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() ->
+                    !holders(admin, database, prefix, nodeId).contains(killed));
         }
     }
 
@@ -86,12 +97,13 @@ class SessionLockTest {
     void aHolderWhoseSessionEndedStopsOnceAnotherProcessTookItsId(TestDatabase database) throws Exception {
         JooqStores stores = JooqStores.on(database);
         String id = "lost-" + UUID.randomUUID().toString().substring(0, 8);
-        try (CounterService holder = node(stores.store(), id)) {
+        // The holder first checks its claim 10 s after it starts: the successor surely comes first.
+        try (CounterService holder = node(stores.store(), id, Duration.ofSeconds(30))) {
             holder.increment("x");
             killSessionHolding(database, stores.prefix(), id);
             try (CounterService successor = node(stores.anotherStore(), id)) {
                 successor.increment("x");
-                await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                         assertThatThrownBy(() -> holder.increment("probe"))
                                 .isInstanceOf(NodeIdInUseException.class)
                                 .hasMessageContaining("was claimed by another process"));
