@@ -33,15 +33,6 @@ public interface Counter {
     /** See {@link CounterService#getExact(String)}. */
     long getExact();
 
-    /**
-     * The counter's stored cells and their values: the one cell of an atomic counter, a sharded counter's shards
-     * ({@code s0}, {@code s1}, ...), a node counter's per-node rows ({@code n:<node>:+} and {@code n:<node>:-}).
-     */
-    Map<String, Long> cells();
-
-    /** See {@link CounterService#growShards(String, int)}. */
-    int growShards(int shards);
-
     /** See {@link CounterService#delete(String)}. */
     void delete();
 }

@@ -4,7 +4,7 @@ package dev.counters;
  * An optimistic increment lost the race to other writers on every attempt it was allowed. Nothing was written for
  * it; the increment can be repeated safely.
  */
-public class CounterContentionException extends RuntimeException {
+public class CounterContentionException extends CountersException {
 
     private static final long serialVersionUID = 1L;
 
@@ -13,7 +13,7 @@ public class CounterContentionException extends RuntimeException {
 
     public CounterContentionException(CounterName counter, int attempts) {
         super("Counter '" + counter + "' was changed by other writers during each of " + attempts
-                + " attempts; nothing was written");
+                + " attempts; nothing was written", null);
         this.counter = counter.value();
         this.attempts = attempts;
     }

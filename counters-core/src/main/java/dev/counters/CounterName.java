@@ -43,6 +43,19 @@ public record CounterName(String value) implements Comparable<CounterName> {
      * Checks {@code value} against the naming rules; {@code what} starts the message
      * (for example "Counter name" or "Sequence name").
      */
+    /**
+     * Checks the name or pattern of a configuration rule: a counter name in which {@code *} stands for any run of
+     * characters and {@code ?} for one.
+     *
+     * @throws IllegalArgumentException naming the rule it breaks
+     */
+    public static void validatePattern(String nameOrPattern) {
+        if (nameOrPattern == null) {
+            throw new IllegalArgumentException("Counter name or pattern must not be null");
+        }
+        validate(nameOrPattern, "Counter name or pattern", "*?");
+    }
+
     static void validate(String value, String what) {
         validate(value, what, "");
     }

@@ -15,8 +15,8 @@ import java.util.concurrent.CompletableFuture;
  * methods here behave the same whatever the strategy, within the guarantees the strategy documents.
  *
  * <p>Every method validates its arguments before anything is written: a bad name or delta is an
- * {@link IllegalArgumentException} naming the problem, an overflow past the 64-bit range an
- * {@link ArithmeticException}, and in both cases the stored value is unchanged.
+ * {@link IllegalArgumentException} naming the problem, an overflow past the 64-bit range a
+ * {@link CounterOverflowException}, and in both cases the stored value is unchanged.
  *
  * <p>Implementations are thread-safe.
  */
@@ -36,8 +36,8 @@ public interface CounterService extends AutoCloseable {
      * Adds {@code delta} (non-zero; negative only where the counter's strategy allows decrements).
      *
      * @throws IllegalArgumentException for an invalid name or delta
-     * @throws ArithmeticException if the value would leave the 64-bit range
-     * @throws CounterStoreException if the store failed; see its documentation for whether the delta may have
+     * @throws CounterOverflowException if the value would leave the 64-bit range
+     * @throws CountersException if the increment failed; see its documentation for whether the delta may have
      *     been applied
      */
     void increment(String name, long delta);
@@ -64,17 +64,11 @@ public interface CounterService extends AutoCloseable {
     /** The values of several counters, in the iteration order of {@code names}; 0 for unknown ones. */
     Map<String, Long> get(Collection<String> names);
 
-    /**
-     * Raises a sharded counter's shard count; it is persisted, seen by every node within its shard-count refresh,
-     * and never goes down. Reads stay exact while it grows.
-     *
-     * @return the shard count now in force
-     * @throws IllegalStateException if the counter's strategy is not {@code sharded}
-     */
-    int growShards(String name, int shards);
-
     /** Removes everything stored for the counter, so that it reads 0 again. */
     void delete(String name);
+
+    /** Operations for operators and tools: a counter's cells, growing a sharded counter's shards. */
+    CounterAdmin admin();
 
     /** A handle on one counter: the name is validated and its strategy chosen once, here. */
     Counter counter(String name);

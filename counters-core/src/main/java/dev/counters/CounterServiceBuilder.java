@@ -1,11 +1,15 @@
 package dev.counters;
 
+import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.NameRules;
+import dev.counters.internal.StrategyContext;
+import dev.counters.internal.Time;
+import dev.counters.internal.UniqueIds;
 import dev.counters.spi.CounterStore;
-import dev.counters.strategy.CounterStrategy;
 import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyContext;
 import dev.counters.strategy.StrategyFactory;
-import dev.counters.strategy.UniqueIds;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.RetryRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,6 +35,8 @@ public final class CounterServiceBuilder {
     private RandomGenerator random = PER_THREAD_RANDOM;
     private int maxCachedHandles = 10_000;
     private ThreadFactory threadFactory = Thread.ofPlatform().daemon().factory();
+    private RetryRegistry retries = RetryRegistry.ofDefaults();
+    private CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
 
     /**
      * Looks up the calling thread's generator on every call. Keeping one {@code ThreadLocalRandom.current()} and using
@@ -106,21 +112,48 @@ public final class CounterServiceBuilder {
         return this;
     }
 
+    /**
+     * Where strategies get their Resilience4j retries: each strategy of the service retries in exactly one place,
+     * through the instance named {@code counters-<strategy>} ({@code counters-<strategy>[<rule>]} for a rule's
+     * strategy). An instance the registry already holds under that name is used as it is, so an application can
+     * configure it; otherwise the strategy registers one with its own defaults. Share the application's registry to
+     * see them in Resilience4j's metrics and endpoints. A registry of this service's own unless set.
+     */
+    public CounterServiceBuilder retryRegistry(RetryRegistry retries) {
+        this.retries = Objects.requireNonNull(retries, "retries");
+        return this;
+    }
+
+    /** Where the buffered strategy gets its circuit breaker, named and found like retries (see above). */
+    public CounterServiceBuilder circuitBreakerRegistry(CircuitBreakerRegistry circuitBreakers) {
+        this.circuitBreakers = Objects.requireNonNull(circuitBreakers, "circuitBreakers");
+        return this;
+    }
+
+    /**
+     * Builds the service, and each strategy with it.
+     *
+     * @throws IllegalStateException if a strategy needs a capability the store does not offer
+     */
     public CounterService build() {
-        StrategyContext context = new StrategyContext(store, clock, random, UniqueIds.create(),
-                threadFactory);
+        Time time = Time.of(clock);
+        UniqueIds ids = UniqueIds.create();
         List<DefaultCounterService.Route> created = new ArrayList<>();
         try {
             Map<String, DefaultCounterService.Route> routes = new LinkedHashMap<>();
-            rules.forEach((nameOrPattern, factory) ->
-                    routes.put(nameOrPattern, create(nameOrPattern, factory, context, created)));
-            DefaultCounterService.Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy, context,
-                    created);
+            rules.forEach((nameOrPattern, factory) -> routes.put(nameOrPattern,
+                    create(nameOrPattern, factory, context(time, ids, nameOrPattern), created)));
+            DefaultCounterService.Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy,
+                    context(time, ids, StrategyStatistics.DEFAULT_RULE), created);
             return new DefaultCounterService(NameRules.of(routes, fallback), created, store, maxCachedHandles);
         } catch (RuntimeException e) {
             created.forEach(route -> route.strategy().close());
             throw e;
         }
+    }
+
+    private StrategyContext context(Time time, UniqueIds ids, String rule) {
+        return new StrategyContext(store, time, random, ids, threadFactory, retries, circuitBreakers, rule);
     }
 
     private static DefaultCounterService.Route create(String rule, StrategyFactory factory, StrategyContext context,

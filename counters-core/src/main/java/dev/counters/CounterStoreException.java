@@ -5,11 +5,17 @@ package dev.counters;
  * that ended this way is unknown (for example the connection was lost while the commit was in flight), and
  * the library never retries such a write blindly.
  */
-public class CounterStoreException extends RuntimeException {
+public class CounterStoreException extends CountersException {
 
     private static final long serialVersionUID = 1L;
 
     public CounterStoreException(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /** True: the outcome is unknown, unless this is a {@link TransientStoreException}. */
+    @Override
+    public boolean mayHaveBeenApplied() {
+        return true;
     }
 }

@@ -2,7 +2,8 @@ package dev.counters;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.counters.strategy.CounterStrategy;
+import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.NameRules;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
@@ -16,7 +17,7 @@ import dev.counters.spi.CounterStore;
 import org.jspecify.annotations.Nullable;
 
 /** Validates, routes each counter to its strategy, and keeps recently used handles resolved. */
-final class DefaultCounterService implements CounterService {
+final class DefaultCounterService implements CounterService, CounterAdmin {
 
     /** A configuration rule's strategy, and the increments it accepted. */
     record Route(String rule, CounterStrategy strategy, LongAdder increments) {
@@ -85,8 +86,20 @@ final class DefaultCounterService implements CounterService {
     }
 
     @Override
+    public CounterAdmin admin() {
+        return this;
+    }
+
+    @Override
+    public Map<String, Long> cells(String name) {
+        RoutedCounter counter = (RoutedCounter) counter(name);
+        return counter.route().strategy().cells(counter.name());
+    }
+
+    @Override
     public int growShards(String name, int shards) {
-        return counter(name).growShards(shards);
+        RoutedCounter counter = (RoutedCounter) counter(name);
+        return counter.route().strategy().growShards(counter.name(), shards);
     }
 
     @Override
@@ -189,16 +202,6 @@ final class DefaultCounterService implements CounterService {
         @Override
         public long getExact() {
             return route.strategy().getExact(name);
-        }
-
-        @Override
-        public Map<String, Long> cells() {
-            return route.strategy().cells(name);
-        }
-
-        @Override
-        public int growShards(int shards) {
-            return route.strategy().growShards(name, shards);
         }
 
         @Override

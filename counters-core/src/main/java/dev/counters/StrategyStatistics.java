@@ -1,6 +1,7 @@
 package dev.counters;
 
-import dev.counters.strategy.StrategyActivity;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The activity of the strategy serving one configuration rule.
@@ -11,8 +12,50 @@ import dev.counters.strategy.StrategyActivity;
  * @param increments increments accepted since the service started
  * @param activity what the strategy reports of itself
  */
-public record StrategyStatistics(String rule, String strategy, long increments, StrategyActivity activity) {
+public record StrategyStatistics(String rule, String strategy, long increments, Activity activity) {
 
     /** The rule of counters no name or pattern matches. Not a valid counter name, so it cannot clash with one. */
     public static final String DEFAULT_RULE = "(default)";
+
+    /**
+     * What a strategy has done since it started and, for write-behind strategies, what it holds now: the raw
+     * material of metrics and health checks. Counts only grow.
+     *
+     * @param conflicts compare-and-set attempts that found a newer version (optimistic), ids or keys found taken
+     * @param retries attempts repeated after a conflict or a failure
+     * @param contentionFailures increments refused with {@link CounterContentionException}
+     * @param buffer the state of the buffer, for strategies that have one; otherwise null
+     */
+    public record Activity(long conflicts, long retries, long contentionFailures, @Nullable BufferActivity buffer) {
+
+        /** A strategy with nothing to report. */
+        public static final Activity NONE = new Activity(0, 0, 0, null);
+    }
+
+    /**
+     * The state of a write-behind buffer.
+     *
+     * @param flushes flushes that committed
+     * @param failedFlushes flush attempts that failed (each is retried with the same key)
+     * @param flushTime total time spent in flush attempts, failed ones included
+     * @param pendingCounters counters holding increments not yet written (the bound applies to this)
+     * @param pendingIncrements increments made since the last flush started
+     * @param maxPendingCounters the bound on {@code pendingCounters}
+     * @param flushLag how long the oldest unwritten increment may have waited: the time since the last successful
+     *     flush while anything is pending, zero otherwise
+     * @param lastFailure why the last flush attempt failed, while the store keeps failing; null once a flush succeeds
+     */
+    public record BufferActivity(long flushes, long failedFlushes, Duration flushTime, int pendingCounters,
+            long pendingIncrements, int maxPendingCounters, Duration flushLag, @Nullable String lastFailure) {
+
+        /** Whether the flusher is failing to reach the store. */
+        public boolean failing() {
+            return lastFailure != null;
+        }
+
+        /** Whether the buffer is at its bound, so new counters are refused or wait. */
+        public boolean full() {
+            return pendingCounters >= maxPendingCounters;
+        }
+    }
 }

@@ -12,4 +12,9 @@ public class TransientStoreException extends CounterStoreException {
     public TransientStoreException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    @Override
+    public boolean mayHaveBeenApplied() {
+        return false;
+    }
 }

@@ -3,10 +3,8 @@ package dev.counters.memory;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.DeltaBacklog;
-import dev.counters.spi.Reservation;
-import dev.counters.spi.Reservations;
-import dev.counters.spi.VersionedValue;
+import dev.counters.spi.CounterStore.Reservation;
+import dev.counters.spi.CounterStore.VersionedValue;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
@@ -24,7 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * A {@link CounterStore} in this JVM's memory. Every operation on one counter is atomic; nothing survives the JVM.
  * It passes the same contract tests as the database stores.
  */
-public final class InMemoryCounterStore implements CounterStore {
+public final class InMemoryCounterStore implements CounterStore, CounterStore.Leases, CounterStore.IdempotentBatches,
+        CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
 
     // Each counter's cells are an immutable map replaced atomically, so reads need no lock.
     private final ConcurrentHashMap<CounterName, Map<String, VersionedValue>> counters = new ConcurrentHashMap<>();
@@ -65,23 +64,27 @@ public final class InMemoryCounterStore implements CounterStore {
 
     @Override
     public long get(CounterName counter) {
-        return total(counter, true);
+        return total(counter, false);
     }
 
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
-        Map<CounterName, Long> values = new LinkedHashMap<>();
-        for (CounterName name : names) {
-            if (counters.containsKey(name) || deltas.containsKey(name)) {
-                values.put(name, total(name, true));
-            }
-        }
-        return values;
+        return totals(names, false);
     }
 
     @Override
-    public long getFolded(CounterName counter) {
-        return total(counter, false);
+    public Map<CounterName, Long> getWithDeltas(Collection<CounterName> names) {
+        return totals(names, true);
+    }
+
+    private Map<CounterName, Long> totals(Collection<CounterName> names, boolean withDeltas) {
+        Map<CounterName, Long> values = new LinkedHashMap<>();
+        for (CounterName name : names) {
+            if (counters.containsKey(name) || (withDeltas && deltas.containsKey(name))) {
+                values.put(name, total(name, withDeltas));
+            }
+        }
+        return values;
     }
 
     @Override
@@ -184,36 +187,37 @@ public final class InMemoryCounterStore implements CounterStore {
     }
 
     @Override
-    public DeltaBacklog deltaBacklog(CounterName counter) {
-        List<Delta> unfolded = deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values().stream()
-                .filter(delta -> !delta.folded()).toList();
-        return unfolded.isEmpty() ? DeltaBacklog.EMPTY : new DeltaBacklog(unfolded.size(),
-                unfolded.stream().map(Delta::appendedAt).min(Instant::compareTo).orElseThrow());
+    public Map<String, Long> unfoldedDeltas(CounterName counter, int limit) {
+        Map<String, Long> unfolded = new HashMap<>();
+        for (Map.Entry<String, Delta> entry : deltas.getOrDefault(counter, new ConcurrentHashMap<>()).entrySet()) {
+            if (unfolded.size() >= limit) {
+                break;
+            }
+            if (!entry.getValue().folded()) {
+                unfolded.put(entry.getKey(), entry.getValue().delta());
+            }
+        }
+        return unfolded;
     }
 
     @Override
-    public synchronized int foldDeltas(CounterName counter, String cell, Instant purgeBefore) {
-        ConcurrentHashMap<String, Delta> log = deltas.get(counter);
-        if (log == null) {
-            return 0;
-        }
-        int folded = 0;
-        long sum = 0;
-        for (Map.Entry<String, Delta> entry : log.entrySet()) {
-            Delta delta = entry.getValue();
-            if (delta.folded()) {
-                if (delta.appendedAt().isBefore(purgeBefore)) {
-                    log.remove(entry.getKey(), delta);
-                }
-            } else if (log.replace(entry.getKey(), delta, new Delta(delta.delta(), delta.appendedAt(), true))) {
-                sum = Math.addExact(sum, delta.delta());
-                folded++;
+    public synchronized boolean foldDeltas(CounterName counter, String cell, Collection<String> deltaIds, long sum,
+            Instant purgeBefore) {
+        ConcurrentHashMap<String, Delta> log = deltas.getOrDefault(counter, new ConcurrentHashMap<>());
+        for (String id : deltaIds) {
+            Delta delta = log.get(id);
+            if (delta == null || delta.folded()) {
+                return false;
             }
         }
         if (sum != 0) {
-            add(counter, cell, sum);
+            add(counter, cell, sum); // first: an overflow leaves every delta unfolded
         }
-        return folded;
+        for (String id : deltaIds) {
+            log.computeIfPresent(id, (key, delta) -> new Delta(delta.delta(), delta.appendedAt(), true));
+        }
+        log.values().removeIf(delta -> delta.folded() && delta.appendedAt().isBefore(purgeBefore));
+        return true;
     }
 
     @Override
@@ -234,15 +238,10 @@ public final class InMemoryCounterStore implements CounterStore {
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
         Reservation[] reserved = new Reservation[1];
         sequences.compute(sequence, (name, next) -> {
-            reserved[0] = Reservations.of(sequence, next == null ? start : next, count, increment, maxValue);
-            return Reservations.after(reserved[0]);
+            reserved[0] = Reservation.starting(sequence, next == null ? start : next, count, increment, maxValue);
+            return reserved[0].next();
         });
         return reserved[0];
-    }
-
-    @Override
-    public boolean deleteSequence(CounterName sequence) {
-        return sequences.remove(sequence) != null;
     }
 
     @Override
@@ -273,7 +272,7 @@ public final class InMemoryCounterStore implements CounterStore {
                 }
             }
         } catch (ArithmeticException e) {
-            throw new ArithmeticException("The total of counter '" + counter + "' is outside the 64-bit range");
+            throw CounterOverflowException.ofTotal(counter);
         }
         return total;
     }

@@ -1,8 +1,9 @@
 package dev.counters.sequence;
 
 import dev.counters.CounterName;
-import dev.counters.spi.CounterStore;
-import dev.counters.spi.Reservation;
+import dev.counters.spi.CounterStore.Reservation;
+import dev.counters.spi.CounterStore.Sequences;
+import io.github.resilience4j.retry.Retry;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -21,7 +22,8 @@ import org.jspecify.annotations.Nullable;
 final class BlockSequence implements Sequence {
 
     private final CounterName name;
-    private final CounterStore store;
+    private final Sequences store;
+    private final Retry retry;
     private final SequenceSettings settings;
     private final Executor prefetcher;
     private final ReentrantLock refill = new ReentrantLock();
@@ -32,9 +34,10 @@ final class BlockSequence implements Sequence {
     private record Block(Reservation reservation, AtomicLong taken, long prefetchAt) {
     }
 
-    BlockSequence(CounterName name, CounterStore store, SequenceSettings settings, Executor prefetcher) {
+    BlockSequence(CounterName name, Sequences store, Retry retry, SequenceSettings settings, Executor prefetcher) {
         this.name = name;
         this.store = store;
+        this.retry = retry;
         this.settings = settings;
         this.prefetcher = prefetcher;
     }
@@ -137,6 +140,8 @@ final class BlockSequence implements Sequence {
     }
 
     private Reservation reserve(long count) {
-        return store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue());
+        // Retried only when surely not reserved; a reservation whose outcome is unknown is a gap at worst.
+        return retry.executeSupplier(
+                () -> store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue()));
     }
 }

@@ -1,8 +1,10 @@
 package dev.counters.sequence;
 
 import dev.counters.CounterName;
-import dev.counters.NameRules;
+import dev.counters.internal.NameRules;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.CounterStore.Sequences;
+import io.github.resilience4j.retry.Retry;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -11,13 +13,18 @@ import java.util.concurrent.Executors;
 final class DefaultSequenceService implements SequenceService {
 
     private final CounterStore store;
+    private final Sequences sequencesStore;
+    private final Retry retry;
     private final NameRules<SequenceSettings> rules;
     private final ConcurrentHashMap<String, Sequence> sequences = new ConcurrentHashMap<>();
     private final ExecutorService prefetcher = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("counters-sequence-prefetch-", 0).factory());
 
-    DefaultSequenceService(CounterStore store, NameRules<SequenceSettings> settings) {
+    DefaultSequenceService(CounterStore store, Sequences sequencesStore, Retry retry,
+            NameRules<SequenceSettings> settings) {
         this.store = store;
+        this.sequencesStore = sequencesStore;
+        this.retry = retry;
         this.rules = settings;
     }
 
@@ -33,8 +40,8 @@ final class DefaultSequenceService implements SequenceService {
 
     private Sequence create(CounterName name, SequenceSettings settings) {
         return switch (settings.mode()) {
-            case BLOCK -> new BlockSequence(name, store, settings, prefetcher);
-            case GAPLESS -> new GaplessSequence(name, store, settings);
+            case BLOCK -> new BlockSequence(name, sequencesStore, retry, settings, prefetcher);
+            case GAPLESS -> new GaplessSequence(name, store, sequencesStore, retry, settings);
         };
     }
 

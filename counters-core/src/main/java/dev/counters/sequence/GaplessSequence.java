@@ -2,7 +2,10 @@ package dev.counters.sequence;
 
 import dev.counters.CounterName;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.Reservation;
+import dev.counters.spi.CounterStore.Reservation;
+import dev.counters.spi.CounterStore.Sequences;
+import io.github.resilience4j.retry.Retry;
+import java.util.Optional;
 
 /**
  * Every number reserved in a transaction of its own before it is returned, so numbers are consecutive: a gap can
@@ -17,11 +20,15 @@ final class GaplessSequence implements Sequence {
 
     private final CounterName name;
     private final CounterStore store;
+    private final Sequences sequences;
+    private final Retry retry;
     private final SequenceSettings settings;
 
-    GaplessSequence(CounterName name, CounterStore store, SequenceSettings settings) {
+    GaplessSequence(CounterName name, CounterStore store, Sequences sequences, Retry retry, SequenceSettings settings) {
         this.name = name;
         this.store = store;
+        this.sequences = sequences;
+        this.retry = retry;
         this.settings = settings;
     }
 
@@ -40,6 +47,16 @@ final class GaplessSequence implements Sequence {
         if (count < 1) {
             throw new IllegalArgumentException("Sequence '" + name + "': count must be >= 1, was " + count);
         }
-        return store.callerTransaction().orElse(store).reserve(name, count, settings.start(), settings.increment(), settings.maxValue());
+        Optional<Sequences> callerTransaction = store.callerTransaction()
+                .flatMap(joined -> joined.capability(Sequences.class));
+        if (callerTransaction.isPresent()) {
+            // Not retried: the database may have rolled back the caller's whole transaction.
+            return reserve(callerTransaction.get(), count);
+        }
+        return retry.executeSupplier(() -> reserve(sequences, count));
+    }
+
+    private Reservation reserve(Sequences from, int count) {
+        return from.reserve(name, count, settings.start(), settings.increment(), settings.maxValue());
     }
 }

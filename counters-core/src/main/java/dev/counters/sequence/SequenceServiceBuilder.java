@@ -1,7 +1,10 @@
 package dev.counters.sequence;
 
-import dev.counters.NameRules;
+import dev.counters.internal.NameRules;
+import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.CounterStore.Sequences;
+import io.github.resilience4j.retry.RetryRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -15,6 +18,7 @@ public final class SequenceServiceBuilder {
     private final CounterStore store;
     private SequenceSettings defaults = SequenceSettings.defaults();
     private final Map<String, SequenceSettings> rules = new LinkedHashMap<>();
+    private RetryRegistry retries = RetryRegistry.ofDefaults();
 
     SequenceServiceBuilder(CounterStore store) {
         this.store = Objects.requireNonNull(store, "store");
@@ -30,7 +34,26 @@ public final class SequenceServiceBuilder {
         return this;
     }
 
+    /**
+     * Where sequences get their one retry, the instance {@code counters-sequences}: used as it is if the registry
+     * holds it, else registered with the default (reservations the database rolled back, up to 10 attempts). A
+     * registry of this service's own unless set.
+     */
+    public SequenceServiceBuilder retryRegistry(RetryRegistry retries) {
+        this.retries = Objects.requireNonNull(retries, "retries");
+        return this;
+    }
+
+    /**
+     * Builds the service.
+     *
+     * @throws IllegalStateException if the store does not offer {@link Sequences}
+     */
     public SequenceService build() {
-        return new DefaultSequenceService(store, NameRules.of(rules, defaults));
+        Sequences sequences = store.capability(Sequences.class).orElseThrow(() -> new IllegalStateException(
+                "Sequences need a store that offers CounterStore.Sequences, and " + store.getClass().getName()
+                        + " does not"));
+        return new DefaultSequenceService(store, sequences,
+                retries.retry("counters-sequences", StrategyContext::transientFailures), NameRules.of(rules, defaults));
     }
 }

@@ -1,6 +1,6 @@
 /**
- * The storage SPI: the few primitive operations a database must offer. The algorithms live in the strategies;
- * a store only knows how to run these operations atomically.
+ * The storage SPI: a small core every store offers, and opt-in capabilities. The algorithms live in the strategies;
+ * a store only knows how to run these operations atomically and translate its errors.
  */
 @NullMarked
 package dev.counters.spi;

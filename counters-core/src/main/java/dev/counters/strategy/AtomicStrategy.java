@@ -1,20 +1,23 @@
 package dev.counters.strategy;
 
 import dev.counters.CounterName;
+import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
+import java.util.Optional;
 
 /**
  * One cell per counter, one atomic upsert per increment (seed 004, "single-row upsert"). The database's row lock
  * makes it exact; the same lock is why it does not scale on one hot counter. Inside a caller's transaction that
- * the store can join, the upsert is part of it (and holds the row lock until it ends).
+ * the store can join, the upsert is part of it (and holds the row lock until it ends), and it is not retried: the
+ * database may have rolled back the caller's whole transaction, which only the caller can repeat.
  */
 final class AtomicStrategy extends CellStrategy {
 
     /** The one cell of atomic and optimistic counters, so that a counter can move between the two. */
     static final String CELL = "main";
 
-    AtomicStrategy(CounterStore store) {
-        super(store);
+    AtomicStrategy(StrategyContext context) {
+        super(context, "atomic", StrategyContext.transientFailures());
     }
 
     @Override
@@ -24,11 +27,18 @@ final class AtomicStrategy extends CellStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        store.callerTransaction().orElse(store).add(name, CELL, delta);
+        Optional<CounterStore> callerTransaction = store.callerTransaction();
+        if (callerTransaction.isPresent()) {
+            callerTransaction.get().add(name, CELL, delta);
+        } else {
+            retrying(() -> store.add(name, CELL, delta));
+        }
     }
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
-        return store.callerTransaction().orElse(store).addAndGet(name, CELL, delta);
+        Optional<CounterStore> callerTransaction = store.callerTransaction();
+        return callerTransaction.isPresent() ? callerTransaction.get().addAndGet(name, CELL, delta)
+                : retrying(() -> store.addAndGet(name, CELL, delta));
     }
 }

@@ -5,6 +5,11 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
 import dev.counters.TransientStoreException;
+import dev.counters.StrategyStatistics;
+import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.StrategyContext;
+import dev.counters.internal.Time;
+import dev.counters.internal.UniqueIds;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -13,7 +18,7 @@ import io.github.resilience4j.core.IntervalFunction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Clock;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -45,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * outcome is unknown (the connection broke during commit) is retried with the same key and the same deltas, so it is
  * applied exactly once; a key found recorded is taken as applied only by such a retry, and otherwise the deltas go
  * again under a new key.
- * While the store is down the flusher backs off, increments keep counting in memory up to a bound on the number of
- * counters, and the flush catches up when the store returns.
+ * A failed flush is tried again at once; after three failures in a row the strategy's circuit breaker
+ * (Resilience4j) opens and spaces the attempts with its exponential wait. Meanwhile increments keep counting in memory
+ * up to a bound on the number of counters, and the flush catches up when the store returns.
  *
  * <p>What a crash loses: the increments made since the last acknowledged flush (at most one flush interval's worth,
  * more while the store is unreachable). Closing writes everything first.
@@ -66,9 +72,13 @@ final class BufferedStrategy implements CounterStrategy {
 
     private static final long THRESHOLD_POLL_NANOS = Duration.ofMillis(5).toNanos();
 
+    /** How often an open circuit breaker is asked whether a flush may be tried again. */
+    private static final long BREAKER_POLL_NANOS = Duration.ofMillis(100).toNanos();
+
     private final CounterStore store;
-    /** For flush keys' timestamps, which must not jump with the wall clock. */
-    private final Clock steady;
+    private final CounterStore.IdempotentBatches batchStore;
+    /** Steady time for flush keys' timestamps, which must not jump with the wall clock. */
+    private final Time time;
     private final BufferedSettings settings;
     private final UniqueIds ids;
 
@@ -84,13 +94,11 @@ final class BufferedStrategy implements CounterStrategy {
     private final AtomicLong flushEpoch = new AtomicLong();
     private final List<Retired> graveyard = new ArrayList<>();
     private long batches;
+    /** While the circuit breaker is open: when to ask it again. */
     private long nextAttemptNanos;
     private int consecutiveFailures;
-    private int takenInARow;
 
     private final CircuitBreaker breaker;
-    private final IntervalFunction backoff = IntervalFunction.ofExponentialBackoff(Duration.ofMillis(100), 2.0,
-            Duration.ofSeconds(10));
     private final Thread flusher;
     private final Object room = new Object();
     private volatile boolean closing;
@@ -102,7 +110,7 @@ final class BufferedStrategy implements CounterStrategy {
     private final LongAdder takenKeys = new LongAdder();
     private final LongAdder failedFlushes = new LongAdder();
     private final LongAdder flushNanos = new LongAdder();
-    private volatile long lastFlushedNanos = System.nanoTime();
+    private volatile long lastFlushedNanos;
 
     private static final class Slot {
         final LongAdder pending = new LongAdder();
@@ -145,15 +153,18 @@ final class BufferedStrategy implements CounterStrategy {
 
     BufferedStrategy(StrategyContext context, BufferedSettings settings) {
         this.store = context.store();
-        this.steady = new SteadyClock(context.clock());
+        this.batchStore = context.require(CounterStore.IdempotentBatches.class, "buffered");
+        this.time = context.time();
+        this.lastFlushedNanos = time.nanoTime();
         this.settings = settings;
         this.ids = context.ids();
-        this.breaker = CircuitBreaker.of("counters-buffered-" + ids.instanceId(), CircuitBreakerConfig.custom()
+        this.breaker = context.circuitBreaker("buffered", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(3)
                 .minimumNumberOfCalls(3)
                 .failureRateThreshold(100)
-                .waitDurationInOpenState(Duration.ofSeconds(2))
+                .waitIntervalFunctionInOpenState(IntervalFunction.ofExponentialBackoff(Duration.ofMillis(500), 2.0,
+                        Duration.ofSeconds(10)))
                 .permittedNumberOfCallsInHalfOpenState(1)
                 .ignoreExceptions(CounterOverflowException.class)
                 .build());
@@ -210,12 +221,12 @@ final class BufferedStrategy implements CounterStrategy {
     }
 
     private void waitForRoom(CounterName name) {
-        long deadline = System.nanoTime() + settings.blockTimeout().toNanos();
+        long deadline = time.nanoTime() + settings.blockTimeout().toNanos();
         if (settings.whenFull() == BufferedSettings.WhenFull.BLOCK) {
             LockSupport.unpark(flusher);
             synchronized (room) {
                 long left;
-                while (slots.size() >= settings.maxPendingCounters() && (left = deadline - System.nanoTime()) > 0) {
+                while (slots.size() >= settings.maxPendingCounters() && (left = deadline - time.nanoTime()) > 0) {
                     try {
                         TimeUnit.NANOSECONDS.timedWait(room, left);
                     } catch (InterruptedException e) {
@@ -269,10 +280,11 @@ final class BufferedStrategy implements CounterStrategy {
     private static final CounterName FLUSH_MARKER = CounterName.of("flush-marker");
 
     @Override
-    public StrategyActivity activity() {
+    public StrategyStatistics.Activity activity() {
         boolean pending = inFlight != null || pendingIncrements.sum() != 0 || !durableQueue.isEmpty();
-        Duration lag = pending ? Duration.ofNanos(System.nanoTime() - lastFlushedNanos) : Duration.ZERO;
-        return new StrategyActivity(takenKeys.sum(), failedFlushes.sum(), 0, new BufferActivity(flushes.sum(), failedFlushes.sum(),
+        Duration lag = pending ? Duration.ofNanos(time.nanoTime() - lastFlushedNanos) : Duration.ZERO;
+        return new StrategyStatistics.Activity(takenKeys.sum(), failedFlushes.sum(), 0,
+                new StrategyStatistics.BufferActivity(flushes.sum(), failedFlushes.sum(),
                 Duration.ofNanos(flushNanos.sum()), slots.size(), pendingIncrements.sum(),
                 settings.maxPendingCounters(), lag, lastError));
     }
@@ -286,13 +298,13 @@ final class BufferedStrategy implements CounterStrategy {
 
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
-        long deadline = System.nanoTime() + UNCERTAIN_READ_WAIT.toNanos();
+        long deadline = time.nanoTime() + UNCERTAIN_READ_WAIT.toNanos();
         while (true) {
             long epoch = flushEpoch.get();
             if (inFlightUncertain) {
                 // The store may or may not hold the batch being retried: adding it could count it twice. Wait for the
                 // retry to settle it, or fail rather than return a wrong value.
-                if (System.nanoTime() > deadline) {
+                if (time.nanoTime() > deadline) {
                     throw new CounterStoreException("The value of " + names + " is uncertain while a flush whose "
                             + "outcome is unknown is retried: " + lastError, null);
                 }
@@ -326,7 +338,7 @@ final class BufferedStrategy implements CounterStrategy {
         try {
             return Math.addExact(stored, pending);
         } catch (ArithmeticException e) {
-            throw new ArithmeticException("The total of counter '" + name + "' is outside the 64-bit range");
+            throw CounterOverflowException.ofTotal(name);
         }
     }
 
@@ -347,9 +359,9 @@ final class BufferedStrategy implements CounterStrategy {
     // ---- the flusher ----
 
     private void runFlusher() {
-        long lastFlushNanos = System.nanoTime();
+        long lastFlushNanos = time.nanoTime();
         while (!closing) {
-            long now = System.nanoTime();
+            long now = time.nanoTime();
             boolean due = inFlight != null
                     || now - lastFlushNanos >= settings.flushInterval().toNanos()
                     || pendingIncrements.sum() >= settings.flushThreshold()
@@ -374,48 +386,38 @@ final class BufferedStrategy implements CounterStrategy {
         if (batch == null) {
             batch = collect();
             if (batch == null) {
-                lastFlushedNanos = System.nanoTime(); // nothing pending: everything so far is durable
+                lastFlushedNanos = time.nanoTime(); // nothing pending: everything so far is durable
                 return;
             }
         }
         if (batch.deltas().isEmpty()) {
             // Only callers waiting for what came before them, which is durable already: nothing to write.
             inFlight = null;
-            lastFlushedNanos = System.nanoTime();
+            lastFlushedNanos = time.nanoTime();
             batch.durable().forEach(increment -> increment.done().complete(null));
             return;
         }
         Batch attempt = batch;
-        long started = System.nanoTime();
+        long started = time.nanoTime();
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            boolean applied = breaker.executeSupplier(
-                    () -> store.applyBatch(attempt.key(), CELL, attempt.deltas(), steady.instant()));
-            if (!applied && !inFlightUncertain) {
-                // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging
-                // would lose these deltas, so they go again at once under a new key.
-                takenKeys.increment();
-                log.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
-                        attempt.key());
-                inFlight = batch(attempt.deltas(), attempt.durable());
-                if (++takenInARow > 1) { // keys are unique: more than one taken is a store gone wrong, so no busy loop
-                    nextAttemptNanos = System.nanoTime() + backoff.apply(takenInARow) * 1_000_000;
+            breaker.executeRunnable(() -> {
+                boolean applied = batchStore.applyBatch(attempt.key(), CELL, attempt.deltas(), time.steady());
+                if (!applied && !inFlightUncertain) {
+                    throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
                 }
-                return;
-            }
-            takenInARow = 0;
+            });
             // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
             inFlight = null;
             inFlightUncertain = false;
             lastError = null;
-            lastFlushedNanos = System.nanoTime();
+            lastFlushedNanos = time.nanoTime();
             flushes.increment();
             consecutiveFailures = 0;
-            nextAttemptNanos = 0;
             attempt.durable().forEach(increment -> increment.done().complete(null));
             if (batches % 1_000 == 1) {
-                store.pruneBatchKeys(steady.instant().minus(settings.keyRetention()));
+                batchStore.pruneBatchKeys(time.steady().minus(settings.keyRetention()));
             }
             return;
         } catch (CounterOverflowException e) {
@@ -435,8 +437,16 @@ final class BufferedStrategy implements CounterStrategy {
             inFlight = batch(rest, waiting); // new deltas, so a new key that names them
             inFlightUncertain = false; // refused whole: no earlier attempt of this key can have been applied
             return;
+        } catch (KeyTaken e) {
+            // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging would
+            // lose these deltas, so they go again under a new key.
+            takenKeys.increment();
+            log.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
+                    attempt.key());
+            inFlight = batch(attempt.deltas(), attempt.durable());
+            return;
         } catch (CallNotPermittedException e) {
-            nextAttemptNanos = System.nanoTime() + Duration.ofMillis(200).toNanos();
+            nextAttemptNanos = time.nanoTime() + BREAKER_POLL_NANOS;
             return;
         } catch (RuntimeException e) {
             // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
@@ -447,16 +457,25 @@ final class BufferedStrategy implements CounterStrategy {
             consecutiveFailures++;
             failedFlushes.increment();
             lastError = e.toString();
-            nextAttemptNanos = System.nanoTime() + backoff.apply(consecutiveFailures) * 1_000_000;
             log.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
                     attempt.deltas().size(), consecutiveFailures, e.toString());
             return;
         } finally {
-            flushNanos.add(System.nanoTime() - started);
+            flushNanos.add(time.nanoTime() - started);
             flushEpoch.incrementAndGet();
             synchronized (room) {
                 room.notifyAll();
             }
+        }
+    }
+
+    /** A flush key found recorded, though no attempt of ours can have recorded it. */
+    private static final class KeyTaken extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        KeyTaken() {
+            super(null, null, false, false);
         }
     }
 
@@ -469,7 +488,7 @@ final class BufferedStrategy implements CounterStrategy {
         Map<CounterName, Long> deltas = new HashMap<>();
         flushEpoch.incrementAndGet();
         try {
-            long nowNanos = System.nanoTime();
+            long nowNanos = time.nanoTime();
             for (Iterator<Map.Entry<CounterName, Slot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<CounterName, Slot> entry = it.next();
                 Slot slot = entry.getValue();
@@ -512,14 +531,14 @@ final class BufferedStrategy implements CounterStrategy {
     }
 
     private void drainOnClose() {
-        long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
+        long deadline = time.nanoTime() + settings.shutdownTimeout().toNanos();
         while (hasPending()) {
-            if (System.nanoTime() >= nextAttemptNanos) {
+            if (time.nanoTime() >= nextAttemptNanos) {
                 flushOnce();
-            } else if (System.nanoTime() < deadline) {
-                LockSupport.parkNanos(Math.min(nextAttemptNanos - System.nanoTime(), 50_000_000));
+            } else if (time.nanoTime() < deadline) {
+                LockSupport.parkNanos(Math.min(nextAttemptNanos - time.nanoTime(), 50_000_000));
             }
-            if (System.nanoTime() >= deadline && hasPending()) {
+            if (time.nanoTime() >= deadline && hasPending()) {
                 Batch batch = inFlight;
                 long counters = slots.values().stream().filter(slot -> slot.pending.sum() != 0).count()
                         + (batch == null ? 0 : batch.deltas().size());

@@ -3,15 +3,24 @@ package dev.counters.strategy;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
 import dev.counters.StoreUnavailableException;
+import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
+import dev.counters.internal.StrategyContext;
+import dev.counters.internal.Time;
+import dev.counters.internal.UniqueIds;
+import dev.counters.spi.CounterStore;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,7 +33,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A log of deltas (seed 004's first approach): each increment appends a row with a unique id, and a recount folds
- * the deltas into the counter's base value and deletes them, in one transaction. Exact and idempotent by
+ * the deltas into the counter's base value, in one transaction: it reads the unfolded deltas, sums them here, and
+ * has the store add the sum and mark exactly those deltas folded, or do nothing if a concurrent recount got there
+ * first. Exact and idempotent by
  * construction: an append retried with the same id after an unknown outcome writes at most once, and a recount is
  * all or nothing, so rerunning one that failed halfway is safe.
  *
@@ -33,19 +44,20 @@ import org.slf4j.LoggerFactory;
  */
 final class DeltaLogStrategy extends CellStrategy {
 
-    private static final Logger log = LoggerFactory.getLogger(DeltaLogStrategy.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DeltaLogStrategy.class);
     private static final Duration RECOUNT_LEASE = Duration.ofSeconds(30);
     /** Ids are unique, so one taken is a bug somewhere; many in a row stop the append rather than loop. */
     private static final int MAX_TAKEN_IDS = 10;
+    /** The most deltas one recount folds: a bounded transaction; a larger backlog takes several recounts. */
+    static final int MAX_FOLD = 10_000;
 
+    private final CounterStore.DeltaLog log;
+    private final CounterStore.Leases leases;
     private final DeltaLogSettings settings;
-    private final Clock clock;
-    /** For the timestamps retries depend on: they must not jump with the wall clock. */
-    private final Clock steady;
+    /** Steady time for the timestamps retries depend on: they must not jump with the wall clock. */
+    private final Time time;
     private final UniqueIds ids;
     private final String owner;
-    private final Retry appendRetry;
-    private final LongAdder retries = new LongAdder();
     private final LongAdder conflicts = new LongAdder();
     private final Cache<CounterName, Tracker> trackers = Caffeine.newBuilder().maximumSize(100_000).build();
     private final ExecutorService recounter;
@@ -54,26 +66,25 @@ final class DeltaLogStrategy extends CellStrategy {
     private final class Tracker {
         final AtomicLong appends = new AtomicLong();
         final AtomicBoolean running = new AtomicBoolean();
-        volatile Instant lastRecount = clock.instant();
+        volatile Instant lastRecount = time.now();
     }
 
     DeltaLogStrategy(StrategyContext context, DeltaLogSettings settings) {
-        super(context.store());
-        this.settings = settings;
-        this.clock = context.clock();
-        this.steady = new SteadyClock(clock);
-        this.ids = context.ids();
-        this.owner = context.instanceId();
-        this.appendRetry = Retry.of("counters-delta-log", RetryConfig.custom()
+        // Any store failure is retried: the retry reuses the delta's id, so even an unknown outcome is safe to repeat.
+        // An unreachable store already cost the pool's connection timeout: fail fast, nothing was written.
+        super(context, "delta-log", RetryConfig.custom()
                 .maxAttempts(settings.appendAttempts())
                 .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(10), 2.0, 0.5,
                         Duration.ofSeconds(1)))
-                // Any store failure: the retry reuses the delta's id, so even an unknown outcome is safe to repeat.
                 .retryExceptions(CounterStoreException.class)
-                // An unreachable store already cost the pool's connection timeout: fail fast, nothing was written.
                 .ignoreExceptions(RetryWindowClosed.class, StoreUnavailableException.class)
                 .build());
-        this.appendRetry.getEventPublisher().onRetry(event -> retries.increment());
+        this.log = context.require(CounterStore.DeltaLog.class, "delta-log");
+        this.leases = context.require(CounterStore.Leases.class, "delta-log");
+        this.settings = settings;
+        this.time = context.time();
+        this.ids = context.ids();
+        this.owner = context.instanceId();
         this.recounter = Executors.newSingleThreadExecutor(task -> context.newThread("recount", task));
     }
 
@@ -83,15 +94,15 @@ final class DeltaLogStrategy extends CellStrategy {
     }
 
     @Override
-    public StrategyActivity activity() {
-        return new StrategyActivity(conflicts.sum(), retries.sum(), 0, null);
+    public StrategyStatistics.Activity activity() {
+        return new StrategyStatistics.Activity(conflicts.sum(), retries(), 0, null);
     }
 
     @Override
     public void increment(CounterName name, long delta) {
         Append append = new Append(name, delta);
         try {
-            appendRetry.executeSupplier(append::attempt);
+            retrying(append::attempt);
         } catch (TransientStoreException e) {
             if (append.maybeApplied) {
                 // The last attempt wrote nothing, but an earlier one may have: the caller must not read "not applied".
@@ -114,7 +125,7 @@ final class DeltaLogStrategy extends CellStrategy {
         private final CounterName name;
         private final long delta;
         /** Rows written by this append carry this time: the retry window and the purge horizon are measured from it. */
-        private final Instant first = steady.instant();
+        private final Instant first = time.steady();
         private String id = ids.next();
         /** An attempt under the current id ended with an unknown outcome: it may have been applied. */
         private volatile boolean maybeApplied;
@@ -128,12 +139,12 @@ final class DeltaLogStrategy extends CellStrategy {
         boolean attempt() {
             while (true) {
                 // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
-                if (maybeApplied && steady.instant().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
+                if (maybeApplied && time.steady().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
                     throw new RetryWindowClosed(name);
                 }
                 OptionalLong stored;
                 try {
-                    stored = store.appendDelta(name, id, delta, first);
+                    stored = log.appendDelta(name, id, delta, first);
                 } catch (CounterStoreException e) {
                     if (!(e instanceof TransientStoreException)) {
                         maybeApplied = true;
@@ -145,7 +156,7 @@ final class DeltaLogStrategy extends CellStrategy {
                 }
                 // Somebody else's row: no attempt under this id was applied, or the row would hold this delta.
                 conflicts.increment();
-                log.error("Delta id '{}' of counter '{}' is taken by another delta ({}, not {}); appending under a"
+                DeltaLogStrategy.LOG.error("Delta id '{}' of counter '{}' is taken by another delta ({}, not {}); appending under a"
                         + " new id", id, name, stored.getAsLong(), delta);
                 if (++takenIds >= MAX_TAKEN_IDS) {
                     throw new TransientStoreException("Appending a delta to counter '" + name + "' found " + takenIds
@@ -160,26 +171,38 @@ final class DeltaLogStrategy extends CellStrategy {
     @Override
     public long incrementAndGet(CounterName name, long delta) {
         increment(name, delta);
-        return store.get(name);
+        return getExact(name);
     }
 
     @Override
     public long get(CounterName name) {
         if (!settings.readFolded()) {
-            return store.get(name);
+            return getExact(name);
         }
         recountIfDue(name, trackers.get(name, key -> new Tracker()));
-        return store.getFolded(name);
+        return super.get(name); // the cells alone: the value as of the last recount
     }
 
     @Override
     public long getExact(CounterName name) {
-        return store.get(name);
+        return withDeltas(List.of(name)).get(name);
+    }
+
+    @Override
+    public Map<CounterName, Long> getAll(Collection<CounterName> names) {
+        return settings.readFolded() ? super.getAll(names) : withDeltas(names);
+    }
+
+    private Map<CounterName, Long> withDeltas(Collection<CounterName> names) {
+        Map<CounterName, Long> stored = retrying(() -> log.getWithDeltas(names));
+        Map<CounterName, Long> values = new LinkedHashMap<>();
+        names.forEach(name -> values.put(name, stored.getOrDefault(name, 0L)));
+        return values;
     }
 
     private void recountIfDue(CounterName name, Tracker tracker) {
         boolean due = tracker.appends.get() >= settings.recountAtDeltas()
-                || !tracker.lastRecount.plus(settings.recountAfter()).isAfter(clock.instant());
+                || !tracker.lastRecount.plus(settings.recountAfter()).isAfter(time.now());
         if (due && tracker.running.compareAndSet(false, true)) {
             try {
                 recounter.execute(() -> recount(name, tracker));
@@ -191,26 +214,43 @@ final class DeltaLogStrategy extends CellStrategy {
 
     private void recount(CounterName name, Tracker tracker) {
         String lease = "recount:" + name.value();
-        Instant now = clock.instant();
+        Instant now = time.now();
         try {
-            if (store.tryLease(lease, owner, now.plus(RECOUNT_LEASE), now)) {
+            if (leases.tryLease(lease, owner, now.plus(RECOUNT_LEASE), now)) {
                 try {
                     tracker.appends.set(0);
-                    store.foldDeltas(name, AtomicStrategy.CELL, purgeBefore());
+                    fold(name);
                 } finally {
-                    store.releaseLease(lease, owner);
+                    leases.releaseLease(lease, owner);
                 }
             }
-            tracker.lastRecount = clock.instant();
+            tracker.lastRecount = time.now();
         } catch (RuntimeException e) {
-            log.warn("Recount of counter '{}' failed; it will be retried: {}", name, e.toString());
+            LOG.warn("Recount of counter '{}' failed; it will be retried: {}", name, e.toString());
         } finally {
             tracker.running.set(false);
         }
     }
 
-    private Instant purgeBefore() {
-        return steady.instant().minus(settings.foldedRetention());
+    /**
+     * Folds up to {@link #MAX_FOLD} unfolded deltas into the counter's cell. The store applies the sum only if every
+     * one of those deltas is still unfolded, so a recount racing another (whose lease expired) cannot count a delta
+     * twice: one of them writes nothing, and the next recount reads again.
+     */
+    private void fold(CounterName name) {
+        Map<String, Long> deltas = log.unfoldedDeltas(name, MAX_FOLD);
+        long sum = 0;
+        for (long delta : deltas.values()) {
+            try {
+                sum = Math.addExact(sum, delta);
+            } catch (ArithmeticException e) {
+                throw new CounterOverflowException(name, delta);
+            }
+        }
+        Instant purgeBefore = time.steady().minus(settings.foldedRetention());
+        if (!log.foldDeltas(name, AtomicStrategy.CELL, deltas.keySet(), sum, purgeBefore)) {
+            conflicts.increment();
+        }
     }
 
     /** An append stopped retrying: too long has passed to be sure a retry would be recognised. */

@@ -1,6 +1,7 @@
 package dev.counters.strategy;
 
 import dev.counters.CounterName;
+import dev.counters.spi.MonotonicCache;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;

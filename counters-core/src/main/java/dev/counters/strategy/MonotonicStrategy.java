@@ -2,7 +2,11 @@ package dev.counters.strategy;
 
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
+import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.MonotonicCache;
+import io.github.resilience4j.retry.Retry;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.random.RandomGenerator;
@@ -22,12 +26,16 @@ import java.util.random.RandomGenerator;
 final class MonotonicStrategy implements CounterStrategy {
 
     private final CounterStore store;
+    private final CounterStore.Maxima maxima;
+    private final Retry retry;
     private final MonotonicSettings settings;
     private final RandomGenerator random;
     private final MonotonicCache cache;
 
     MonotonicStrategy(StrategyContext context, MonotonicSettings settings, MonotonicCache cache) {
         this.store = context.store();
+        this.maxima = context.require(CounterStore.Maxima.class, "monotonic");
+        this.retry = context.retry("monotonic", StrategyContext.transientFailures());
         this.settings = settings;
         this.random = context.random();
         this.cache = cache;
@@ -52,7 +60,7 @@ final class MonotonicStrategy implements CounterStrategy {
         try {
             OptionalLong added = cache.addAndGet(name, delta);
             if (added.isEmpty()) {
-                cache.putIfAbsent(name, store.maxOfShards(name).orElse(0));
+                cache.putIfAbsent(name, storedMax(name));
                 added = cache.addAndGet(name, delta);
             }
             value = added.orElseThrow();
@@ -60,7 +68,8 @@ final class MonotonicStrategy implements CounterStrategy {
             throw new CounterOverflowException(name, delta);
         }
         if (settings.chanceToWrite() >= 1.0 || random.nextDouble() < settings.chanceToWrite()) {
-            store.raiseShard(name, random.nextInt(settings.shards()), value);
+            int shard = random.nextInt(settings.shards());
+            retry.executeRunnable(() -> maxima.raiseShard(name, shard, value));
         }
         return value;
     }
@@ -68,17 +77,21 @@ final class MonotonicStrategy implements CounterStrategy {
     @Override
     public long get(CounterName name) {
         OptionalLong cached = cache.get(name);
-        return cached.isPresent() ? cached.getAsLong() : cache.putIfAbsent(name, store.maxOfShards(name).orElse(0));
+        return cached.isPresent() ? cached.getAsLong() : cache.putIfAbsent(name, storedMax(name));
+    }
+
+    private long storedMax(CounterName name) {
+        return retry.executeSupplier(() -> maxima.maxOfShards(name)).orElse(0);
     }
 
     @Override
     public Map<String, Long> cells(CounterName name) {
-        return Map.of("max", store.maxOfShards(name).orElse(0));
+        return Map.of("max", storedMax(name));
     }
 
     @Override
     public void delete(CounterName name) {
         cache.remove(name);
-        store.delete(name);
+        retry.executeRunnable(() -> store.delete(name));
     }
 }

@@ -8,8 +8,11 @@ import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import dev.counters.spi.SessionLocks;
-import dev.counters.spi.SessionLocks.SessionLock;
+import dev.counters.internal.StrategyContext;
+import dev.counters.spi.CounterStore.Leases;
+import dev.counters.spi.CounterStore.SessionLocks;
+import dev.counters.spi.CounterStore.SessionLocks.SessionLock;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,21 +42,23 @@ final class NodeStrategy extends CellStrategy {
     private final Clock clock;
     private final Duration leaseTtl;
     private final @Nullable SessionLocks sessionLocks;
+    private final @Nullable Leases leases;
     private volatile @Nullable SessionLock sessionLock;
     private final ScheduledExecutorService renewer;
     private volatile boolean claimLost;
 
     NodeStrategy(StrategyContext context, NodeSettings settings) {
-        super(context.store());
+        super(context, "node", StrategyContext.transientFailures());
         this.nodeId = settings.nodeId() != null ? settings.nodeId() : "node-" + context.instanceId();
         this.decrements = settings.decrements();
         this.incrementCell = "n:" + nodeId + ":+";
         this.decrementCell = "n:" + nodeId + ":-";
         this.claimKey = "node:" + nodeId;
         this.owner = context.instanceId();
-        this.clock = context.clock();
+        this.clock = context.time().clock();
         this.leaseTtl = settings.leaseTtl();
         this.sessionLocks = store.capability(SessionLocks.class).orElse(null);
+        this.leases = sessionLocks != null ? null : context.require(Leases.class, "node");
         if (!claim()) {
             throw new NodeIdInUseException("Node id '" + nodeId + "' is held by another live process; give each "
                     + "process its own node id" + (sessionLocks != null ? ""
@@ -66,9 +71,9 @@ final class NodeStrategy extends CellStrategy {
 
     /** Takes the claim on the node id, or keeps it: whether this process holds it now. */
     private boolean claim() {
-        if (sessionLocks == null) {
+        if (leases != null) {
             Instant now = clock.instant();
-            return store.tryLease(claimKey, owner, now.plus(leaseTtl), now);
+            return leases.tryLease(claimKey, owner, now.plus(leaseTtl), now);
         }
         SessionLock held = sessionLock;
         if (held != null && held.isHeld()) {
@@ -77,7 +82,7 @@ final class NodeStrategy extends CellStrategy {
         if (held != null) {
             held.close();
         }
-        sessionLock = sessionLocks.tryLock(claimKey).orElse(null);
+        sessionLock = Objects.requireNonNull(sessionLocks).tryLock(claimKey).orElse(null);
         return sessionLock != null;
     }
 
@@ -104,12 +109,14 @@ final class NodeStrategy extends CellStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        store.add(name, cellFor(name, delta), delta);
+        String cell = cellFor(name, delta);
+        retrying(() -> store.add(name, cell, delta));
     }
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
-        return store.addAndGet(name, cellFor(name, delta), delta);
+        String cell = cellFor(name, delta);
+        return retrying(() -> store.addAndGet(name, cell, delta));
     }
 
     private String cellFor(CounterName name, long delta) {
@@ -139,8 +146,8 @@ final class NodeStrategy extends CellStrategy {
             SessionLock held = sessionLock;
             if (held != null) {
                 held.close();
-            } else if (sessionLocks == null) {
-                store.releaseLease(claimKey, owner);
+            } else if (leases != null) {
+                leases.releaseLease(claimKey, owner);
             }
         } catch (RuntimeException e) {
             log.warn("Could not release the claim on node id '{}' (it ends by itself): {}", nodeId, e.toString());

@@ -5,17 +5,15 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
-import dev.counters.StoreUnavailableException;
+import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
+import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.VersionedValue;
+import dev.counters.spi.CounterStore.VersionedValue;
 import io.github.resilience4j.core.IntervalFunction;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -41,26 +39,20 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class OptimisticStrategy extends CellStrategy {
 
-    private final Retry retry;
     private final int maxAttempts;
     private final LongAdder conflicts = new LongAdder();
-    private final LongAdder retries = new LongAdder();
     private final LongAdder contentionFailures = new LongAdder();
     // Weak values: a counter nobody is incrementing needs no combiner, and one in use is held by its callers.
     private final Cache<CounterName, Combiner> combiners = Caffeine.newBuilder().weakValues().build();
 
-    OptimisticStrategy(CounterStore store, OptimisticSettings settings) {
-        super(store);
-        this.maxAttempts = settings.maxAttempts();
-        this.retry = Retry.of("counters-optimistic", RetryConfig.<OptionalLong>custom()
-                .maxAttempts(settings.maxAttempts())
+    OptimisticStrategy(StrategyContext context, OptimisticSettings settings) {
+        // One retry for conflicts and rolled-back statements alike (a conflict is a TransientStoreException: nothing
+        // was written): an increment sends at most maxAttempts reads and as many compare-and-sets, whatever fails.
+        super(context, "optimistic", StrategyContext.transientFailures(settings.maxAttempts())
                 .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(settings.initialBackoff(), 2.0, 0.5,
                         settings.maxBackoff()))
-                .retryOnResult(OptionalLong::isEmpty)
-                .retryExceptions(TransientStoreException.class)
-                .ignoreExceptions(StoreUnavailableException.class) // it already waited the pool's timeout
                 .build());
-        this.retry.getEventPublisher().onRetry(event -> retries.increment());
+        this.maxAttempts = settings.maxAttempts();
     }
 
     @Override
@@ -69,8 +61,8 @@ final class OptimisticStrategy extends CellStrategy {
     }
 
     @Override
-    public StrategyActivity activity() {
-        return new StrategyActivity(conflicts.sum(), retries.sum(), contentionFailures.sum(), null);
+    public StrategyStatistics.Activity activity() {
+        return new StrategyStatistics.Activity(conflicts.sum(), retries(), contentionFailures.sum(), null);
     }
 
     @Override
@@ -141,20 +133,18 @@ final class OptimisticStrategy extends CellStrategy {
         private void writeBatch() {
             List<Pending> batch = new ArrayList<>();
             try {
-                OptionalLong committed = retry.executeSupplier(() -> attempt(batch));
-                if (committed.isEmpty()) {
-                    contentionFailures.add(batch.size());
-                    fail(batch, new CounterContentionException(name, maxAttempts));
-                } else {
-                    batch.forEach(pending -> pending.result().complete(committed.getAsLong()));
-                }
+                long committed = retrying(() -> attempt(batch));
+                batch.forEach(pending -> pending.result().complete(committed));
+            } catch (Conflict e) {
+                contentionFailures.add(batch.size());
+                fail(batch, new CounterContentionException(name, maxAttempts));
             } catch (RuntimeException e) {
                 fail(batch, e);
             }
         }
 
-        /** One attempt, carrying every delta queued so far: the committed value, or empty on a conflict. */
-        private OptionalLong attempt(List<Pending> batch) {
+        /** One attempt, carrying every delta queued so far: the committed value. */
+        private long attempt(List<Pending> batch) {
             for (Pending pending; (pending = queue.poll()) != null; ) {
                 batch.add(pending);
             }
@@ -167,10 +157,10 @@ final class OptimisticStrategy extends CellStrategy {
             long version = current.map(VersionedValue::version).orElse(0L);
             long next = addOrThrow(value, sum, sum);
             if (store.compareAndSet(name, AtomicStrategy.CELL, version, next)) {
-                return OptionalLong.of(next);
+                return next;
             }
             conflicts.increment();
-            return OptionalLong.empty();
+            throw new Conflict(name);
         }
 
         private long addOrThrow(long a, long b, long delta) {
@@ -183,6 +173,21 @@ final class OptimisticStrategy extends CellStrategy {
 
         private static void fail(List<Pending> batch, RuntimeException e) {
             batch.forEach(pending -> pending.result().completeExceptionally(e));
+        }
+    }
+
+    /** Another writer changed the counter between the read and the compare-and-set: nothing was written. */
+    private static final class Conflict extends TransientStoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        Conflict(CounterName name) {
+            super("Counter '" + name + "' was changed by another writer; nothing was written", null);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this; // a conflict is an expected outcome, often repeated: no stack to record
         }
     }
 }

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  *     update and that expires this long after it was loaded (seed 002's memcache); null reads the shards every time
  * @param shardCountRefresh how often a node re-reads a counter's persisted shard count, to see growth made elsewhere
  */
-public record ShardedSettings(int shards, ShardSelection selection, @Nullable Duration cachedTotalExpiry,
+public record ShardedSettings(int shards, Selection selection, @Nullable Duration cachedTotalExpiry,
         Duration shardCountRefresh) {
 
     public static final int MAX_SHARDS = 1024;
@@ -40,14 +40,14 @@ public record ShardedSettings(int shards, ShardSelection selection, @Nullable Du
 
     /** 16 random shards, no cached total, shard counts re-read every 10 seconds. */
     public static ShardedSettings defaults() {
-        return new ShardedSettings(16, ShardSelection.RANDOM, null, Duration.ofSeconds(10));
+        return new ShardedSettings(16, Selection.RANDOM, null, Duration.ofSeconds(10));
     }
 
     public ShardedSettings withShards(int shards) {
         return new ShardedSettings(shards, selection, cachedTotalExpiry, shardCountRefresh);
     }
 
-    public ShardedSettings withSelection(ShardSelection selection) {
+    public ShardedSettings withSelection(Selection selection) {
         return new ShardedSettings(shards, selection, cachedTotalExpiry, shardCountRefresh);
     }
 
@@ -57,5 +57,16 @@ public record ShardedSettings(int shards, ShardSelection selection, @Nullable Du
 
     public ShardedSettings withShardCountRefresh(Duration shardCountRefresh) {
         return new ShardedSettings(shards, selection, cachedTotalExpiry, shardCountRefresh);
+    }
+
+    /** How a sharded increment picks its shard. */
+    public enum Selection {
+        /** A random shard per increment, as in seed 002: spreads any load evenly. */
+        RANDOM,
+        /**
+         * A shard fixed per thread: a thread's increments stay on one row, so two threads of this JVM contend only
+         * when they share a shard. Best when the threads are long-lived (platform thread pools).
+         */
+        THREAD
     }
 }

@@ -5,6 +5,8 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.counters.CounterName;
+import dev.counters.internal.StrategyContext;
+import dev.counters.spi.CounterStore;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,16 +29,19 @@ final class ShardedStrategy extends CellStrategy {
         }
     }
 
+    private final CounterStore.Maxima shardCountStore;
     private final ShardedSettings settings;
     private final RandomGenerator random;
     private final LoadingCache<CounterName, Integer> shardCounts;
     private final @Nullable Cache<CounterName, Long> totals;
 
     ShardedStrategy(StrategyContext context, ShardedSettings settings) {
-        super(context.store());
+        super(context, "sharded", StrategyContext.transientFailures());
+        this.shardCountStore = context.require(CounterStore.Maxima.class, "sharded");
         this.settings = settings;
         this.random = context.random();
-        Ticker ticker = new ElapsedTicker(context.clock());
+        // Expiry on the clock's forward movement only: a clock set back must not keep a stale total for the step.
+        Ticker ticker = context.time()::elapsedNanos;
         this.shardCounts = Caffeine.newBuilder()
                 .ticker(ticker)
                 .expireAfterWrite(settings.shardCountRefresh())
@@ -51,8 +56,9 @@ final class ShardedStrategy extends CellStrategy {
 
     /** The persisted count, raised to the configured one the first time a node with a larger setting uses it. */
     private int loadShardCount(CounterName name) {
-        int persisted = store.shardCount(name).orElse(0);
-        return persisted >= settings.shards() ? persisted : store.growShardCount(name, settings.shards());
+        int persisted = retrying(() -> shardCountStore.shardCount(name)).orElse(0);
+        return persisted >= settings.shards() ? persisted
+                : retrying(() -> shardCountStore.growShardCount(name, settings.shards()));
     }
 
     @Override
@@ -62,7 +68,8 @@ final class ShardedStrategy extends CellStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        store.add(name, pickShard(name), delta);
+        String shard = pickShard(name);
+        retrying(() -> store.add(name, shard, delta));
         if (totals != null) {
             totals.asMap().computeIfPresent(name, (key, total) -> addOrForget(total, delta));
         }
@@ -70,7 +77,8 @@ final class ShardedStrategy extends CellStrategy {
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
-        long total = store.addAndGet(name, pickShard(name), delta);
+        String shard = pickShard(name);
+        long total = retrying(() -> store.addAndGet(name, shard, delta));
         if (totals != null) {
             totals.put(name, total);
         }
@@ -79,12 +87,12 @@ final class ShardedStrategy extends CellStrategy {
 
     @Override
     public long get(CounterName name) {
-        return totals == null ? store.get(name) : totals.get(name, store::get);
+        return totals == null ? super.get(name) : totals.get(name, super::get);
     }
 
     @Override
     public long getExact(CounterName name) {
-        long total = store.get(name);
+        long total = super.get(name);
         if (totals != null) {
             totals.put(name, total);
         }
@@ -97,10 +105,7 @@ final class ShardedStrategy extends CellStrategy {
             return super.getAll(names);
         }
         Map<CounterName, Long> cached = totals.getAll(names, missing -> {
-            Map<CounterName, Long> stored = store.getAll(java.util.List.copyOf(missing));
-            Map<CounterName, Long> loaded = new LinkedHashMap<>();
-            missing.forEach(name -> loaded.put(name, stored.getOrDefault(name, 0L)));
-            return loaded;
+            return super.getAll(java.util.List.copyOf(missing));
         });
         Map<CounterName, Long> values = new LinkedHashMap<>();
         names.forEach(name -> values.put(name, cached.get(name)));
@@ -118,7 +123,8 @@ final class ShardedStrategy extends CellStrategy {
 
     @Override
     public int growShards(CounterName name, int shards) {
-        int now = store.growShardCount(name, ShardedSettings.checkShards(shards));
+        int checked = ShardedSettings.checkShards(shards);
+        int now = retrying(() -> shardCountStore.growShardCount(name, checked));
         shardCounts.put(name, now);
         return now;
     }

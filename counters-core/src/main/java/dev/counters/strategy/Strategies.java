@@ -1,5 +1,7 @@
 package dev.counters.strategy;
 
+import dev.counters.spi.MonotonicCache;
+
 /** Factories for the built-in strategies. */
 public final class Strategies {
 
@@ -12,7 +14,7 @@ public final class Strategies {
      * row lock, so one hot counter manages roughly one commit per disk sync.
      */
     public static StrategyFactory atomic() {
-        return context -> new AtomicStrategy(context.store());
+        return context -> new AtomicStrategy(context);
     }
 
     /** {@code optimistic} with {@link OptimisticSettings#defaults()}. */
@@ -25,7 +27,7 @@ public final class Strategies {
      * increments of a counter in one JVM share each attempt. Exact and durable when {@code increment} returns.
      */
     public static StrategyFactory optimistic(OptimisticSettings settings) {
-        return context -> new OptimisticStrategy(context.store(), settings);
+        return context -> new OptimisticStrategy(context, settings);
     }
 
     /** {@code sharded} with {@link ShardedSettings#defaults()}. */

@@ -1,8 +1,12 @@
 package dev.counters.strategy;
 
+import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.StrategyContext;
+
 /**
- * Creates a strategy once its context is known. {@link Strategies} has one for each built-in strategy; an
- * application can supply its own.
+ * Creates a strategy once its context is known. {@link Strategies} has one for each built-in strategy. Its types
+ * live in {@code dev.counters.internal}: adding a strategy is a contribution to the library (see
+ * {@code docs/architecture.md}), not an extension point with compatibility promises.
  */
 @FunctionalInterface
 public interface StrategyFactory {

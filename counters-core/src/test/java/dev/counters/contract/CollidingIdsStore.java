@@ -2,7 +2,6 @@ package dev.counters.contract;
 
 import dev.counters.CounterName;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.ForwardingCounterStore;
 import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -27,11 +26,11 @@ public final class CollidingIdsStore extends ForwardingCounterStore {
 
     @Override
     public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
-        return delegate().appendDelta(counter, number(deltaId), delta, now);
+        return super.appendDelta(counter, number(deltaId), delta, now);
     }
 
     @Override
     public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
-        return delegate().applyBatch(number(key), cell, deltas, now);
+        return super.applyBatch(number(key), cell, deltas, now);
     }
 }

@@ -41,4 +41,47 @@ abstract class ContractSupport {
     protected int incrementsPerThread() {
         return 10_000;
     }
+
+    /** The store's capability: the stores under contract test offer every one. */
+    protected static <T> T capability(CounterStore store, Class<T> capability) {
+        return store.capability(capability).orElseThrow(() -> new AssertionError(
+                store.getClass().getSimpleName() + " does not offer " + capability.getSimpleName()));
+    }
+
+    protected static CounterStore.Leases leases(CounterStore store) {
+        return capability(store, CounterStore.Leases.class);
+    }
+
+    protected static CounterStore.IdempotentBatches batches(CounterStore store) {
+        return capability(store, CounterStore.IdempotentBatches.class);
+    }
+
+    protected static CounterStore.DeltaLog deltaLog(CounterStore store) {
+        return capability(store, CounterStore.DeltaLog.class);
+    }
+
+    protected static CounterStore.Maxima maxima(CounterStore store) {
+        return capability(store, CounterStore.Maxima.class);
+    }
+
+    protected static CounterStore.Sequences sequences(CounterStore store) {
+        return capability(store, CounterStore.Sequences.class);
+    }
+
+    /**
+     * Repeats a store call while it fails in a way that surely wrote nothing, as a strategy's retry does: a store
+     * tries each call once, and concurrent writers of a new row make the database roll some of them back.
+     */
+    protected static <T> T retried(java.util.function.Supplier<T> call) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return call.get();
+            } catch (dev.counters.TransientStoreException e) {
+                if (attempt >= 20) {
+                    throw e;
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
 }

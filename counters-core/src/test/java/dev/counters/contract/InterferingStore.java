@@ -2,7 +2,6 @@ package dev.counters.contract;
 
 import dev.counters.CounterName;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.ForwardingCounterStore;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**

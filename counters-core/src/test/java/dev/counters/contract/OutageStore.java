@@ -3,7 +3,6 @@ package dev.counters.contract;
 import dev.counters.CounterName;
 import dev.counters.CounterStoreException;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.ForwardingCounterStore;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;

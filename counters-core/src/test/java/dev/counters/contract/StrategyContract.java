@@ -1,5 +1,6 @@
 package dev.counters.contract;
 
+import dev.counters.CounterOverflowException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -9,17 +10,14 @@ import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.StrategyStatistics;
-import dev.counters.strategy.BufferActivity;
 import java.util.concurrent.ThreadFactory;
 import dev.counters.NodeIdInUseException;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.SessionLocks;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
-import dev.counters.strategy.ShardSelection;
 import dev.counters.strategy.ShardedSettings;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
@@ -59,7 +57,7 @@ public abstract class StrategyContract extends ContractSupport {
                 Arguments.of("optimistic", Strategies.optimistic()),
                 Arguments.of("sharded-random", Strategies.sharded()),
                 Arguments.of("sharded-thread", Strategies.sharded(ShardedSettings.defaults()
-                        .withSelection(ShardSelection.THREAD))),
+                        .withSelection(ShardedSettings.Selection.THREAD))),
                 Arguments.of("node", Strategies.node()),
                 Arguments.of("buffered", Strategies.buffered()),
                 Arguments.of("delta-log", Strategies.deltaLog()));
@@ -98,7 +96,7 @@ public abstract class StrategyContract extends ContractSupport {
             assertThat(counters.get(List.of(name("a"), name("b"), name("c"))))
                     .containsExactly(Map.entry(name("a"), 7L), Map.entry(name("b"), 1L), Map.entry(name("c"), 0L));
             if (!label.equals("buffered") && !label.equals("delta-log")) { // cells: only what was flushed or folded
-                assertThat(counters.counter(name("a")).cells().values().stream().mapToLong(Long::longValue).sum())
+                assertThat(counters.admin().cells(name("a")).values().stream().mapToLong(Long::longValue).sum())
                         .isEqualTo(7);
             }
             counters.delete(name("a"));
@@ -121,7 +119,7 @@ public abstract class StrategyContract extends ContractSupport {
         try (CounterService counters = service(store(), strategy)) {
             counters.increment(name("big"), Long.MAX_VALUE - 10);
             assertThatThrownBy(() -> counters.increment(name("big"), 11))
-                    .isInstanceOf(ArithmeticException.class).hasMessageContaining(name("big"));
+                    .isInstanceOf(CounterOverflowException.class).hasMessageContaining(name("big"));
             assertThat(counters.getExact(name("big"))).isEqualTo(Long.MAX_VALUE - 10);
         }
     }
@@ -135,13 +133,13 @@ public abstract class StrategyContract extends ContractSupport {
                 for (int i = 0; i < 64; i++) {
                     counters.increment(counter, Long.MAX_VALUE / 32);
                 }
-            } catch (ArithmeticException refused) {
+            } catch (CounterOverflowException refused) {
                 // strategies with one row refuse the increment that would overflow it
             }
             // Whatever was accepted, a read either fits in 64 bits or says it does not.
             try {
                 assertThat(counters.getExact(counter)).isPositive();
-            } catch (ArithmeticException e) {
+            } catch (CounterOverflowException e) {
                 assertThat(e).hasMessageContaining("outside the 64-bit range");
             }
         }
@@ -221,7 +219,7 @@ public abstract class StrategyContract extends ContractSupport {
                         while (done.get() < (long) shards * perThread / 8) {
                             Thread.onSpinWait();
                         }
-                        assertThat(counters.growShards(counter, shards)).isEqualTo(shards);
+                        assertThat(counters.admin().growShards(counter, shards)).isEqualTo(shards);
                         assertThat(counters.getExact(counter)).isLessThanOrEqualTo((long) threads * perThread);
                     }
                     return;
@@ -232,12 +230,12 @@ public abstract class StrategyContract extends ContractSupport {
                 }
             });
             assertThat(counters.getExact(counter)).isEqualTo((long) threads * perThread);
-            assertThat(store().shardCount(CounterName.of(counter))).hasValue(64);
+            assertThat(maxima(store()).shardCount(CounterName.of(counter))).hasValue(64);
             // Increments after the growth spread over the new shards.
             for (int i = 0; i < 2_000; i++) {
                 counters.increment(counter);
             }
-            assertThat(counters.counter(counter).cells()).hasSizeGreaterThan(32).hasSizeLessThanOrEqualTo(64);
+            assertThat(counters.admin().cells(counter)).hasSizeGreaterThan(32).hasSizeLessThanOrEqualTo(64);
             assertThat(counters.getExact(counter)).isEqualTo((long) threads * perThread + 2_000);
         }
     }
@@ -253,20 +251,20 @@ public abstract class StrategyContract extends ContractSupport {
                         .random(new SplittableRandom(2))
                         .defaultStrategy(Strategies.sharded(eight.withShards(2))).build()) {
             first.increment(counter);
-            assertThat(store().shardCount(CounterName.of(counter))).hasValue(8);
+            assertThat(maxima(store()).shardCount(CounterName.of(counter))).hasValue(8);
             // A node configured with fewer shards uses the persisted, larger count.
             for (int i = 0; i < 400; i++) {
                 second.increment(counter);
             }
-            assertThat(second.counter(counter).cells()).hasSize(8);
+            assertThat(second.admin().cells(counter)).hasSize(8);
             // Growth made on one node reaches the other after its refresh interval.
-            first.growShards(counter, 32);
-            assertThat(first.growShards(counter, 16)).as("never shrinks").isEqualTo(32);
+            first.admin().growShards(counter, 32);
+            assertThat(first.admin().growShards(counter, 16)).as("never shrinks").isEqualTo(32);
             clock.advance(Duration.ofSeconds(6));
             for (int i = 0; i < 2_000; i++) {
                 second.increment(counter);
             }
-            assertThat(second.counter(counter).cells()).hasSizeGreaterThan(8);
+            assertThat(second.admin().cells(counter)).hasSizeGreaterThan(8);
             assertThat(second.getExact(counter)).isEqualTo(2_401);
         }
     }
@@ -296,13 +294,13 @@ public abstract class StrategyContract extends ContractSupport {
     void shardsAreValidatedAndOnlyShardedCountersHaveThem() {
         try (CounterService counters = service(store(), Strategies.atomic());
                 CounterService sharded = service(store(), Strategies.sharded())) {
-            assertThatThrownBy(() -> counters.growShards(name("x"), 8))
+            assertThatThrownBy(() -> counters.admin().growShards(name("x"), 8))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("atomic strategy");
-            assertThatThrownBy(() -> sharded.growShards(name("x"), 0))
+            assertThatThrownBy(() -> sharded.admin().growShards(name("x"), 0))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 1024");
-            assertThatThrownBy(() -> sharded.growShards(name("x"), 1025))
+            assertThatThrownBy(() -> sharded.admin().growShards(name("x"), 1025))
                     .isInstanceOf(IllegalArgumentException.class);
-            assertThat(store().shardCount(CounterName.of(name("x")))).isEmpty();
+            assertThat(maxima(store()).shardCount(CounterName.of(name("x")))).isEmpty();
         }
     }
 
@@ -326,7 +324,7 @@ public abstract class StrategyContract extends ContractSupport {
                 }
             });
             assertThat(nodeA.get(counter)).isEqualTo(8_000);
-            assertThat(nodeB.counter(counter).cells())
+            assertThat(nodeB.admin().cells(counter))
                     .containsOnly(Map.entry("n:" + a + ":+", 4_000L), Map.entry("n:" + b + ":+", 4_000L));
         }
     }
@@ -343,7 +341,7 @@ public abstract class StrategyContract extends ContractSupport {
         try (CounterService second = node(anotherStore(), NodeSettings.defaults().withNodeId(id))) {
             second.increment(name("x"));
             assertThat(second.get(name("x"))).as("a restarted node continues its row").isEqualTo(2);
-            assertThat(second.counter(name("x")).cells()).hasSize(1);
+            assertThat(second.admin().cells(name("x"))).hasSize(1);
         }
     }
 
@@ -356,7 +354,7 @@ public abstract class StrategyContract extends ContractSupport {
                 .defaultStrategy(Strategies.node(settings)).build()) {
             paused.increment(name("x"));
             clock.advance(Duration.ofSeconds(5)); // the holder stalled past its lease
-            if (store().capability(SessionLocks.class).isPresent()) {
+            if (store().capability(CounterStore.SessionLocks.class).isPresent()) {
                 // The claim is the holder's database session, which is alive: no expiry lets anybody else in.
                 assertThatThrownBy(() -> CounterService.builder(anotherStore()).clock(clock)
                         .defaultStrategy(Strategies.node(settings)).build())
@@ -389,7 +387,7 @@ public abstract class StrategyContract extends ContractSupport {
                 }
             });
             assertThat(pn.get(counter)).isEqualTo(4 * 500 * 3 - 4 * 500);
-            assertThat(pn.counter(counter).cells().values()).containsExactlyInAnyOrder(6_000L, -2_000L);
+            assertThat(pn.admin().cells(counter).values()).containsExactlyInAnyOrder(6_000L, -2_000L);
         }
         try (CounterService grow = node(store(), NodeSettings.defaults().withDecrements(false))) {
             grow.increment(name("g"), 2);
@@ -481,7 +479,7 @@ public abstract class StrategyContract extends ContractSupport {
             }
             counters.increment(name("c"));
             await().atMost(Duration.ofSeconds(10)).until(() -> flaky.failedBatches.get() >= 1);
-            BufferActivity failing = counters.statistics().getFirst().activity().buffer();
+            StrategyStatistics.BufferActivity failing = counters.statistics().getFirst().activity().buffer();
             assertThat(failing.failing()).isTrue();
             assertThat(failing.lastFailure()).contains("the store is down");
             assertThat(failing.full()).isTrue();
@@ -501,7 +499,7 @@ public abstract class StrategyContract extends ContractSupport {
             flaky.down = false;
             durable.get(30, TimeUnit.SECONDS);
             counters.increment(name("d")); // room again once the flush went through
-            BufferActivity recovered = counters.statistics().getFirst().activity().buffer();
+            StrategyStatistics.BufferActivity recovered = counters.statistics().getFirst().activity().buffer();
             assertThat(recovered.failing()).isFalse();
             assertThat(recovered.flushes()).isPositive();
         }
@@ -610,7 +608,7 @@ public abstract class StrategyContract extends ContractSupport {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                 first.increment(counter, 1);
                 second.increment(counter, -1);
-                assertThat(store().deltaBacklog(CounterName.of(counter)).count()).isLessThan(100);
+                assertThat(deltaLog(store()).unfoldedDeltas(CounterName.of(counter), 1_000).size()).isLessThan(100);
             });
             assertThat(second.getExact(counter)).isEqualTo(wanted);
         }
@@ -631,7 +629,7 @@ public abstract class StrategyContract extends ContractSupport {
             clock.advance(Duration.ofSeconds(2));
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                     assertThat(counters.get(counter)).as("recounted after a second").isEqualTo(7));
-            assertThat(store().deltaBacklog(CounterName.of(counter)).count()).isZero();
+            assertThat(deltaLog(store()).unfoldedDeltas(CounterName.of(counter), 1_000).size()).isZero();
         }
     }
 

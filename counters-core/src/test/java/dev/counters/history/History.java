@@ -1,5 +1,6 @@
 package dev.counters.history;
 
+import dev.counters.CounterOverflowException;
 import dev.counters.BufferFullException;
 import dev.counters.CounterContentionException;
 import dev.counters.NodeIdInUseException;
@@ -28,7 +29,7 @@ public final class History {
          */
         public static Outcome of(Throwable failure) {
             return failure instanceof TransientStoreException || failure instanceof IllegalArgumentException
-                    || failure instanceof ArithmeticException || failure instanceof BufferFullException
+                    || failure instanceof CounterOverflowException || failure instanceof BufferFullException
                     || failure instanceof CounterContentionException || failure instanceof NodeIdInUseException
                     ? FAILED : UNKNOWN;
         }

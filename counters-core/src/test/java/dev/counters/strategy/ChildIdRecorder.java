@@ -3,7 +3,7 @@ package dev.counters.strategy;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.memory.InMemoryCounterStore;
-import dev.counters.spi.ForwardingCounterStore;
+import dev.counters.contract.ForwardingCounterStore;
 import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;

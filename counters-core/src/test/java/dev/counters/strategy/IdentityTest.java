@@ -1,5 +1,7 @@
 package dev.counters.strategy;
 
+import dev.counters.internal.UniqueIds;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.CounterName;
@@ -9,7 +11,7 @@ import dev.counters.contract.CollidingIdsStore;
 import dev.counters.contract.Concurrently;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.ForwardingCounterStore;
+import dev.counters.contract.ForwardingCounterStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,7 @@
-package dev.counters.strategy;
+package dev.counters.internal;
 
 import dev.counters.CounterName;
+import dev.counters.StrategyStatistics;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -59,9 +60,10 @@ public interface CounterStrategy extends AutoCloseable {
     Map<String, Long> cells(CounterName name);
 
     /**
-     * Raises the counter's shard count; only sharded counters have shards.
+     * Raises the counter's shard count, for strategies that have shards.
      *
      * @return the shard count now in force
+     * @throws IllegalStateException for strategies without shards
      */
     default int growShards(CounterName name, int shards) {
         throw new IllegalStateException("Counter '" + name + "' uses the " + type()
@@ -79,8 +81,8 @@ public interface CounterStrategy extends AutoCloseable {
     }
 
     /** Counts of conflicts, retries and refusals so far, and the buffer's state; for metrics and health. */
-    default StrategyActivity activity() {
-        return StrategyActivity.NONE;
+    default StrategyStatistics.Activity activity() {
+        return StrategyStatistics.Activity.NONE;
     }
 
     /** Releases resources; a strategy that holds unwritten increments writes them first. */

@@ -1,4 +1,4 @@
-package dev.counters;
+package dev.counters.internal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

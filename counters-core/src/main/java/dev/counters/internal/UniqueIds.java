@@ -1,4 +1,4 @@
-package dev.counters.strategy;
+package dev.counters.internal;
 
 import java.security.SecureRandom;
 import java.util.Base64;

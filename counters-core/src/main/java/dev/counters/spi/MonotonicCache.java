@@ -1,4 +1,4 @@
-package dev.counters.strategy;
+package dev.counters.spi;
 
 import dev.counters.CounterName;
 import java.util.OptionalLong;

@@ -1,4 +1,6 @@
-package dev.counters;
+package dev.counters.internal;
+
+import dev.counters.CounterName;
 
 import java.util.regex.Pattern;
 
@@ -18,10 +20,7 @@ public final class NamePattern {
 
     /** Checks the name or pattern against the naming rules, allowing the wildcards. */
     public static void validate(String nameOrPattern) {
-        if (nameOrPattern == null) {
-            throw new IllegalArgumentException("Counter name or pattern must not be null");
-        }
-        CounterName.validate(nameOrPattern, "Counter name or pattern", "*?");
+        CounterName.validatePattern(nameOrPattern);
     }
 
     /** The regular expression a pattern stands for. */

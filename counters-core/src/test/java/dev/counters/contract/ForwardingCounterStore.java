@@ -1,0 +1,165 @@
+package dev.counters.contract;
+
+import dev.counters.CounterName;
+import dev.counters.spi.CounterStore;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link CounterStore} that passes every call to another one, capabilities included: extend it to add behaviour
+ * around a store (fault injection, interference) by overriding only the methods concerned. It offers a capability
+ * exactly when the store it wraps does.
+ */
+public abstract class ForwardingCounterStore implements CounterStore, CounterStore.Leases,
+        CounterStore.IdempotentBatches, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences,
+        CounterStore.SessionLocks {
+
+    private final CounterStore delegate;
+
+    protected ForwardingCounterStore(CounterStore delegate) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+    }
+
+    /** The store calls are passed to. */
+    protected CounterStore delegate() {
+        return delegate;
+    }
+
+    private <T> T delegate(Class<T> capability) {
+        return delegate.capability(capability).orElseThrow(() -> new IllegalStateException(
+                delegate.getClass().getSimpleName() + " does not offer " + capability.getSimpleName()));
+    }
+
+    @Override
+    public <T> Optional<T> capability(Class<T> capability) {
+        return delegate.capability(capability).map(offered -> capability.isInstance(this) ? capability.cast(this) : offered);
+    }
+
+    @Override
+    public Optional<CounterStore> callerTransaction() {
+        return delegate.callerTransaction();
+    }
+
+    @Override
+    public void add(CounterName counter, String cell, long delta) {
+        delegate.add(counter, cell, delta);
+    }
+
+    @Override
+    public long addAndGet(CounterName counter, String cell, long delta) {
+        return delegate.addAndGet(counter, cell, delta);
+    }
+
+    @Override
+    public long get(CounterName counter) {
+        return delegate.get(counter);
+    }
+
+    @Override
+    public Map<CounterName, Long> getAll(Collection<CounterName> counters) {
+        return delegate.getAll(counters);
+    }
+
+    @Override
+    public Map<String, Long> cells(CounterName counter) {
+        return delegate.cells(counter);
+    }
+
+    @Override
+    public Optional<VersionedValue> read(CounterName counter, String cell) {
+        return delegate.read(counter, cell);
+    }
+
+    @Override
+    public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
+        return delegate.compareAndSet(counter, cell, expectedVersion, newValue);
+    }
+
+    @Override
+    public boolean delete(CounterName counter) {
+        return delegate.delete(counter);
+    }
+
+    @Override
+    public List<CounterName> counterNames(@Nullable CounterName after, int limit) {
+        return delegate.counterNames(after, limit);
+    }
+
+    @Override
+    public boolean tryLease(String key, String owner, Instant expiresAt, Instant now) {
+        return delegate(Leases.class).tryLease(key, owner, expiresAt, now);
+    }
+
+    @Override
+    public void releaseLease(String key, String owner) {
+        delegate(Leases.class).releaseLease(key, owner);
+    }
+
+    @Override
+    public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
+        return delegate(IdempotentBatches.class).applyBatch(key, cell, deltas, now);
+    }
+
+    @Override
+    public int pruneBatchKeys(Instant appliedBefore) {
+        return delegate(IdempotentBatches.class).pruneBatchKeys(appliedBefore);
+    }
+
+    @Override
+    public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
+        return delegate(DeltaLog.class).appendDelta(counter, deltaId, delta, now);
+    }
+
+    @Override
+    public Map<CounterName, Long> getWithDeltas(Collection<CounterName> counters) {
+        return delegate(DeltaLog.class).getWithDeltas(counters);
+    }
+
+    @Override
+    public Map<String, Long> unfoldedDeltas(CounterName counter, int limit) {
+        return delegate(DeltaLog.class).unfoldedDeltas(counter, limit);
+    }
+
+    @Override
+    public boolean foldDeltas(CounterName counter, String cell, Collection<String> deltaIds, long sum,
+            Instant purgeBefore) {
+        return delegate(DeltaLog.class).foldDeltas(counter, cell, deltaIds, sum, purgeBefore);
+    }
+
+    @Override
+    public OptionalInt shardCount(CounterName counter) {
+        return delegate(Maxima.class).shardCount(counter);
+    }
+
+    @Override
+    public int growShardCount(CounterName counter, int shards) {
+        return delegate(Maxima.class).growShardCount(counter, shards);
+    }
+
+    @Override
+    public void raiseShard(CounterName counter, int shard, long value) {
+        delegate(Maxima.class).raiseShard(counter, shard, value);
+    }
+
+    @Override
+    public OptionalLong maxOfShards(CounterName counter) {
+        return delegate(Maxima.class).maxOfShards(counter);
+    }
+
+    @Override
+    public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
+        return delegate(Sequences.class).reserve(sequence, count, start, increment, maxValue);
+    }
+
+    @Override
+    public Optional<SessionLock> tryLock(String key) {
+        return delegate(SessionLocks.class).tryLock(key);
+    }
+}

@@ -1,0 +1,35 @@
+package dev.counters.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.counters.contract.MutableClock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class TimeTest {
+
+    private final MutableClock clock = new MutableClock();
+    private final AtomicLong ticker = new AtomicLong();
+    private final Time time = new Time(clock, ticker::get);
+
+    @Test
+    void elapsedTimeCountsOnlyTheClocksForwardMovesAndResumesRightAfterAStepBack() {
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(time.elapsedNanos()).isEqualTo(Duration.ofSeconds(2).toNanos());
+        clock.advance(Duration.ofHours(-1));
+        assertThat(time.elapsedNanos()).as("a step back adds nothing").isEqualTo(Duration.ofSeconds(2).toNanos());
+        clock.advance(Duration.ofMillis(1_100));
+        assertThat(time.elapsedNanos()).as("and the next forward move counts at once")
+                .isEqualTo(Duration.ofMillis(3_100).toNanos());
+    }
+
+    @Test
+    void steadyTimeFollowsTheTickerFromTheClockAtStart() {
+        var start = clock.instant();
+        clock.advance(Duration.ofDays(-3));
+        ticker.addAndGet(Duration.ofSeconds(5).toNanos());
+        assertThat(time.steady()).isEqualTo(start.plusSeconds(5));
+        assertThat(time.now()).isEqualTo(start.minus(Duration.ofDays(3)));
+    }
+}
