@@ -1,31 +1,13 @@
 package dev.counters.jdbc;
 
-import static org.jooq.impl.DSL.count;
-import static org.jooq.impl.DSL.excluded;
-import static org.jooq.impl.DSL.greatest;
-import static org.jooq.impl.DSL.inline;
-import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.select;
-import static org.jooq.impl.DSL.sum;
-import static org.jooq.impl.DSL.val;
 
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
-import dev.counters.StoreUnavailableException;
 import dev.counters.TransientStoreException;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.DeltaBacklog;
-import dev.counters.spi.Reservation;
-import dev.counters.spi.Reservations;
-import dev.counters.spi.SessionLocks;
-import dev.counters.spi.VersionedValue;
-import io.github.resilience4j.core.IntervalFunction;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
-import java.math.BigDecimal;
 import java.sql.Connection;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -36,68 +18,63 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.function.Function;
-import java.util.function.Supplier;
+import java.util.function.BiFunction;
 import javax.sql.DataSource;
-import org.jooq.Condition;
 import org.jooq.Configuration;
-import org.jooq.BatchBindStep;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.Query;
 import org.jooq.Record1;
-import org.jooq.Table;
-import org.jooq.Record2;
 import org.jooq.SQLDialect;
-import org.jooq.TransactionalCallable;
-import org.jooq.exception.DataAccessException;
+import org.jooq.Table;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
-import org.jooq.impl.DefaultConnectionProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link CounterStore} on H2, MySQL, MariaDB or PostgreSQL, through jOOQ.
+ * A {@link CounterStore} on H2, MySQL, MariaDB or PostgreSQL, through jOOQ, offering every capability (and
+ * {@link CounterStore.SessionLocks} on MySQL, MariaDB and PostgreSQL).
  *
  * <pre>{@code
  * CounterStore store = JooqCounterStore.builder(dataSource).tablePrefix("app_").migrateSchema(true).build();
  * }</pre>
  *
  * <p>The dialect is detected from the connection (a MariaDB server reached through MySQL Connector/J is
- * recognised as MariaDB). Upserts are rendered by jOOQ for each dialect. A statement whose transaction the
- * database rolled back (deadlock, serialization failure, lock wait timeout, a lost race to insert a new row, as
- * happens with MySQL's gap locks on the first increment of a new counter) is retried with backoff; nothing else
- * is retried, because a write whose commit was in flight when the connection broke may have been applied.
+ * recognised as MariaDB). Upserts are rendered by jOOQ for each dialect. Each method is one statement or one
+ * transaction, tried once: a failure the database reports as rolled back (deadlock, serialization failure, lock wait
+ * timeout, a lost race to insert a new row) becomes a {@link dev.counters.TransientStoreException}, which the
+ * strategies retry; any other failure leaves a write's outcome unknown. This class composes the queries; the SQL of
+ * each table lives in its query class ({@link CellQueries}, {@link DeltaQueries}, ...), and error translation in
+ * {@link StatementRunner}.
  */
-public final class JooqCounterStore implements CounterStore {
+public final class JooqCounterStore implements CounterStore, CounterStore.Leases, CounterStore.IdempotentBatches,
+        CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
 
+    /** Names per statement in reads of many counters, so that no statement grows without bound. */
     private static final int MAX_NAMES_PER_QUERY = 1_000;
-    private static final String PART = "part";
-    private static final String NAME = "name";
-    private static final short UNFOLDED = 0;
-    private static final short FOLDED = 1;
 
-    // A statement in a caller's transaction is tried once: the database may have rolled back the whole transaction.
-    private static final Retry NO_RETRY = Retry.of("counters-store-caller-transaction",
-            RetryConfig.custom().maxAttempts(1).build());
-
-    private final DSLContext dsl;
+    private final StatementRunner runner;
     private final CounterTables tables;
-    private final Retry retry;
+    private final CellQueries cells;
+    private final DeltaQueries deltas;
+    private final BatchQueries batches;
+    private final LeaseQueries leases;
+    private final MaximaQueries maxima;
+    private final SequenceQueries sequences;
     private final @Nullable CallerTransactions callerTransactions;
-    /** Set on a store bound to a caller's transaction: the store with transactions of its own. */
-    private final @Nullable JooqCounterStore independent;
     private final Optional<SessionLocks> sessionLocks;
 
-    private JooqCounterStore(DSLContext dsl, CounterTables tables, Retry retry,
-            @Nullable CallerTransactions callerTransactions, @Nullable JooqCounterStore independent,
-            Optional<SessionLocks> sessionLocks) {
-        this.dsl = dsl;
+    private JooqCounterStore(StatementRunner runner, CounterTables tables,
+            @Nullable CallerTransactions callerTransactions, Optional<SessionLocks> sessionLocks) {
+        this.runner = runner;
         this.tables = tables;
-        this.retry = retry;
+        this.cells = new CellQueries(tables);
+        this.deltas = new DeltaQueries(tables);
+        this.batches = new BatchQueries(tables);
+        this.leases = new LeaseQueries(tables);
+        this.maxima = new MaximaQueries(tables);
+        this.sequences = new SequenceQueries(tables);
         this.callerTransactions = callerTransactions;
-        this.independent = independent;
         this.sessionLocks = sessionLocks;
     }
 
@@ -114,205 +91,128 @@ public final class JooqCounterStore implements CounterStore {
         return new Builder(null, Objects.requireNonNull(dsl, "dsl"));
     }
 
-    /** The retry of statements the database rolled back: its events feed metrics. */
-    public Retry retry() {
-        return retry;
-    }
-
     /** The dialect this store renders SQL for. */
     public SQLDialect dialect() {
-        return dsl.dialect();
+        return runner.dialect();
     }
 
+    /**
+     * This store bound to the caller's transaction, found by the configured {@link CallerTransactions}: the same
+     * queries, run by a {@link JoinedTransaction}.
+     */
     @Override
     public Optional<CounterStore> callerTransaction() {
-        if (independent != null) {
+        if (runner.joinsCallerTransaction()) {
             return Optional.of(this);
         }
         Connection connection = callerTransactions == null ? null : callerTransactions.currentConnection();
-        if (connection == null) {
-            return Optional.empty();
-        }
-        DSLContext joined = DSL.using(dsl.configuration().derive(new DefaultConnectionProvider(connection)));
-        return Optional.of(new JooqCounterStore(joined, tables, NO_RETRY, null, this, sessionLocks));
+        return connection == null ? Optional.empty() : Optional.of(new JooqCounterStore(
+                new JoinedTransaction(runner, connection), tables, null, Optional.empty()));
     }
 
-    /** Offers {@link SessionLocks} on MySQL, MariaDB and PostgreSQL. */
+    /** Offers {@link SessionLocks} on MySQL, MariaDB and PostgreSQL, besides the capabilities it implements. */
     @Override
     public <T> Optional<T> capability(Class<T> capability) {
-        return capability == SessionLocks.class ? sessionLocks.map(capability::cast) : CounterStore.super.capability(capability);
+        return capability == SessionLocks.class ? sessionLocks.map(capability::cast)
+                : CounterStore.super.capability(capability);
     }
+
+    // ---- cells ----
 
     @Override
     public void add(CounterName counter, String cell, long delta) {
-        createCellOutsideCallerTransaction(counter, cell);
-        run("add", counter, delta, () -> upsert(dsl, counter, cell, delta));
+        createCell(counter, cell);
+        runner.run("add", counter, delta, ctx -> {
+            cells.add(ctx, counter, cell, delta);
+            return null;
+        });
     }
 
     @Override
     public long addAndGet(CounterName counter, String cell, long delta) {
-        createCellOutsideCallerTransaction(counter, cell);
+        createCell(counter, cell);
         // Within one transaction the row lock taken by the upsert is held while we read, so the total includes
         // this delta and no later one on the same cell.
-        return run("addAndGet", counter, delta, () -> transaction(tx -> {
-            upsert(tx.dsl(), counter, cell, delta);
-            return total(tx.dsl(), counter);
-        }));
+        return runner.transaction("addAndGet", counter, delta, ctx -> {
+            cells.add(ctx, counter, cell, delta);
+            return cells.total(ctx, counter);
+        });
+    }
+
+    private void createCell(CounterName counter, String cell) {
+        runner.createMissing("add", counter, ctx -> cells.exists(ctx, counter, cell),
+                ctx -> cells.create(ctx, counter, cell));
     }
 
     @Override
     public long get(CounterName counter) {
-        return run("get", counter, 0, () -> total(dsl, counter));
+        return runner.run("get", counter, 0, ctx -> cells.total(ctx, counter));
     }
 
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> counters) {
-        Map<CounterName, Long> totals = new HashMap<>();
-        List<CounterName> names = List.copyOf(counters);
-        for (int from = 0; from < names.size(); from += MAX_NAMES_PER_QUERY) {
-            List<CounterName> chunk = names.subList(from, Math.min(names.size(), from + MAX_NAMES_PER_QUERY));
-            List<String> values = chunk.stream().map(CounterName::value).toList();
-            Map<String, CounterName> byValue = new HashMap<>();
-            chunk.forEach(name -> byValue.put(name.value(), name));
-            run("getAll", chunk.get(0), 0, () -> {
-                Table<Record2<String, Long>> parts = select(tables.cellsName.as(NAME), tables.cellsValue.as(PART))
-                        .from(tables.cells).where(tables.cellsName.in(values))
-                        .unionAll(select(tables.deltasName.as(NAME), tables.deltasDelta.as(PART))
-                                .from(tables.deltas)
-                                .where(tables.deltasName.in(values), tables.deltasFolded.eq(UNFOLDED)))
-                        .asTable("parts");
-                Field<String> partName = parts.field(NAME, String.class);
-                for (Record2<String, BigDecimal> row : dsl.select(partName, sum(parts.field(PART, Long.class)))
-                        .from(parts)
-                        .groupBy(partName)
-                        .fetch()) {
-                    CounterName name = byValue.get(row.value1());
-                    totals.put(name, toLong(name, row.value2()));
-                }
-                return null;
-            });
+        return inChunks("getAll", counters, cells::totals);
+    }
+
+    @Override
+    public Map<String, Long> cells(CounterName counter) {
+        return runner.run("cells", counter, 0, ctx -> cells.cells(ctx, counter));
+    }
+
+    @Override
+    public Optional<VersionedValue> read(CounterName counter, String cell) {
+        return runner.run("read", counter, 0, ctx -> cells.read(ctx, counter, cell));
+    }
+
+    @Override
+    public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
+        try {
+            return runner.run("compareAndSet", counter, 0,
+                    ctx -> cells.compareAndSet(ctx, counter, cell, expectedVersion, newValue));
+        } catch (TransientStoreException e) {
+            if (expectedVersion == 0) {
+                return false; // a concurrent first write of the cell won the race to create it: a conflict
+            }
+            throw e;
         }
-        return totals;
     }
 
     @Override
     public boolean delete(CounterName counter) {
-        return run("delete", counter, 0, () -> transaction(tx -> {
-            tx.dsl().deleteFrom(tables.shards).where(tables.shardsName.eq(counter.value())).execute();
-            tx.dsl().deleteFrom(tables.maxShards).where(tables.maxShardsName.eq(counter.value())).execute();
-            int deltas = tx.dsl().deleteFrom(tables.deltas).where(tables.deltasName.eq(counter.value())).execute();
-            return tx.dsl().deleteFrom(tables.cells).where(tables.cellsName.eq(counter.value())).execute()
-                    + deltas > 0;
-        }));
+        return runner.transaction("delete", counter, 0, ctx -> {
+            maxima.delete(ctx, counter);
+            return deltas.delete(ctx, counter) + cells.delete(ctx, counter) > 0;
+        });
     }
 
     @Override
     public List<CounterName> counterNames(@Nullable CounterName after, int limit) {
-        String from = after == null ? null : after.value();
-        Table<Record1<String>> names = select(tables.cellsName.as(NAME)).from(tables.cells)
-                .union(select(tables.deltasName.as(NAME)).from(tables.deltas))
-                .union(select(tables.maxShardsName.as(NAME)).from(tables.maxShards))
-                .asTable("names");
-        Field<String> name = names.field(NAME, String.class);
-        return runUnnamed("counterNames", () -> dsl.select(name).from(names)
-                .where(from == null ? DSL.noCondition() : name.gt(from))
+        Table<Record1<String>> names = cells.names().union(deltas.names()).union(maxima.names()).asTable("names",
+                "name");
+        Field<String> name = names.field("name", String.class);
+        return runner.run("counterNames", ctx -> ctx.select(name).from(names)
+                .where(after == null ? DSL.noCondition() : name.gt(after.value()))
                 .orderBy(name)
                 .limit(limit)
                 .fetch(row -> CounterName.of(row.value1())));
     }
 
-    @Override
-    public Map<String, Long> cells(CounterName counter) {
-        return run("cells", counter, 0, () -> dsl.select(tables.cellsCell, tables.cellsValue)
-                .from(tables.cells)
-                .where(tables.cellsName.eq(counter.value()))
-                .fetchMap(tables.cellsCell, tables.cellsValue));
-    }
+    // ---- idempotent batches ----
 
     @Override
-    public Optional<VersionedValue> read(CounterName counter, String cell) {
-        return run("read", counter, 0, () -> dsl.select(tables.cellsValue, tables.cellsVersion)
-                .from(tables.cells)
-                .where(tables.cellsName.eq(counter.value()), tables.cellsCell.eq(cell))
-                .fetchOptional(row -> new VersionedValue(row.value1(), row.value2())));
-    }
-
-    @Override
-    public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
-        return run("compareAndSet", counter, 0, () -> {
-            if (expectedVersion == 0) {
-                return dsl.insertInto(tables.cells, tables.cellsName, tables.cellsCell, tables.cellsValue,
-                                tables.cellsVersion)
-                        .values(counter.value(), cell, newValue, 1L)
-                        .onConflict(tables.cellsName, tables.cellsCell)
-                        .doNothing()
-                        .execute() == 1;
-            }
-            return dsl.update(tables.cells)
-                    .set(tables.cellsValue, newValue)
-                    .set(tables.cellsVersion, tables.cellsVersion.plus(1))
-                    .where(tables.cellsName.eq(counter.value()), tables.cellsCell.eq(cell),
-                            tables.cellsVersion.eq(expectedVersion))
-                    .execute() == 1;
-        });
-    }
-
-    @Override
-    public OptionalInt shardCount(CounterName counter) {
-        return run("shardCount", counter, 0, () -> dsl.select(tables.shardsCount)
-                .from(tables.shards)
-                .where(tables.shardsName.eq(counter.value()))
-                .fetchOptional(tables.shardsCount)
-                .map(OptionalInt::of)
-                .orElse(OptionalInt.empty()));
-    }
-
-    @Override
-    public int growShardCount(CounterName counter, int shards) {
-        return run("growShardCount", counter, 0, () -> transaction(tx -> {
-            tx.dsl().insertInto(tables.shards, tables.shardsName, tables.shardsCount)
-                    .values(counter.value(), shards)
-                    .onConflict(tables.shardsName)
-                    .doUpdate()
-                    .set(tables.shardsCount, greatest(tables.shardsCount, val(shards)))
-                    .execute();
-            return tx.dsl().select(tables.shardsCount).from(tables.shards)
-                    .where(tables.shardsName.eq(counter.value()))
-                    .fetchSingle(tables.shardsCount);
-        }));
-    }
-
-    @Override
-    public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
+    public boolean applyBatch(String key, String cell, Map<CounterName, Long> batch, Instant now) {
         // Sorted, so that two nodes' batches lock rows in the same order and cannot deadlock each other.
-        List<Map.Entry<CounterName, Long>> sorted = new ArrayList<>(deltas.entrySet());
+        List<Map.Entry<CounterName, Long>> sorted = new ArrayList<>(batch.entrySet());
         sorted.sort(Map.Entry.comparingByKey());
         try {
-            return runUnnamed("applyBatch '" + key + "'", () -> transaction(tx -> {
+            return runner.transaction("applyBatch '" + key + "'", null, 0, ctx -> {
                 // The key first: a retry waits here for an attempt still in flight, and stops if it committed.
-                if (tx.dsl().insertInto(tables.batches, tables.batchesKey, tables.batchesAppliedAt)
-                        .values(key, now.toEpochMilli())
-                        .onConflict(tables.batchesKey)
-                        .doNothing()
-                        .execute() == 0) {
+                if (!batches.record(ctx, key, now)) {
                     return false;
                 }
-                if (!sorted.isEmpty()) {
-                    BatchBindStep batch = tx.dsl().batch(tx.dsl()
-                            .insertInto(tables.cells, tables.cellsName, tables.cellsCell, tables.cellsValue,
-                                    tables.cellsVersion)
-                            .values((String) null, null, null, null)
-                            .onConflict(tables.cellsName, tables.cellsCell)
-                            .doUpdate()
-                            .set(tables.cellsValue, tables.cellsValue.plus(excluded(tables.cellsValue)))
-                            .set(tables.cellsVersion, tables.cellsVersion.plus(inline(1L))));
-                    for (Map.Entry<CounterName, Long> entry : sorted) {
-                        batch = batch.bind(entry.getKey().value(), cell, entry.getValue(), 1L);
-                    }
-                    batch.execute();
-                }
+                cells.addAll(ctx, cell, sorted);
                 return true;
-            }));
+            });
         } catch (CounterStoreException e) {
             throw overflowIn(sorted, cell, e);
         }
@@ -347,265 +247,121 @@ public final class JooqCounterStore implements CounterStore {
 
     @Override
     public int pruneBatchKeys(Instant appliedBefore) {
-        return runUnnamed("pruneBatchKeys", () -> dsl.deleteFrom(tables.batches)
-                .where(tables.batchesAppliedAt.lt(appliedBefore.toEpochMilli()))
-                .execute());
+        return runner.run("pruneBatchKeys", ctx -> batches.prune(ctx, appliedBefore));
     }
+
+    // ---- delta log ----
 
     @Override
     public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
-        return run("appendDelta", counter, delta, () -> {
-            while (true) {
-                if (dsl.insertInto(tables.deltas, tables.deltasName, tables.deltasId, tables.deltasDelta,
-                                tables.deltasAppendedAt, tables.deltasFolded)
-                        .values(counter.value(), deltaId, delta, now.toEpochMilli(), UNFOLDED)
-                        .onConflict(tables.deltasName, tables.deltasId)
-                        .doNothing()
-                        .execute() == 1) {
-                    return OptionalLong.empty();
-                }
-                Long stored = dsl.select(tables.deltasDelta).from(tables.deltas)
-                        .where(tables.deltasName.eq(counter.value()), tables.deltasId.eq(deltaId))
-                        .fetchOne(tables.deltasDelta);
-                if (stored != null) {
-                    return OptionalLong.of(stored);
-                }
-                // Purged between the two statements: an old folded delta, so not a retry of ours. Insert again.
-            }
-        });
+        return runner.run("appendDelta", counter, delta, ctx -> deltas.append(ctx, counter, deltaId, delta, now));
     }
 
     @Override
-    public long getFolded(CounterName counter) {
-        return run("getFolded", counter, 0, () -> toLong(counter, dsl.select(sum(tables.cellsValue))
-                .from(tables.cells)
-                .where(tables.cellsName.eq(counter.value()))
-                .fetchOne(0, BigDecimal.class)));
+    public Map<CounterName, Long> getWithDeltas(Collection<CounterName> counters) {
+        return inChunks("getWithDeltas", counters, (ctx, chunk) -> deltas.totalsWithCells(ctx, chunk, cells));
     }
 
     @Override
-    public DeltaBacklog deltaBacklog(CounterName counter) {
-        return run("deltaBacklog", counter, 0, () -> dsl.select(count(), min(tables.deltasAppendedAt))
-                .from(tables.deltas)
-                .where(tables.deltasName.eq(counter.value()), tables.deltasFolded.eq(UNFOLDED))
-                .fetchOne(row -> row.value1() == 0 ? DeltaBacklog.EMPTY
-                        : new DeltaBacklog(row.value1(), Instant.ofEpochMilli(row.value2()))));
+    public Map<String, Long> unfoldedDeltas(CounterName counter, int limit) {
+        return runner.run("unfoldedDeltas", counter, 0, ctx -> deltas.unfolded(ctx, counter, limit));
     }
 
     @Override
-    public int foldDeltas(CounterName counter, String cell, Instant purgeBefore) {
-        return run("foldDeltas", counter, 0, () -> transaction(tx -> {
-            // Locks exactly the deltas this fold moves; deltas appended meanwhile wait for the next fold.
-            Map<String, Long> folded = tx.dsl().select(tables.deltasId, tables.deltasDelta)
-                    .from(tables.deltas)
-                    .where(tables.deltasName.eq(counter.value()), tables.deltasFolded.eq(UNFOLDED))
-                    .forUpdate()
-                    .fetchMap(tables.deltasId, tables.deltasDelta);
-            if (!folded.isEmpty()) {
-                long sum = 0;
-                for (long delta : folded.values()) {
-                    sum = Math.addExact(sum, delta);
-                }
-                upsert(tx.dsl(), counter, cell, sum);
-                List<String> ids = new ArrayList<>(folded.keySet());
+    public boolean foldDeltas(CounterName counter, String cell, Collection<String> deltaIds, long sum,
+            Instant purgeBefore) {
+        List<String> ids = List.copyOf(deltaIds);
+        try {
+            return runner.transaction("foldDeltas", counter, sum, ctx -> {
+                int marked = 0;
                 for (int from = 0; from < ids.size(); from += MAX_NAMES_PER_QUERY) {
-                    tx.dsl().update(tables.deltas)
-                            .set(tables.deltasFolded, FOLDED)
-                            .where(tables.deltasName.eq(counter.value()))
-                            .and(tables.deltasId.in(ids.subList(from, Math.min(ids.size(), from + MAX_NAMES_PER_QUERY))))
-                            .execute();
+                    marked += deltas.markFolded(ctx, counter,
+                            ids.subList(from, Math.min(ids.size(), from + MAX_NAMES_PER_QUERY)));
                 }
-            }
-            // Folded deltas are kept a while as tombstones, so that a late retry of their append is recognised.
-            tx.dsl().deleteFrom(tables.deltas)
-                    .where(tables.deltasName.eq(counter.value()), tables.deltasFolded.eq(FOLDED),
-                            tables.deltasAppendedAt.lt(purgeBefore.toEpochMilli()))
-                    .execute();
-            return folded.size();
-        }));
+                if (marked != ids.size()) {
+                    throw new FoldedMeanwhile(); // rolls back what was marked
+                }
+                if (sum != 0) {
+                    cells.add(ctx, counter, cell, sum);
+                }
+                deltas.purgeFolded(ctx, counter, purgeBefore);
+                return true;
+            });
+        } catch (FoldedMeanwhile e) {
+            return false;
+        }
+    }
+
+    /** Some of the deltas to fold were folded by a concurrent recount: this fold writes nothing. */
+    private static final class FoldedMeanwhile extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        FoldedMeanwhile() {
+            super(null, null, false, false);
+        }
+    }
+
+    // ---- maxima ----
+
+    @Override
+    public OptionalInt shardCount(CounterName counter) {
+        return runner.run("shardCount", counter, 0, ctx -> maxima.shardCount(ctx, counter));
+    }
+
+    @Override
+    public int growShardCount(CounterName counter, int shards) {
+        return runner.transaction("growShardCount", counter, 0, ctx -> maxima.growShardCount(ctx, counter, shards));
     }
 
     @Override
     public void raiseShard(CounterName counter, int shard, long value) {
-        run("raiseShard", counter, 0, () -> dsl.insertInto(tables.maxShards, tables.maxShardsName,
-                        tables.maxShardsShard, tables.maxShardsValue)
-                .values(counter.value(), shard, value)
-                .onConflict(tables.maxShardsName, tables.maxShardsShard)
-                .doUpdate()
-                .set(tables.maxShardsValue, greatest(tables.maxShardsValue, val(value)))
-                .execute());
+        runner.run("raiseShard", counter, 0, ctx -> {
+            maxima.raiseShard(ctx, counter, shard, value);
+            return null;
+        });
     }
 
     @Override
     public OptionalLong maxOfShards(CounterName counter) {
-        return run("maxOfShards", counter, 0, () -> {
-            Long max = dsl.select(DSL.max(tables.maxShardsValue))
-                    .from(tables.maxShards)
-                    .where(tables.maxShardsName.eq(counter.value()))
-                    .fetchOne(0, Long.class);
-            return max == null ? OptionalLong.empty() : OptionalLong.of(max);
-        });
+        return runner.run("maxOfShards", counter, 0, ctx -> maxima.maxOfShards(ctx, counter));
     }
+
+    // ---- sequences ----
 
     @Override
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
-        createOutsideCallerTransaction("reserve", sequence, tables.sequences,
-                tables.sequencesName.eq(sequence.value()),
-                ctx -> ctx.insertInto(tables.sequences, tables.sequencesName, tables.sequencesNext)
-                        .values(sequence.value(), start)
-                        .onConflict(tables.sequencesName)
-                        .doNothing());
-        return run("reserve", sequence, 0, () -> transaction(tx -> {
-            Long next = tx.dsl().select(tables.sequencesNext).from(tables.sequences)
-                    .where(tables.sequencesName.eq(sequence.value()))
-                    .forUpdate()
-                    .fetchOne(tables.sequencesNext);
-            if (next == null) {
-                // Two nodes creating the sequence at once: one insert fails (a deadlock or unique violation),
-                // its transaction is rolled back, and its retry finds the row.
-                tx.dsl().insertInto(tables.sequences, tables.sequencesName, tables.sequencesNext)
-                        .values(sequence.value(), start)
-                        .execute();
-                next = start;
-            }
-            Reservation reservation = Reservations.of(sequence, next, count, increment, maxValue);
-            tx.dsl().update(tables.sequences)
-                    .set(tables.sequencesNext, Reservations.after(reservation))
-                    .where(tables.sequencesName.eq(sequence.value()))
-                    .execute();
-            return reservation;
-        }));
+        runner.createMissing("reserve", sequence, ctx -> sequences.exists(ctx, sequence),
+                ctx -> sequences.create(ctx, sequence, start));
+        return runner.transaction("reserve", sequence, 0,
+                ctx -> sequences.reserve(ctx, sequence, count, start, increment, maxValue));
     }
 
-    @Override
-    public boolean deleteSequence(CounterName sequence) {
-        return run("deleteSequence", sequence, 0, () -> dsl.deleteFrom(tables.sequences)
-                .where(tables.sequencesName.eq(sequence.value()))
-                .execute() > 0);
-    }
+    // ---- leases ----
 
     @Override
     public boolean tryLease(String key, String owner, Instant expiresAt, Instant now) {
-        return runUnnamed("tryLease '" + key + "'", () -> {
-            if (dsl.insertInto(tables.leases, tables.leasesKey, tables.leasesOwner, tables.leasesExpiresAt)
-                    .values(key, owner, expiresAt.toEpochMilli())
-                    .onConflict(tables.leasesKey)
-                    .doNothing()
-                    .execute() == 1) {
-                return true;
-            }
-            return dsl.update(tables.leases)
-                    .set(tables.leasesOwner, owner)
-                    .set(tables.leasesExpiresAt, expiresAt.toEpochMilli())
-                    .where(tables.leasesKey.eq(key))
-                    .and(tables.leasesOwner.eq(owner).or(tables.leasesExpiresAt.le(now.toEpochMilli())))
-                    .execute() == 1;
-        });
+        return runner.run("tryLease '" + key + "'", ctx -> leases.tryLease(ctx, key, owner, expiresAt, now));
     }
 
     @Override
     public void releaseLease(String key, String owner) {
-        runUnnamed("releaseLease '" + key + "'", () -> dsl.deleteFrom(tables.leases)
-                .where(tables.leasesKey.eq(key), tables.leasesOwner.eq(owner))
-                .execute());
-    }
-
-    private void createCellOutsideCallerTransaction(CounterName counter, String cell) {
-        createOutsideCallerTransaction("add", counter, tables.cells,
-                tables.cellsName.eq(counter.value()).and(tables.cellsCell.eq(cell)),
-                ctx -> ctx.insertInto(tables.cells, tables.cellsName, tables.cellsCell, tables.cellsValue,
-                                tables.cellsVersion)
-                        .values(counter.value(), cell, 0L, 1L)
-                        .onConflict(tables.cellsName, tables.cellsCell)
-                        .doNothing());
-    }
-
-    /**
-     * In a caller's transaction, a missing row (a counter's cell, a sequence) is first created in a transaction of
-     * its own, by a plain read and an insert that ignores conflicts. Inserted in the caller's transaction, two callers
-     * creating the same row would race (one fails, or deadlocks under MySQL's gap locks), and the first would block
-     * every other until it ends.
-     */
-    private void createOutsideCallerTransaction(String operation, CounterName counter, Table<?> table,
-            Condition exists, Function<DSLContext, Query> insert) {
-        JooqCounterStore own = independent;
-        if (own != null && !run(operation, counter, 0, () -> dsl.fetchExists(table, exists))) {
-            own.run(operation, counter, 0, () -> insert.apply(own.dsl).execute());
-        }
-    }
-
-    private void upsert(DSLContext ctx, CounterName counter, String cell, long delta) {
-        ctx.insertInto(tables.cells, tables.cellsName, tables.cellsCell, tables.cellsValue, tables.cellsVersion)
-                .values(counter.value(), cell, delta, 1L)
-                .onConflict(tables.cellsName, tables.cellsCell)
-                .doUpdate()
-                .set(tables.cellsValue, tables.cellsValue.plus(delta))
-                .set(tables.cellsVersion, tables.cellsVersion.plus(1))
-                .execute();
-    }
-
-    /** The sum of the counter's cells and unfolded deltas, in one query. */
-    private long total(DSLContext ctx, CounterName counter) {
-        Table<Record1<Long>> parts = select(tables.cellsValue.as(PART)).from(tables.cells)
-                .where(tables.cellsName.eq(counter.value()))
-                .unionAll(select(tables.deltasDelta.as(PART)).from(tables.deltas)
-                        .where(tables.deltasName.eq(counter.value()), tables.deltasFolded.eq(UNFOLDED)))
-                .asTable("parts");
-        return toLong(counter, ctx.select(sum(parts.field(PART, Long.class))).from(parts).fetchOne(0, BigDecimal.class));
-    }
-
-    private static long toLong(CounterName counter, @Nullable BigDecimal total) {
-        if (total == null) {
-            return 0;
-        }
-        try {
-            return total.longValueExact();
-        } catch (ArithmeticException e) {
-            throw new ArithmeticException("The total of counter '" + counter + "' (" + total
-                    + ") is outside the 64-bit range");
-        }
-    }
-
-    /** Runs work in a transaction: a new one, or on a store bound to a caller's transaction, that one. */
-    private <T> T transaction(TransactionalCallable<T> work) {
-        if (independent == null) {
-            return dsl.transactionResult(work);
-        }
-        try {
-            return work.run(dsl.configuration());
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new DataAccessException(e.getMessage(), e);
-        }
-    }
-
-    /** Runs one store operation, retrying it only while the database reports it rolled back. */
-    private <T> T run(String operation, CounterName counter, long delta, Supplier<T> action) {
-        return Retry.decorateSupplier(retry, () -> {
-            try {
-                return action.get();
-            } catch (RuntimeException e) {
-                throw SqlFailures.translate(e, operation, counter, delta);
-            }
-        }).get();
-    }
-
-    private <T> T runUnnamed(String operation, Supplier<T> action) {
-        return Retry.decorateSupplier(retry, () -> {
-            try {
-                return action.get();
-            } catch (RuntimeException e) {
-                throw SqlFailures.translate(e, operation);
-            }
-        }).get();
-    }
-
-    private void run(String operation, CounterName counter, long delta, Runnable action) {
-        run(operation, counter, delta, () -> {
-            action.run();
+        runner.run("releaseLease '" + key + "'", ctx -> {
+            leases.release(ctx, key, owner);
             return null;
         });
+    }
+
+    /** A read of many counters, a bounded number of names per statement. */
+    private Map<CounterName, Long> inChunks(String operation, Collection<CounterName> counters,
+            BiFunction<DSLContext, List<CounterName>, Map<CounterName, Long>> read) {
+        Map<CounterName, Long> totals = new HashMap<>();
+        List<CounterName> names = List.copyOf(counters);
+        for (int from = 0; from < names.size(); from += MAX_NAMES_PER_QUERY) {
+            List<CounterName> chunk = names.subList(from, Math.min(names.size(), from + MAX_NAMES_PER_QUERY));
+            totals.putAll(runner.run(operation, chunk.get(0), 0, ctx -> read.apply(ctx, chunk)));
+        }
+        return totals;
     }
 
     /** Configures a {@link JooqCounterStore}. */
@@ -617,13 +373,6 @@ public final class JooqCounterStore implements CounterStore {
         private @Nullable SQLDialect dialect;
         private boolean migrateSchema;
         private @Nullable CallerTransactions callerTransactions;
-        private RetryConfig retryConfig = RetryConfig.custom()
-                .maxAttempts(10)
-                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(5), 2.0, 0.5,
-                        Duration.ofMillis(500)))
-                .retryExceptions(TransientStoreException.class)
-                .ignoreExceptions(StoreUnavailableException.class) // it already waited the pool's timeout
-                .build();
 
         private Builder(@Nullable DataSource dataSource, @Nullable DSLContext dsl) {
             this.dataSource = dataSource;
@@ -656,16 +405,6 @@ public final class JooqCounterStore implements CounterStore {
         }
 
         /**
-         * How statements the database rolled back are retried (Resilience4j). Only {@link TransientStoreException}
-         * may be retried: a retry configuration that retries anything else would repeat writes that may have been
-         * applied. Unless set: up to 10 attempts, exponential backoff with jitter from 5 ms to 500 ms.
-         */
-        public Builder retry(RetryConfig retryConfig) {
-            this.retryConfig = Objects.requireNonNull(retryConfig, "retryConfig");
-            return this;
-        }
-
-        /**
          * How to find the calling thread's transaction, so that the writes that may (atomic and optimistic
          * increments, gapless sequence numbers) take part in it; see {@link CounterStore#callerTransaction()}. Unless
          * set, every write runs in a transaction of its own.
@@ -683,9 +422,8 @@ public final class JooqCounterStore implements CounterStore {
             // Knowing that no connection could be had lets a caller repeat the write: it surely did not happen.
             context = DSL.using(context.configuration().derive(
                     new ReachabilityAwareConnectionProvider(context.configuration().connectionProvider())));
-            return new JooqCounterStore(context, new CounterTables(tablePrefix),
-                    Retry.of("counters-store-" + tablePrefix, retryConfig), callerTransactions, null,
-                    DatabaseSessionLocks.of(context, tablePrefix));
+            return new JooqCounterStore(new StatementRunner(context), new CounterTables(tablePrefix),
+                    callerTransactions, DatabaseSessionLocks.of(context, tablePrefix));
         }
 
         private DSLContext createContext() {

@@ -171,7 +171,7 @@ class AmbiguousCommitTest {
             });
         }
         // Each acknowledged append counts once; one that gave up may or may not count; nothing counts twice.
-        assertThat(stores.store().get(CounterName.of(counter)))
+        assertThat(stores.store().getWithDeltas(List.of(CounterName.of(counter))).get(CounterName.of(counter)))
                 .isBetween(3 * acknowledged.get(), 3 * (acknowledged.get() + unknown.get()));
         assertThat(unknown.get()).isLessThan(10);
         assertThat(faulty.injected()).isPositive();
@@ -188,22 +188,27 @@ class AmbiguousCommitTest {
             stores.store().appendDelta(counter, "d" + i, i, now);
         }
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
-        CounterStore store = faultyStore(stores, faulty);
+        JooqCounterStore store = faultyStore(stores, faulty);
+        Map<String, Long> unfolded = stores.store().unfoldedDeltas(counter, 1_000);
+        assertThat(unfolded).hasSize(100);
 
         faulty.failEvery(1, Fault.BEFORE_COMMIT); // killed before its commit: nothing happened
-        assertThatThrownBy(() -> store.foldDeltas(counter, "main", Instant.EPOCH))
+        assertThatThrownBy(() -> store.foldDeltas(counter, "main", unfolded.keySet(), 4_950, Instant.EPOCH))
                 .isInstanceOf(CounterStoreException.class);
-        assertThat(stores.store().get(counter)).isEqualTo(1_000 + 4_950);
-        assertThat(stores.store().deltaBacklog(counter).count()).isEqualTo(100);
+        assertThat(stores.store().get(counter)).isEqualTo(1_000);
+        assertThat(stores.store().unfoldedDeltas(counter, 1_000)).hasSize(100);
 
         faulty.failEvery(1, Fault.AFTER_COMMIT); // killed after its commit: all of it happened
-        assertThatThrownBy(() -> store.foldDeltas(counter, "main", Instant.EPOCH))
+        assertThatThrownBy(() -> store.foldDeltas(counter, "main", unfolded.keySet(), 4_950, Instant.EPOCH))
                 .isInstanceOf(CounterStoreException.class);
         assertThat(stores.store().get(counter)).isEqualTo(1_000 + 4_950);
+        assertThat(stores.store().getWithDeltas(List.of(counter))).containsEntry(counter, 1_000L + 4_950);
 
         faulty.failEvery(0, Fault.AFTER_COMMIT);
-        assertThat(store.foldDeltas(counter, "main", Instant.EPOCH)).as("the rerun finds nothing left").isZero();
-        assertThat(stores.store().getFolded(counter)).isEqualTo(1_000 + 4_950);
+        assertThat(store.foldDeltas(counter, "main", unfolded.keySet(), 4_950, Instant.EPOCH))
+                .as("the rerun finds them folded, and writes nothing").isFalse();
+        assertThat(stores.store().get(counter)).isEqualTo(1_000 + 4_950);
+        assertThat(stores.store().unfoldedDeltas(counter, 1_000)).isEmpty();
     }
 
     @ParameterizedTest

@@ -7,8 +7,8 @@ import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.sequence.Sequence;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
-import dev.counters.spi.ForwardingCounterStore;
-import dev.counters.spi.Reservation;
+import dev.counters.contract.ForwardingCounterStore;
+import dev.counters.spi.CounterStore.Reservation;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
 import java.io.FileOutputStream;
@@ -34,8 +34,9 @@ public final class ChildSequenceDrawer {
                     JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build()) {
                 @Override
                 public Reservation reserve(CounterName sequence, long count, long start, long increment, long max) {
-                    reservations.incrementAndGet();
-                    return super.reserve(sequence, count, start, increment, max);
+                    Reservation reserved = super.reserve(sequence, count, start, increment, max);
+                    reservations.incrementAndGet(); // round trips that reserved: one rolled back is retried
+                    return reserved;
                 }
             };
             try (SequenceService sequences = SequenceService.builder(counting)

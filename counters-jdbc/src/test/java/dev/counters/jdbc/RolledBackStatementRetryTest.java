@@ -1,12 +1,16 @@
 package dev.counters.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.TransientStoreException;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
+import io.github.resilience4j.retry.RetryRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.concurrent.CompletableFuture;
@@ -17,7 +21,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A statement the database rolls back (here: its lock wait timed out while another transaction held the row) is
- * retried and then succeeds, applied exactly once.
+ * reported by the store as surely not applied, and retried by the strategy's one retry, through the registry the
+ * application supplied; it then succeeds, applied exactly once.
  */
 class RolledBackStatementRetryTest {
 
@@ -31,8 +36,10 @@ class RolledBackStatementRetryTest {
         try (HikariDataSource impatient = impatientPool(database);
                 Connection holder = database.dataSource().getConnection()) {
             JooqCounterStore store = JooqCounterStore.builder(impatient).tablePrefix(stores.prefix()).build();
+            RetryRegistry registry = RetryRegistry.ofDefaults();
+            CounterService counters = CounterService.builder(store).retryRegistry(registry).build();
             CountDownLatch retried = new CountDownLatch(1);
-            store.retry().getEventPublisher().onRetry(event -> retried.countDown());
+            registry.retry("counters-atomic").getEventPublisher().onRetry(event -> retried.countDown());
 
             holder.setAutoCommit(false);
             try (PreparedStatement lock = holder.prepareStatement("UPDATE " + stores.prefix()
@@ -40,10 +47,13 @@ class RolledBackStatementRetryTest {
                 lock.setString(1, counter.value());
                 assertThat(lock.executeUpdate()).isEqualTo(1);
             }
-            CompletableFuture<Void> add = CompletableFuture.runAsync(() -> store.add(counter, "main", 5));
+            assertThatThrownBy(() -> store.add(counter, "main", 5)).as("the store itself does not retry")
+                    .isInstanceOf(TransientStoreException.class);
+            CompletableFuture<Void> add = CompletableFuture.runAsync(() -> counters.increment(counter.value(), 5));
             assertThat(retried.await(60, TimeUnit.SECONDS)).as("a retry after the lock wait timed out").isTrue();
             holder.commit();
             add.get(60, TimeUnit.SECONDS);
+            counters.close();
         }
         assertThat(stores.store().get(counter)).isEqualTo(16);
     }

@@ -3,13 +3,13 @@ package dev.counters.jdbc.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.history.CounterChecker;
 import dev.counters.history.History;
 import dev.counters.history.SequenceChecker;
 import dev.counters.history.UniqueDeltas;
 import dev.counters.jdbc.JooqCounterStore;
+import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.MySqlFaultProxy;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
@@ -108,7 +108,7 @@ class AmbiguousCommitsTest {
             CounterChecker.Reads reads = buffered ? CounterChecker.Reads.READ_YOUR_WRITES
                     : CounterChecker.Reads.LINEARIZABLE;
             List<CounterChecker.Result> results = CounterChecker.checkAll(history,
-                    counter -> reader.get(CounterName.of(counter)), reads);
+                    counter -> JooqStores.total(reader, counter), reads);
             long unknown = results.stream().mapToLong(CounterChecker.Result::unknown).sum();
             long unknownApplied = results.stream().mapToLong(CounterChecker.Result::unknownApplied).sum();
             ReliabilityReport.row("ambiguous commits", strategy, String.format(

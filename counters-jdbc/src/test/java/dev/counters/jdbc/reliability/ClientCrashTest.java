@@ -3,11 +3,11 @@ package dev.counters.jdbc.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.counters.CounterName;
 import dev.counters.history.SequenceChecker;
 import dev.counters.jdbc.ChildBufferedIncrementer;
 import dev.counters.jdbc.ChildSequenceDrawer;
 import dev.counters.jdbc.JooqCounterStore;
+import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.testing.ChildJvm;
 import dev.counters.jdbc.testing.EmbeddedMariaDb;
 import dev.counters.jdbc.testing.MariaDbProcess;
@@ -64,7 +64,7 @@ class ClientCrashTest {
         child.process().destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL: no shutdown hook runs
 
         long acknowledged = last(child.output(), "DURABLE (\\d+)");
-        long stored = FaultyMariaDb.storedAt(prefix).get(CounterName.of(counter));
+        long stored = JooqStores.total(FaultyMariaDb.storedAt(prefix), counter);
         ReliabilityReport.row("client killed", "buffered", String.format("%d increments acknowledged durable "
                 + "before the kill, %d stored; bound: durable ≤ stored ≤ durable + 1,000 | %s", acknowledged, stored,
                 stored >= acknowledged && stored <= acknowledged + 1_000 ? "within bound" : "VIOLATED"));
@@ -126,7 +126,7 @@ class ClientCrashTest {
         first.awaitSuccess(2, TimeUnit.MINUTES);
         second.awaitSuccess(2, TimeUnit.MINUTES);
 
-        long stored = FaultyMariaDb.storedAt(prefix).get(CounterName.of(counter));
+        long stored = JooqStores.total(FaultyMariaDb.storedAt(prefix), counter);
         Map<String, Integer> applied = new HashMap<>();
         try (Connection connection = direct.getConnection(); Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT version, COUNT(*) FROM " + prefix

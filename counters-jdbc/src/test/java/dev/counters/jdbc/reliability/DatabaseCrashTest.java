@@ -3,7 +3,6 @@ package dev.counters.jdbc.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.StrategyStatistics;
 import dev.counters.history.CounterChecker;
@@ -11,10 +10,10 @@ import dev.counters.history.History;
 import dev.counters.history.SequenceChecker;
 import dev.counters.history.UniqueDeltas;
 import dev.counters.jdbc.JooqCounterStore;
+import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.MariaDbProcess;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
-import dev.counters.strategy.BufferActivity;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.BufferedSettings.WhenFull;
 import dev.counters.strategy.DeltaLogSettings;
@@ -154,7 +153,7 @@ class DatabaseCrashTest {
             try {
                 while (System.nanoTime() < frozenUntil) {
                     for (Subject subject : subjects.subList(0, 2)) {
-                        BufferActivity activity = subject.service().statistics().stream()
+                        StrategyStatistics.BufferActivity activity = subject.service().statistics().stream()
                                 .map(StrategyStatistics::activity).filter(a -> a.buffer() != null)
                                 .findFirst().orElseThrow().buffer();
                         mostPending.accumulateAndGet((int) activity.pendingCounters(), Math::max);
@@ -194,7 +193,7 @@ class DatabaseCrashTest {
         Map<String, List<CounterChecker.Result>> all = new LinkedHashMap<>();
         for (Subject subject : subjects) {
             List<CounterChecker.Result> results = CounterChecker.checkAll(subject.history(),
-                    counter -> reader.get(CounterName.of(counter)));
+                    counter -> JooqStores.total(reader, counter));
             all.put(subject.name(), results);
             History history = subject.history();
             ReliabilityReport.row(scenario, subject.name(), String.format(

@@ -2,7 +2,6 @@ package dev.counters.jdbc.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.counters.CounterName;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.testing.ChildJvm;
@@ -100,7 +99,7 @@ class MultiProcessRestartTest {
             acknowledged += tally[0];
             unknown += tally[1] + tally[2];
         }
-        long stored = stores.store().get(CounterName.of(counter));
+        long stored = JooqStores.total(stores.store(), counter);
         boolean exact = stored >= acknowledged && stored <= acknowledged + unknown;
         ReliabilityReport.row("processes restarted mid-run", strategy + " on " + database, String.format(
                 "4 processes x %d threads, one killed -9 and replaced, one stopped and replaced: %d acknowledged, %d "

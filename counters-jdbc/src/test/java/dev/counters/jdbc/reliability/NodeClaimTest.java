@@ -2,7 +2,6 @@ package dev.counters.jdbc.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.counters.CounterName;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.testing.ChildJvm;
@@ -61,7 +60,7 @@ class NodeClaimTest {
         long replacedAfterMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         replacement.process().destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         long after = lastAck(replacement.output());
-        long stored = stores.store().get(CounterName.of(counter));
+        long stored = JooqStores.total(stores.store(), counter);
         boolean exact = stored >= before + after && stored <= before + after + 2;
         ReliabilityReport.row("same node id", "node on " + database, String.format("2 processes started together: 1 "
                 + "ran, 1 refused; winner killed -9 after %d increments; replacement started at once (500 increments "

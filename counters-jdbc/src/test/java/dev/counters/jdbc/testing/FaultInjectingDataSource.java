@@ -21,7 +21,8 @@ import javax.sql.DataSource;
  *   <li>{@link #down}: no connection can be had;</li>
  *   <li>every Nth commit fails with a lost-connection error, either <em>after</em> the database committed (the
  *       ambiguous case: the client cannot tell) or <em>before</em> (rolled back);</li>
- *   <li>the same for every Nth auto-committed write statement.</li>
+ *   <li>the same for every Nth auto-committed write statement;</li>
+ *   <li>{@link #deadlocks}: every statement is chosen as a deadlock victim, so its transaction is rolled back.</li>
  * </ul>
  * It also counts the SQL statements executed.
  */
@@ -46,6 +47,8 @@ public final class FaultInjectingDataSource implements DataSource {
     public volatile boolean downAfterStrike;
     /** The database becomes unreachable right after any statement fails. */
     public volatile boolean downAfterFailedStatement;
+    /** Every statement fails as a deadlock victim: rolled back, surely not applied. */
+    public volatile boolean deadlocks;
     private volatile int failEvery;
     private volatile Fault fault = Fault.AFTER_COMMIT;
 
@@ -158,6 +161,9 @@ public final class FaultInjectingDataSource implements DataSource {
                 return call(real, method, args);
             }
             statements.incrementAndGet();
+            if (deadlocks) {
+                throw new SQLException("Deadlock found when trying to get lock (injected)", "40001", 1213);
+            }
             boolean write = !method.getName().equals("executeQuery");
             boolean autoCommit = write && connection.getAutoCommit();
             if (autoCommit && strikes(writes.incrementAndGet())) {

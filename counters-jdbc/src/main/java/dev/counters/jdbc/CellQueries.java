@@ -1,0 +1,151 @@
+package dev.counters.jdbc;
+
+import static org.jooq.impl.DSL.excluded;
+import static org.jooq.impl.DSL.inline;
+import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.sum;
+
+import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
+import dev.counters.spi.CounterStore.VersionedValue;
+import java.math.BigDecimal;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jooq.BatchBindStep;
+import org.jooq.DSLContext;
+import org.jooq.Query;
+import org.jooq.Record1;
+import org.jooq.Record2;
+import org.jooq.Select;
+import org.jspecify.annotations.Nullable;
+
+/** The SQL of {@code counter_cells}: a counter is the sum of its cells. */
+final class CellQueries {
+
+    private final CounterTables t;
+
+    CellQueries(CounterTables tables) {
+        this.t = tables;
+    }
+
+    /** Adds {@code delta} to the cell, creating it: one upsert, rendered by jOOQ for each dialect. */
+    void add(DSLContext ctx, CounterName counter, String cell, long delta) {
+        ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
+                .values(counter.value(), cell, delta, 1L)
+                .onConflict(t.cellsName, t.cellsCell)
+                .doUpdate()
+                .set(t.cellsValue, t.cellsValue.plus(delta))
+                .set(t.cellsVersion, t.cellsVersion.plus(1))
+                .execute();
+    }
+
+    /** Adds each delta to its counter's cell, in one batch of upserts, in the order given. */
+    void addAll(DSLContext ctx, String cell, List<Map.Entry<CounterName, Long>> deltas) {
+        if (deltas.isEmpty()) {
+            return;
+        }
+        BatchBindStep batch = ctx.batch(ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
+                .values((String) null, null, null, null)
+                .onConflict(t.cellsName, t.cellsCell)
+                .doUpdate()
+                .set(t.cellsValue, t.cellsValue.plus(excluded(t.cellsValue)))
+                .set(t.cellsVersion, t.cellsVersion.plus(inline(1L))));
+        for (Map.Entry<CounterName, Long> entry : deltas) {
+            batch = batch.bind(entry.getKey().value(), cell, entry.getValue(), 1L);
+        }
+        batch.execute();
+    }
+
+    boolean exists(DSLContext ctx, CounterName counter, String cell) {
+        return ctx.fetchExists(t.cells, t.cellsName.eq(counter.value()).and(t.cellsCell.eq(cell)));
+    }
+
+    /** Creates the cell at 0 unless it exists. */
+    Query create(DSLContext ctx, CounterName counter, String cell) {
+        return ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
+                .values(counter.value(), cell, 0L, 1L)
+                .onConflict(t.cellsName, t.cellsCell)
+                .doNothing();
+    }
+
+    long total(DSLContext ctx, CounterName counter) {
+        return toLong(counter, ctx.select(sum(t.cellsValue)).from(t.cells)
+                .where(t.cellsName.eq(counter.value()))
+                .fetchOne(0, BigDecimal.class));
+    }
+
+    /** The totals of counters that have cells; at most a thousand names, so that the statement stays bounded. */
+    Map<CounterName, Long> totals(DSLContext ctx, Collection<CounterName> counters) {
+        return sums(ctx.select(t.cellsName, sum(t.cellsValue)).from(t.cells)
+                .where(t.cellsName.in(counters.stream().map(CounterName::value).toList()))
+                .groupBy(t.cellsName)
+                .fetch(), counters);
+    }
+
+    /** Each cell's counter name and value, for sums that add other parts (unfolded deltas). */
+    Select<Record2<String, Long>> parts(Collection<String> names) {
+        return select(t.cellsName, t.cellsValue).from(t.cells).where(t.cellsName.in(names));
+    }
+
+    Map<String, Long> cells(DSLContext ctx, CounterName counter) {
+        return ctx.select(t.cellsCell, t.cellsValue).from(t.cells)
+                .where(t.cellsName.eq(counter.value()))
+                .fetchMap(t.cellsCell, t.cellsValue);
+    }
+
+    Optional<VersionedValue> read(DSLContext ctx, CounterName counter, String cell) {
+        return ctx.select(t.cellsValue, t.cellsVersion).from(t.cells)
+                .where(t.cellsName.eq(counter.value()), t.cellsCell.eq(cell))
+                .fetchOptional(row -> new VersionedValue(row.value1(), row.value2()));
+    }
+
+    boolean compareAndSet(DSLContext ctx, CounterName counter, String cell, long expectedVersion, long newValue) {
+        if (expectedVersion == 0) {
+            return ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
+                    .values(counter.value(), cell, newValue, 1L)
+                    .onConflict(t.cellsName, t.cellsCell)
+                    .doNothing()
+                    .execute() == 1;
+        }
+        return ctx.update(t.cells)
+                .set(t.cellsValue, newValue)
+                .set(t.cellsVersion, t.cellsVersion.plus(1))
+                .where(t.cellsName.eq(counter.value()), t.cellsCell.eq(cell), t.cellsVersion.eq(expectedVersion))
+                .execute() == 1;
+    }
+
+    int delete(DSLContext ctx, CounterName counter) {
+        return ctx.deleteFrom(t.cells).where(t.cellsName.eq(counter.value())).execute();
+    }
+
+    Select<Record1<String>> names() {
+        return select(t.cellsName).from(t.cells);
+    }
+
+    /** Sums per name, from rows of name and sum, keyed by the requested names. */
+    static Map<CounterName, Long> sums(List<? extends Record2<String, BigDecimal>> rows,
+            Collection<CounterName> requested) {
+        Map<String, CounterName> byValue = new HashMap<>();
+        requested.forEach(name -> byValue.put(name.value(), name));
+        Map<CounterName, Long> totals = new HashMap<>();
+        for (Record2<String, BigDecimal> row : rows) {
+            CounterName name = byValue.get(row.value1());
+            totals.put(name, toLong(name, row.value2()));
+        }
+        return totals;
+    }
+
+    static long toLong(CounterName counter, @Nullable BigDecimal total) {
+        if (total == null) {
+            return 0;
+        }
+        try {
+            return total.longValueExact();
+        } catch (ArithmeticException e) {
+            throw CounterOverflowException.ofTotal(counter);
+        }
+    }
+}

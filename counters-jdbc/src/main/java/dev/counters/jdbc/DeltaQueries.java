@@ -1,0 +1,95 @@
+package dev.counters.jdbc;
+
+import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.sum;
+
+import dev.counters.CounterName;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record1;
+import org.jooq.Record2;
+import org.jooq.Select;
+import org.jooq.Table;
+
+/** The SQL of {@code counter_deltas}: the delta log, its folds and its purge. */
+final class DeltaQueries {
+
+    private static final short UNFOLDED = 0;
+    private static final short FOLDED = 1;
+
+    private final CounterTables t;
+
+    DeltaQueries(CounterTables tables) {
+        this.t = tables;
+    }
+
+    /** Appends the delta unless its id is taken: empty if appended, else the delta stored under the id. */
+    OptionalLong append(DSLContext ctx, CounterName counter, String deltaId, long delta, Instant now) {
+        while (true) {
+            if (ctx.insertInto(t.deltas, t.deltasName, t.deltasId, t.deltasDelta, t.deltasAppendedAt, t.deltasFolded)
+                    .values(counter.value(), deltaId, delta, now.toEpochMilli(), UNFOLDED)
+                    .onConflict(t.deltasName, t.deltasId)
+                    .doNothing()
+                    .execute() == 1) {
+                return OptionalLong.empty();
+            }
+            Long stored = ctx.select(t.deltasDelta).from(t.deltas)
+                    .where(t.deltasName.eq(counter.value()), t.deltasId.eq(deltaId))
+                    .fetchOne(t.deltasDelta);
+            if (stored != null) {
+                return OptionalLong.of(stored);
+            }
+            // Purged between the two statements: an old folded delta, so not a retry of ours. Insert again.
+        }
+    }
+
+    /** The totals of counters with their unfolded deltas, cells and deltas summed in one query. */
+    Map<CounterName, Long> totalsWithCells(DSLContext ctx, Collection<CounterName> counters, CellQueries cells) {
+        List<String> names = counters.stream().map(CounterName::value).toList();
+        Table<Record2<String, Long>> parts = cells.parts(names)
+                .unionAll(select(t.deltasName, t.deltasDelta).from(t.deltas)
+                        .where(t.deltasName.in(names), t.deltasFolded.eq(UNFOLDED)))
+                .asTable("parts", "name", "part");
+        Field<String> name = parts.field("name", String.class);
+        Field<Long> part = parts.field("part", Long.class);
+        List<Record2<String, BigDecimal>> rows = ctx.select(name, sum(part)).from(parts).groupBy(name).fetch();
+        return CellQueries.sums(rows, counters);
+    }
+
+    Map<String, Long> unfolded(DSLContext ctx, CounterName counter, int limit) {
+        return ctx.select(t.deltasId, t.deltasDelta).from(t.deltas)
+                .where(t.deltasName.eq(counter.value()), t.deltasFolded.eq(UNFOLDED))
+                .limit(limit)
+                .fetchMap(t.deltasId, t.deltasDelta);
+    }
+
+    /** Marks the deltas folded, those still unfolded only: returns how many it marked. */
+    int markFolded(DSLContext ctx, CounterName counter, List<String> deltaIds) {
+        return ctx.update(t.deltas)
+                .set(t.deltasFolded, FOLDED)
+                .where(t.deltasName.eq(counter.value()), t.deltasFolded.eq(UNFOLDED), t.deltasId.in(deltaIds))
+                .execute();
+    }
+
+    /** Deletes folded deltas appended before {@code before}: until then, they recognise late retries. */
+    void purgeFolded(DSLContext ctx, CounterName counter, Instant before) {
+        ctx.deleteFrom(t.deltas)
+                .where(t.deltasName.eq(counter.value()), t.deltasFolded.eq(FOLDED),
+                        t.deltasAppendedAt.lt(before.toEpochMilli()))
+                .execute();
+    }
+
+    int delete(DSLContext ctx, CounterName counter) {
+        return ctx.deleteFrom(t.deltas).where(t.deltasName.eq(counter.value())).execute();
+    }
+
+    Select<Record1<String>> names() {
+        return select(t.deltasName).from(t.deltas);
+    }
+}

@@ -1,0 +1,55 @@
+package dev.counters.jdbc;
+
+import dev.counters.CounterName;
+import dev.counters.TransientStoreException;
+import java.sql.Connection;
+import java.util.function.Function;
+import org.jooq.DSLContext;
+import org.jooq.Query;
+import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultConnectionProvider;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Statements run in the transaction of the calling thread (see
+ * {@link dev.counters.spi.CounterStore#callerTransaction()}): on its connection, which it never commits, rolls back
+ * or closes. Work that must be atomic runs as it is, since the caller's transaction already makes it so.
+ */
+final class JoinedTransaction extends StatementRunner {
+
+    /** The store's own runner, for the rows that must exist before the caller's transaction writes them. */
+    private final StatementRunner outside;
+
+    JoinedTransaction(StatementRunner outside, Connection connection) {
+        super(DSL.using(outside.dsl.configuration().derive(new DefaultConnectionProvider(connection))));
+        this.outside = outside;
+    }
+
+    @Override
+    <T> T transaction(String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
+        return run(operation, counter, delta, work);
+    }
+
+    /**
+     * A missing row (a counter's cell, a sequence) is first created in a transaction of its own, by a plain read and
+     * an insert that ignores conflicts. Inserted in the caller's transaction, two callers creating the same row would
+     * race (one fails, or deadlocks under MySQL's gap locks), and the first would block every other until it ends.
+     */
+    @Override
+    void createMissing(String operation, CounterName counter, Function<DSLContext, Boolean> exists,
+            Function<DSLContext, Query> insertIgnoringConflicts) {
+        if (!run(operation, counter, 0, exists)) {
+            try {
+                outside.run(operation, counter, 0, ctx -> insertIgnoringConflicts.apply(ctx).execute());
+            } catch (TransientStoreException e) {
+                // Another caller's insert of the same row won (H2 reports the race as a key violation). Nothing to
+                // repeat: the caller's own write creates the row if that insert is rolled back after all.
+            }
+        }
+    }
+
+    @Override
+    boolean joinsCallerTransaction() {
+        return true;
+    }
+}
