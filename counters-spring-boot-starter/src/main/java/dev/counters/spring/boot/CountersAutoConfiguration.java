@@ -6,8 +6,13 @@ import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceServiceBuilder;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.MonotonicCache;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.RetryRegistry;
+import java.time.Clock;
 import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -31,7 +36,8 @@ public final class CountersAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CounterStore counterStore(DataSource dataSource, CountersProperties properties) {
+    CounterStore counterStore(DataSource dataSource, CountersProperties properties,
+            ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
         CountersProperties.Jdbc jdbc = properties.jdbc();
         boolean migrate = switch (jdbc.initializeSchema()) {
             case ALWAYS -> true;
@@ -44,30 +50,50 @@ public final class CountersAutoConfiguration {
         if (jdbc.joinTransactions()) {
             builder.callerTransactions(new SpringCallerTransactions(dataSource));
         }
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }
 
+    @Bean
+    CountersResilience countersResilience(ObjectProvider<RetryRegistry> retries,
+            ObjectProvider<CircuitBreakerRegistry> circuitBreakers) {
+        return new CountersResilience(retries.getIfUnique(RetryRegistry::ofDefaults),
+                circuitBreakers.getIfUnique(CircuitBreakerRegistry::ofDefaults));
+    }
+
+    /**
+     * The service, from {@code counters.*}, then the application's beans: a {@link Clock}, a {@link MonotonicCache}
+     * (shared by every monotonic counter, as across nodes), then each {@link CounterServiceBuilderCustomizer}.
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment) {
+    CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment,
+            CountersResilience resilience, ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
+            ObjectProvider<CounterServiceBuilderCustomizer> customizers) {
+        MonotonicCache cache = monotonicCache.getIfUnique();
         CounterServiceBuilder builder = CounterService.builder(counterStore)
-                .defaultStrategy(properties.defaultFactory())
-                .threadFactory(threadFactory(environment));
+                .defaultStrategy(properties.defaultFactory(cache))
+                .threadFactory(threadFactory(environment))
+                .retryRegistry(resilience.retries())
+                .circuitBreakerRegistry(resilience.circuitBreakers());
+        clock.ifUnique(builder::clock);
         properties.counters().keySet().forEach(nameOrPattern ->
-                builder.strategy(nameOrPattern, properties.factory(nameOrPattern)));
+                builder.strategy(nameOrPattern, properties.factory(nameOrPattern, cache)));
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }
 
     @Bean
     @ConditionalOnMissingBean
     CountersLifecycle countersLifecycle(CounterService counterService, CountersProperties properties) {
-        return new CountersLifecycle(counterService, properties.buffered().shutdownTimeout());
+        return new CountersLifecycle(counterService, properties.shutdownTimeout());
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    SequenceService sequenceService(CounterStore counterStore, CountersProperties properties) {
-        SequenceServiceBuilder builder = SequenceService.builder(counterStore);
+    SequenceService sequenceService(CounterStore counterStore, CountersProperties properties,
+            CountersResilience resilience) {
+        SequenceServiceBuilder builder = SequenceService.builder(counterStore).retryRegistry(resilience.retries());
         properties.sequences().forEach((nameOrPattern, sequence) -> builder.sequence(nameOrPattern, sequence.settings()));
         return builder.build();
     }

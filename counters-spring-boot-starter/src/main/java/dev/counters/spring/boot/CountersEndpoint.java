@@ -56,7 +56,7 @@ public class CountersEndpoint {
     public CounterDescriptor counter(@Selector String name) {
         return validated(() -> {
             Counter counter = counters.counter(name);
-            return new CounterDescriptor(name, counter.strategy(), counter.get(), counter.cells());
+            return new CounterDescriptor(name, counter.strategy(), counter.get(), counters.admin().cells(name));
         });
     }
 

@@ -2,7 +2,6 @@ package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
 import dev.counters.StrategyStatistics;
-import dev.counters.strategy.BufferActivity;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -28,7 +27,7 @@ final class CountersHealthIndicator extends AbstractHealthIndicator {
         Status status = Status.UP;
         Map<String, Object> strategies = new LinkedHashMap<>();
         for (StrategyStatistics statistics : counters.statistics()) {
-            BufferActivity buffer = statistics.activity().buffer();
+            StrategyStatistics.BufferActivity buffer = statistics.activity().buffer();
             Map<String, Object> details = new LinkedHashMap<>();
             details.put("strategy", statistics.strategy());
             if (buffer != null) {

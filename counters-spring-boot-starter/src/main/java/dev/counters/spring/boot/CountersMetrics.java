@@ -2,10 +2,6 @@ package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
 import dev.counters.StrategyStatistics;
-import dev.counters.jdbc.JooqCounterStore;
-import dev.counters.spi.CounterStore;
-import dev.counters.strategy.BufferActivity;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -24,11 +20,9 @@ import java.util.function.ToDoubleFunction;
 final class CountersMetrics implements MeterBinder {
 
     private final CounterService counters;
-    private final CounterStore store;
 
-    CountersMetrics(CounterService counters, CounterStore store) {
+    CountersMetrics(CounterService counters) {
         this.counters = counters;
-        this.store = store;
     }
 
     @Override
@@ -47,12 +41,6 @@ final class CountersMetrics implements MeterBinder {
                 bindBuffer(registry, tags, rule);
             }
         }
-        if (store instanceof JooqCounterStore jooq) {
-            Counter retries = Counter.builder("counters.store.retries")
-                    .description("Statements retried after the database rolled them back")
-                    .register(registry);
-            jooq.retry().getEventPublisher().onRetry(event -> retries.increment());
-        }
     }
 
     private void bindBuffer(MeterRegistry registry, Tags tags, String rule) {
@@ -61,7 +49,7 @@ final class CountersMetrics implements MeterBinder {
         count(registry, "counters.flushes", "Flushes of buffered increments", tags.and("outcome", "failure"), rule,
                 s -> buffer(s).failedFlushes());
         FunctionTimer.builder("counters.flush", counters, c -> {
-                    BufferActivity buffer = buffer(statistics(c, rule));
+                    StrategyStatistics.BufferActivity buffer = buffer(statistics(c, rule));
                     return buffer.flushes() + buffer.failedFlushes();
                 }, c -> buffer(statistics(c, rule)).flushTime().toNanos(), TimeUnit.NANOSECONDS)
                 .description("Time spent in flush attempts")
@@ -105,8 +93,8 @@ final class CountersMetrics implements MeterBinder {
         throw new IllegalStateException("No strategy for rule " + rule);
     }
 
-    private static BufferActivity buffer(StrategyStatistics statistics) {
-        BufferActivity buffer = statistics.activity().buffer();
+    private static StrategyStatistics.BufferActivity buffer(StrategyStatistics statistics) {
+        StrategyStatistics.BufferActivity buffer = statistics.activity().buffer();
         if (buffer == null) {
             throw new IllegalStateException("Not a buffered strategy");
         }

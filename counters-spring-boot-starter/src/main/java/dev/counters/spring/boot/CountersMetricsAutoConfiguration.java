@@ -1,23 +1,49 @@
 package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
-import dev.counters.spi.CounterStore;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
-/** Micrometer meters of counters, when Micrometer is on the classpath. */
+/**
+ * Micrometer meters of counters, when Micrometer is on the classpath; with Resilience4j's Micrometer module too, the
+ * meters of the retries and circuit breakers the strategies use ({@code resilience4j.retry.calls{name=counters-…}}).
+ */
 @AutoConfiguration(after = CountersAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration")
 @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
-@ConditionalOnBean({CounterService.class, CounterStore.class})
+@ConditionalOnBean(CounterService.class)
 public final class CountersMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CountersMetrics countersMetrics(CounterService counterService, CounterStore counterStore) {
-        return new CountersMetrics(counterService, counterStore);
+    CountersMetrics countersMetrics(CounterService counterService) {
+        return new CountersMetrics(counterService);
+    }
+
+    /**
+     * Binds the registries the counters use. An application that binds its own registries already (Resilience4j's
+     * Spring Boot module does) loses nothing: Micrometer keeps one meter per name and tags.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics")
+    @ConditionalOnBean(CountersResilience.class)
+    static final class ResilienceMetrics {
+
+        @Bean
+        MeterBinder countersRetryMetrics(CountersResilience resilience) {
+            return TaggedRetryMetrics.ofRetryRegistry(resilience.retries());
+        }
+
+        @Bean
+        MeterBinder countersCircuitBreakerMetrics(CountersResilience resilience) {
+            return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(resilience.circuitBreakers());
+        }
     }
 }

@@ -1,19 +1,18 @@
 package dev.counters.spring.boot;
 
-import dev.counters.NamePattern;
+import dev.counters.CounterName;
 import dev.counters.sequence.SequenceSettings;
+import dev.counters.spi.MonotonicCache;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
-import dev.counters.strategy.ShardSelection;
 import dev.counters.strategy.ShardedSettings;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -21,12 +20,17 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Configuration of counters, under {@code counters.*}. Values are checked while they are bound, so a bad one fails
- * startup with a message naming the property.
+ * Configuration of counters, under {@code counters.*}. Each strategy's settings form one group
+ * ({@code counters.sharded.*}); a rule under {@code counters.counters} chooses a strategy and may override any setting
+ * of that strategy's group ({@code counters.counters.[page-views.*].sharded.shards}). A setting left unset takes the
+ * value of the level above: the rule, then the group, then the strategy's defaults in core ({@code ShardedSettings
+ * .defaults()}), which are the only place defaults are written. Values are checked while they are bound, so a bad
+ * one fails startup with a message naming the property; a property this class does not know fails it too, so a typo
+ * is not silently ignored.
  *
  * @param defaultStrategy The strategy of every counter not configured otherwise
- * @param counters The strategy of particular counters, by exact name or by pattern ('*' any run of
- *     characters, '?' one); in YAML, write a key with dots or wildcards in brackets: '"[orders.*]"'
+ * @param counters Rules for particular counters, by exact name or by pattern ('*' any run of characters, '?' one);
+ *     in YAML, write a key with dots or wildcards in brackets: '"[orders.*]"'
  * @param optimistic Settings of the optimistic strategy
  * @param sharded Settings of the sharded strategy
  * @param node Settings of the node strategy
@@ -36,73 +40,114 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sequences Settings of particular sequences, by exact name or pattern
  * @param jdbc Where and how counters are stored in the application's database
  */
-@ConfigurationProperties("counters")
+@ConfigurationProperties(prefix = "counters", ignoreUnknownFields = false)
 public record CountersProperties(
         @DefaultValue("atomic") StrategyType defaultStrategy,
         Map<String, CounterProperties> counters,
-        @DefaultValue Optimistic optimistic,
-        @DefaultValue Sharded sharded,
-        @DefaultValue Node node,
-        @DefaultValue Buffered buffered,
-        @DefaultValue DeltaLog deltaLog,
-        @DefaultValue Monotonic monotonic,
+        @Nullable Optimistic optimistic,
+        @Nullable Sharded sharded,
+        @Nullable Node node,
+        @Nullable Buffered buffered,
+        @Nullable DeltaLog deltaLog,
+        @Nullable Monotonic monotonic,
         Map<String, SequenceProperties> sequences,
-        @DefaultValue Jdbc jdbc) {
+        @DefaultValue Jdbc jdbc) implements Groups {
+
+    private static final CounterProperties NO_RULE = new CounterProperties(null, null, null, null, null, null, null);
 
     public CountersProperties {
         counters = counters == null ? Map.of() : new LinkedHashMap<>(counters);
         sequences = sequences == null ? Map.of() : new LinkedHashMap<>(sequences);
-        // Names and patterns are checked here, while binding, so that the failure names the property.
-        counters.keySet().forEach(key -> validateRule("counters.counters", key));
-        sequences.keySet().forEach(key -> validateRule("counters.sequences", key));
-        for (Map.Entry<String, CounterProperties> counter : counters.entrySet()) {
-            counter.getValue().factory(counter.getKey(), defaultStrategy, optimistic, sharded, node, buffered,
-                    deltaLog, monotonic); // fails startup here, naming the property, if an override does not fit
+        // Everything is checked here, while binding, so that a failure names the property. (The record's fields are
+        // not assigned yet: the groups are read from the parameters.)
+        Groups top = new CounterProperties(null, optimistic, sharded, node, buffered, deltaLog, monotonic);
+        for (StrategyType type : StrategyType.values()) {
+            Group<?> group = type.group(top);
+            if (group != null) {
+                checked("counters." + type.configName(), () -> type.factory(group, null, null));
+            }
         }
-    }
-
-    private static void validateRule(String property, String nameOrPattern) {
-        try {
-            NamePattern.validate(nameOrPattern);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(property + ".[" + nameOrPattern + "]: " + e.getMessage(), e);
+        for (Map.Entry<String, CounterProperties> rule : counters.entrySet()) {
+            String property = "counters.counters.[" + rule.getKey() + "]";
+            checked(property, () -> CounterName.validatePattern(rule.getKey()));
+            checkRule(property, top, rule.getValue(), defaultStrategy);
+        }
+        for (Map.Entry<String, SequenceProperties> sequence : sequences.entrySet()) {
+            String property = "counters.sequences.[" + sequence.getKey() + "]";
+            checked(property, () -> CounterName.validatePattern(sequence.getKey()));
+            checked(property, sequence.getValue()::settings);
         }
     }
 
     /** The strategy of counters no rule matches. */
-    StrategyFactory defaultFactory() {
-        return CounterProperties.NO_OVERRIDES.factory("", defaultStrategy, optimistic, sharded, node, buffered, deltaLog, monotonic);
+    StrategyFactory defaultFactory(@Nullable MonotonicCache cache) {
+        return factory(NO_RULE, cache);
     }
 
     /** The strategy of the counters a rule under {@code counters.counters} names. */
-    StrategyFactory factory(String nameOrPattern) {
-        return counters.get(nameOrPattern).factory(nameOrPattern, defaultStrategy, optimistic, sharded, node,
-                buffered, deltaLog, monotonic);
+    StrategyFactory factory(String nameOrPattern, @Nullable MonotonicCache cache) {
+        return factory(counters.get(nameOrPattern), cache);
+    }
+
+    private StrategyFactory factory(CounterProperties rule, @Nullable MonotonicCache cache) {
+        StrategyType type = rule.strategy() != null ? rule.strategy() : defaultStrategy;
+        return type.factory(type.group(this), type.group(rule), cache);
+    }
+
+    /** The longest any buffered strategy takes to write what is pending when the application stops. */
+    Duration shutdownTimeout() {
+        Duration longest = StrategyType.resolve(BufferedSettings.defaults(), buffered, null).shutdownTimeout();
+        for (CounterProperties rule : counters.values()) {
+            Duration timeout = StrategyType.resolve(BufferedSettings.defaults(), buffered, rule.buffered())
+                    .shutdownTimeout();
+            longest = timeout.compareTo(longest) > 0 ? timeout : longest;
+        }
+        return longest;
+    }
+
+    private static void checkRule(String property, Groups top, CounterProperties rule, StrategyType defaultStrategy) {
+        StrategyType type = rule.strategy() != null ? rule.strategy() : defaultStrategy;
+        for (StrategyType other : StrategyType.values()) {
+            if (other != type && other.group(rule) != null) {
+                throw new IllegalArgumentException(property + "." + other.configName() + " holds settings of the "
+                        + other.configName() + " strategy, but these counters use the " + type.configName()
+                        + " strategy");
+            }
+        }
+        checked(property + "." + type.configName(), () -> type.factory(type.group(top), type.group(rule), null));
+    }
+
+    private static void checked(String property, Runnable check) {
+        try {
+            check.run();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(property + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static <T> T or(@Nullable T value, T inherited) {
+        return value != null ? value : inherited;
     }
 
     /**
-     * Settings of one sequence, or of the sequences matching a pattern; sequences not listed use the defaults.
+     * A rule for one counter, or for the counters matching a pattern: its strategy, and any of that strategy's
+     * settings to change from the ones under {@code counters.<strategy>.*}. Only the chosen strategy's group may be
+     * set.
      *
-     * @param mode Block (numbers from memory, reserved a block at a time) or gapless (one transaction per number)
-     * @param blockSize Numbers reserved per database round trip in block mode
-     * @param start The first number
-     * @param increment The distance between numbers
-     * @param maxValue The largest number; past it, SequenceExhaustedException
+     * @param strategy The counters' strategy; unset, the default strategy
+     * @param optimistic Optimistic settings that differ for these counters
+     * @param sharded Sharded settings that differ for these counters
+     * @param node Node settings that differ for these counters
+     * @param buffered Buffered settings that differ for these counters
+     * @param deltaLog Delta-log settings that differ for these counters
+     * @param monotonic Monotonic settings that differ for these counters
      */
-    public record SequenceProperties(@DefaultValue("block") SequenceSettings.Mode mode,
-            @DefaultValue("1000") int blockSize, @DefaultValue("1") long start, @DefaultValue("1") long increment,
-            @DefaultValue("9223372036854775806") long maxValue) {
-
-        public SequenceProperties {
-            new SequenceSettings(mode, blockSize, start, increment, maxValue);
-        }
-
-        SequenceSettings settings() {
-            return new SequenceSettings(mode, blockSize, start, increment, maxValue);
-        }
+    public record CounterProperties(@Nullable StrategyType strategy, @Nullable Optimistic optimistic,
+            @Nullable Sharded sharded, @Nullable Node node, @Nullable Buffered buffered, @Nullable DeltaLog deltaLog,
+            @Nullable Monotonic monotonic) implements Groups {
     }
 
-    /** The strategies that can be chosen in configuration. */
+    /** The strategies that can be chosen in configuration, each with its settings group. */
     public enum StrategyType {
         /** One row per counter, one atomic upsert per increment. */
         ATOMIC,
@@ -123,101 +168,41 @@ public record CountersProperties(
         String configName() {
             return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
-    }
 
-    /**
-     * Settings of one counter, or of the counters matching a pattern: its strategy, and any of that strategy's
-     * settings to change from the ones under {@code counters.<strategy>.*}.
-     *
-     * @param strategy The counter's strategy; unset, the default strategy
-     * @param shards Sharded: the shard count a counter starts with; monotonic: rows holding the durable maximum
-     * @param selection Sharded: how an increment picks its shard (random, or thread)
-     * @param cachedTotalExpiry Sharded: reads come from a local cached total that expires after this long
-     * @param maxAttempts Optimistic: attempts before an increment fails with CounterContentionException
-     * @param flushInterval Buffered: how often pending increments are written, at the latest
-     * @param flushThreshold Buffered: a flush starts early once this many increments are pending
-     * @param maxPendingCounters Buffered: the most counters the buffer holds
-     * @param decrements Node: whether negative deltas are allowed (PN-Counter) or refused (G-Counter)
-     * @param recountAfter Delta-log: a recount is due once the folded value is older than this
-     * @param recountAtDeltas Delta-log: a recount is due once this many deltas were appended since the last one
-     * @param readFolded Delta-log: whether reads return the folded value only (possibly stale)
-     * @param chanceToWrite Monotonic: probability that an increment writes its value, 0.0 to 1.0
-     */
-    public record CounterProperties(@Nullable StrategyType strategy, @Nullable Integer shards,
-            @Nullable ShardSelection selection, @Nullable Duration cachedTotalExpiry, @Nullable Integer maxAttempts,
-            @Nullable Duration flushInterval, @Nullable Long flushThreshold, @Nullable Integer maxPendingCounters,
-            @Nullable Boolean decrements, @Nullable Duration recountAfter, @Nullable Long recountAtDeltas,
-            @Nullable Boolean readFolded, @Nullable Double chanceToWrite) {
-
-        /** No strategy chosen and no setting changed: the defaults. */
-        static final CounterProperties NO_OVERRIDES = new CounterProperties(null, null, null, null, null, null, null,
-                null, null, null, null, null, null);
-
-        StrategyFactory factory(String key, StrategyType defaultStrategy, Optimistic optimistic, Sharded sharded,
-                Node node, Buffered buffered, DeltaLog deltaLog, Monotonic monotonic) {
-            StrategyType type = strategy != null ? strategy : defaultStrategy;
-            String property = "counters.counters.[" + key + "].";
-            onlyFor(property, "shards", shards, type, StrategyType.SHARDED, StrategyType.MONOTONIC);
-            onlyFor(property, "selection", selection, type, StrategyType.SHARDED);
-            onlyFor(property, "cached-total-expiry", cachedTotalExpiry, type, StrategyType.SHARDED);
-            onlyFor(property, "max-attempts", maxAttempts, type, StrategyType.OPTIMISTIC);
-            onlyFor(property, "flush-interval", flushInterval, type, StrategyType.BUFFERED);
-            onlyFor(property, "flush-threshold", flushThreshold, type, StrategyType.BUFFERED);
-            onlyFor(property, "max-pending-counters", maxPendingCounters, type, StrategyType.BUFFERED);
-            onlyFor(property, "decrements", decrements, type, StrategyType.NODE);
-            onlyFor(property, "recount-after", recountAfter, type, StrategyType.DELTA_LOG);
-            onlyFor(property, "recount-at-deltas", recountAtDeltas, type, StrategyType.DELTA_LOG);
-            onlyFor(property, "read-folded", readFolded, type, StrategyType.DELTA_LOG);
-            onlyFor(property, "chance-to-write", chanceToWrite, type, StrategyType.MONOTONIC);
-            try {
-                return switch (type) {
-                    case ATOMIC -> Strategies.atomic();
-                    case OPTIMISTIC -> Strategies.optimistic(maxAttempts == null ? optimistic.settings()
-                            : optimistic.settings().withMaxAttempts(maxAttempts));
-                    case SHARDED -> {
-                        ShardedSettings settings = sharded.settings();
-                        settings = shards == null ? settings : settings.withShards(shards);
-                        settings = selection == null ? settings : settings.withSelection(selection);
-                        settings = cachedTotalExpiry == null ? settings
-                                : settings.withCachedTotalExpiry(cachedTotalExpiry);
-                        yield Strategies.sharded(settings);
-                    }
-                    case NODE -> Strategies.node(decrements == null ? node.settings()
-                            : node.settings().withDecrements(decrements));
-                    case BUFFERED -> {
-                        BufferedSettings settings = buffered.settings();
-                        settings = flushInterval == null ? settings : settings.withFlushInterval(flushInterval);
-                        settings = flushThreshold == null ? settings : settings.withFlushThreshold(flushThreshold);
-                        settings = maxPendingCounters == null ? settings
-                                : settings.withMaxPendingCounters(maxPendingCounters);
-                        yield Strategies.buffered(settings);
-                    }
-                    case DELTA_LOG -> {
-                        DeltaLogSettings settings = deltaLog.settings();
-                        settings = recountAfter == null ? settings : settings.withRecountAfter(recountAfter);
-                        settings = recountAtDeltas == null ? settings : settings.withRecountAtDeltas(recountAtDeltas);
-                        settings = readFolded == null ? settings : settings.withReadFolded(readFolded);
-                        yield Strategies.deltaLog(settings);
-                    }
-                    case MONOTONIC -> {
-                        MonotonicSettings settings = monotonic.settings();
-                        settings = shards == null ? settings : settings.withShards(shards);
-                        settings = chanceToWrite == null ? settings : settings.withChanceToWrite(chanceToWrite);
-                        yield Strategies.monotonic(settings);
-                    }
-                };
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(property + "*: " + e.getMessage(), e);
-            }
+        /** This strategy's settings group at one level of configuration, null when unset there. */
+        @Nullable Group<?> group(Groups level) {
+            return switch (this) {
+                case ATOMIC -> null; // nothing to configure
+                case OPTIMISTIC -> level.optimistic();
+                case SHARDED -> level.sharded();
+                case NODE -> level.node();
+                case BUFFERED -> level.buffered();
+                case DELTA_LOG -> level.deltaLog();
+                case MONOTONIC -> level.monotonic();
+            };
         }
 
-        private static void onlyFor(String property, String name, @Nullable Object value, StrategyType type,
-                StrategyType... appliesTo) {
-            if (value != null && !List.of(appliesTo).contains(type)) {
-                throw new IllegalArgumentException(property + name + " is a setting of the "
-                        + String.join(" or ", List.of(appliesTo).stream().map(StrategyType::configName).toList())
-                        + " strategy, but these counters use the " + type.configName() + " strategy");
-            }
+        /** The factory of this strategy with the core defaults, overridden by a group, then by a rule's group. */
+        StrategyFactory factory(@Nullable Group<?> group, @Nullable Group<?> rule, @Nullable MonotonicCache cache) {
+            return switch (this) {
+                case ATOMIC -> Strategies.atomic();
+                case OPTIMISTIC -> Strategies.optimistic(resolve(OptimisticSettings.defaults(), group, rule));
+                case SHARDED -> Strategies.sharded(resolve(ShardedSettings.defaults(), group, rule));
+                case NODE -> Strategies.node(resolve(NodeSettings.defaults(), group, rule));
+                case BUFFERED -> Strategies.buffered(resolve(BufferedSettings.defaults(), group, rule));
+                case DELTA_LOG -> Strategies.deltaLog(resolve(DeltaLogSettings.defaults(), group, rule));
+                case MONOTONIC -> {
+                    MonotonicSettings settings = resolve(MonotonicSettings.defaults(), group, rule);
+                    yield cache == null ? Strategies.monotonic(settings) : Strategies.monotonic(settings, cache);
+                }
+            };
+        }
+
+        @SuppressWarnings("unchecked")
+        static <S> S resolve(S defaults, @Nullable Group<?> group, @Nullable Group<?> rule) {
+            S settings = defaults;
+            settings = group == null ? settings : ((Group<S>) group).over(settings);
+            return rule == null ? settings : ((Group<S>) rule).over(settings);
         }
     }
 
@@ -228,19 +213,13 @@ public record CountersProperties(
      * @param initialBackoff Wait after the first conflict; it doubles per attempt, with jitter
      * @param maxBackoff Longest wait between two attempts
      */
-    public record Optimistic(@DefaultValue("10") int maxAttempts, @DefaultValue("2ms") Duration initialBackoff,
-            @DefaultValue("200ms") Duration maxBackoff) {
+    public record Optimistic(@Nullable Integer maxAttempts, @Nullable Duration initialBackoff,
+            @Nullable Duration maxBackoff) implements Group<OptimisticSettings> {
 
-        public Optimistic {
-            settings(maxAttempts, initialBackoff, maxBackoff);
-        }
-
-        OptimisticSettings settings() {
-            return settings(maxAttempts, initialBackoff, maxBackoff);
-        }
-
-        private static OptimisticSettings settings(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
-            return new OptimisticSettings(maxAttempts, initialBackoff, maxBackoff);
+        @Override
+        public OptimisticSettings over(OptimisticSettings inherited) {
+            return new OptimisticSettings(or(maxAttempts, inherited.maxAttempts()),
+                    or(initialBackoff, inherited.initialBackoff()), or(maxBackoff, inherited.maxBackoff()));
         }
     }
 
@@ -253,15 +232,15 @@ public record CountersProperties(
      *     reads the shards every time
      * @param shardCountRefresh How often a node re-reads a counter's persisted shard count
      */
-    public record Sharded(@DefaultValue("16") int shards, @DefaultValue("random") ShardSelection selection,
-            @Nullable Duration cachedTotalExpiry, @DefaultValue("10s") Duration shardCountRefresh) {
+    public record Sharded(@Nullable Integer shards, ShardedSettings.@Nullable Selection selection,
+            @Nullable Duration cachedTotalExpiry, @Nullable Duration shardCountRefresh)
+            implements Group<ShardedSettings> {
 
-        public Sharded {
-            new ShardedSettings(shards, selection, cachedTotalExpiry, shardCountRefresh);
-        }
-
-        ShardedSettings settings() {
-            return new ShardedSettings(shards, selection, cachedTotalExpiry, shardCountRefresh);
+        @Override
+        public ShardedSettings over(ShardedSettings inherited) {
+            return new ShardedSettings(or(shards, inherited.shards()), or(selection, inherited.selection()),
+                    cachedTotalExpiry != null ? cachedTotalExpiry : inherited.cachedTotalExpiry(),
+                    or(shardCountRefresh, inherited.shardCountRefresh()));
         }
     }
 
@@ -273,15 +252,13 @@ public record CountersProperties(
      * @param leaseTtl How long the claim on the node id lasts without renewal (H2); on MariaDB, MySQL and PostgreSQL the
      *     claim is a database session lock, checked every third of this
      */
-    public record Node(@Nullable String id, @DefaultValue("true") boolean decrements,
-            @DefaultValue("30s") Duration leaseTtl) {
+    public record Node(@Nullable String id, @Nullable Boolean decrements, @Nullable Duration leaseTtl)
+            implements Group<NodeSettings> {
 
-        public Node {
-            new NodeSettings(id, decrements, leaseTtl);
-        }
-
-        NodeSettings settings() {
-            return new NodeSettings(id, decrements, leaseTtl);
+        @Override
+        public NodeSettings over(NodeSettings inherited) {
+            return new NodeSettings(id != null ? id : inherited.nodeId(), or(decrements, inherited.decrements()),
+                    or(leaseTtl, inherited.leaseTtl()));
         }
     }
 
@@ -296,19 +273,18 @@ public record CountersProperties(
      * @param shutdownTimeout How long closing keeps trying to write what is pending
      * @param keyRetention How long the keys of applied flushes are kept (longer than any store outage)
      */
-    public record Buffered(@DefaultValue("1s") Duration flushInterval, @DefaultValue("100000") long flushThreshold,
-            @DefaultValue("100000") int maxPendingCounters,
-            @DefaultValue("fail") BufferedSettings.WhenFull whenFull, @DefaultValue("1s") Duration blockTimeout,
-            @DefaultValue("30s") Duration shutdownTimeout, @DefaultValue("7d") Duration keyRetention) {
+    public record Buffered(@Nullable Duration flushInterval, @Nullable Long flushThreshold,
+            @Nullable Integer maxPendingCounters, BufferedSettings.@Nullable WhenFull whenFull,
+            @Nullable Duration blockTimeout, @Nullable Duration shutdownTimeout, @Nullable Duration keyRetention)
+            implements Group<BufferedSettings> {
 
-        public Buffered {
-            new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
-                    shutdownTimeout, keyRetention);
-        }
-
-        BufferedSettings settings() {
-            return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
-                    shutdownTimeout, keyRetention);
+        @Override
+        public BufferedSettings over(BufferedSettings inherited) {
+            return new BufferedSettings(or(flushInterval, inherited.flushInterval()),
+                    or(flushThreshold, inherited.flushThreshold()),
+                    or(maxPendingCounters, inherited.maxPendingCounters()), or(whenFull, inherited.whenFull()),
+                    or(blockTimeout, inherited.blockTimeout()), or(shutdownTimeout, inherited.shutdownTimeout()),
+                    or(keyRetention, inherited.keyRetention()));
         }
     }
 
@@ -321,16 +297,15 @@ public record CountersProperties(
      * @param appendAttempts How many times an append is tried (retries reuse the delta's id)
      * @param foldedRetention How long folded deltas are kept so that late retries of their appends are recognised
      */
-    public record DeltaLog(@DefaultValue("1s") Duration recountAfter, @DefaultValue("1000") long recountAtDeltas,
-            @DefaultValue("false") boolean readFolded, @DefaultValue("5") int appendAttempts,
-            @DefaultValue("10m") Duration foldedRetention) {
+    public record DeltaLog(@Nullable Duration recountAfter, @Nullable Long recountAtDeltas,
+            @Nullable Boolean readFolded, @Nullable Integer appendAttempts, @Nullable Duration foldedRetention)
+            implements Group<DeltaLogSettings> {
 
-        public DeltaLog {
-            new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
-        }
-
-        DeltaLogSettings settings() {
-            return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
+        @Override
+        public DeltaLogSettings over(DeltaLogSettings inherited) {
+            return new DeltaLogSettings(or(recountAfter, inherited.recountAfter()),
+                    or(recountAtDeltas, inherited.recountAtDeltas()), or(readFolded, inherited.readFolded()),
+                    or(appendAttempts, inherited.appendAttempts()), or(foldedRetention, inherited.foldedRetention()));
         }
     }
 
@@ -340,14 +315,33 @@ public record CountersProperties(
      * @param shards Rows that hold the durable maximum, 1 to 999
      * @param chanceToWrite Probability that an increment writes its value, 0.0 to 1.0 (1.0: every value is durable)
      */
-    public record Monotonic(@DefaultValue("20") int shards, @DefaultValue("1.0") double chanceToWrite) {
+    public record Monotonic(@Nullable Integer shards, @Nullable Double chanceToWrite)
+            implements Group<MonotonicSettings> {
 
-        public Monotonic {
-            new MonotonicSettings(shards, chanceToWrite);
+        @Override
+        public MonotonicSettings over(MonotonicSettings inherited) {
+            return new MonotonicSettings(or(shards, inherited.shards()),
+                    or(chanceToWrite, inherited.chanceToWrite()));
         }
+    }
 
-        MonotonicSettings settings() {
-            return new MonotonicSettings(shards, chanceToWrite);
+    /**
+     * Settings of one sequence, or of the sequences matching a pattern; sequences not listed use the defaults.
+     *
+     * @param mode Block (numbers from memory, reserved a block at a time) or gapless (one transaction per number)
+     * @param blockSize Numbers reserved per database round trip in block mode
+     * @param start The first number
+     * @param increment The distance between numbers
+     * @param maxValue The largest number; past it, SequenceExhaustedException
+     */
+    public record SequenceProperties(SequenceSettings.@Nullable Mode mode, @Nullable Integer blockSize,
+            @Nullable Long start, @Nullable Long increment, @Nullable Long maxValue) {
+
+        SequenceSettings settings() {
+            SequenceSettings defaults = SequenceSettings.defaults();
+            long step = or(increment, defaults.increment());
+            return new SequenceSettings(or(mode, defaults.mode()), or(blockSize, defaults.blockSize()),
+                    or(start, defaults.start()), step, or(maxValue, Long.MAX_VALUE - step));
         }
     }
 
@@ -374,4 +368,26 @@ public record CountersProperties(
     public record Jdbc(@DefaultValue("") String tablePrefix, @DefaultValue("embedded") InitializeSchema initializeSchema,
             @DefaultValue("true") boolean joinTransactions) {
     }
+}
+
+/** The strategies' settings groups at one level of configuration: the top, or one rule. */
+interface Groups {
+
+    CountersProperties.@Nullable Optimistic optimistic();
+
+    CountersProperties.@Nullable Sharded sharded();
+
+    CountersProperties.@Nullable Node node();
+
+    CountersProperties.@Nullable Buffered buffered();
+
+    CountersProperties.@Nullable DeltaLog deltaLog();
+
+    CountersProperties.@Nullable Monotonic monotonic();
+}
+
+/** One strategy's settings as configured: the values set override the inherited ones, the others keep them. */
+interface Group<S> {
+
+    S over(S inherited);
 }

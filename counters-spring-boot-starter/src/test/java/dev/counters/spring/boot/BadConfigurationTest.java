@@ -35,14 +35,20 @@ class BadConfigurationTest {
             counters.sequences.[orders].block-size=-5           | counters.sequences        | block-size must be >= 1, was -5
             counters.node.id=bad id                             | counters.node             | Node id 'bad id' is invalid
             counters.counters.[bad/name].strategy=atomic        | counters.counters         | contains '/' at index 3
-            counters.counters.[views].shards=4                  | counters.counters         | shards is a setting of the sharded or monotonic strategy
+            counters.counters.[views].shards=4                  | counters.counters[views].shards | were left unbound
+            counters.shardd.shards=4                            | counters.shardd.shards    | were left unbound
+            counters.counters.[views].sharded.shards=4          | counters.counters.[views].sharded | holds settings of the sharded strategy, but these counters use the atomic strategy
+            counters.counters.[views].strategy=sharded & counters.counters.[views].sharded.shards=0 | counters.counters.[views].sharded | shards must be between 1 and 1024, was 0
+            counters.counters.[o].strategy=optimistic & counters.counters.[o].optimistic.max-backoff=1ms | counters.counters.[o].optimistic | max-backoff (PT0.001S) must not be shorter than initial-backoff (PT0.002S)
+            counters.counters.[n].strategy=node & counters.counters.[n].node.lease-ttl=10ms | counters.counters.[n].node | lease-ttl must be at least 1s
             counters.jdbc.table-prefix=x;DROP                   | counters.jdbc             | Table prefix 'x;DROP' is invalid
             """)
     void invalidConfigurationFailsStartupNamingThePropertyAndWritesNothing(String property, String prefix,
             String problem) throws Exception {
         String url = "jdbc:h2:mem:bad" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
         new ApplicationContextRunner()
-                .withPropertyValues("spring.datasource.url=" + url, property)
+                .withPropertyValues("spring.datasource.url=" + url)
+                .withPropertyValues(property.split(" & "))
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
                         CountersAutoConfiguration.class))
                 .run(context -> {

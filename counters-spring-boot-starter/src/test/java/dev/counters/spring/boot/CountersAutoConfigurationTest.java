@@ -3,6 +3,7 @@ package dev.counters.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.counters.BufferFullException;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
 import dev.counters.memory.InMemoryCounterStore;
@@ -82,9 +83,9 @@ class CountersAutoConfigurationTest {
             for (int i = 0; i < 200; i++) {
                 counters.increment("page-views");
             }
-            assertThat(counters.counter("page-views").cells()).hasSize(4);
+            assertThat(counters.admin().cells("page-views")).hasSize(4);
             counters.increment("likes.post-1", 3);
-            assertThat(counters.counter("likes.post-1").cells()).containsOnlyKeys("n:web-1:+");
+            assertThat(counters.admin().cells("likes.post-1")).containsOnlyKeys("n:web-1:+");
             assertThat(counters.get(java.util.List.of("page-views", "likes.post-1", "other")))
                     .containsExactly(java.util.Map.entry("page-views", 200L), java.util.Map.entry("likes.post-1", 3L),
                             java.util.Map.entry("other", 0L));
@@ -131,18 +132,18 @@ class CountersAutoConfigurationTest {
     @Test
     void aRuleCanChangeItsStrategysSettings() {
         runner.withPropertyValues("counters.counters.page-views.strategy=sharded",
-                "counters.counters.page-views.shards=3",
+                "counters.counters.page-views.sharded.shards=3",
                 "counters.counters.[likes.*].strategy=buffered",
-                "counters.counters.[likes.*].flush-interval=1h",
+                "counters.counters.[likes.*].buffered.flush-interval=1h",
                 "counters.counters.[orders.*].strategy=optimistic",
-                "counters.counters.[orders.*].max-attempts=1",
+                "counters.counters.[orders.*].optimistic.max-attempts=1",
                 "counters.buffered.flush-interval=10ms").run(context -> {
             CounterService counters = context.getBean(CounterService.class);
             CounterStore store = context.getBean(CounterStore.class);
             for (int i = 0; i < 300; i++) {
                 counters.increment("page-views");
             }
-            assertThat(counters.counter("page-views").cells()).hasSize(3);
+            assertThat(counters.admin().cells("page-views")).hasSize(3);
             counters.increment("likes.post-1", 2);
             counters.increment("other", 1);
             assertThat(counters.get("likes.post-1")).as("pending on this node").isEqualTo(2);
@@ -155,18 +156,41 @@ class CountersAutoConfigurationTest {
     }
 
     @Test
+    void aRuleOverridesOneSettingAndInheritsTheOthersFromItsStrategysGroup() {
+        // when-full and block-timeout could not be set per counter before; the others come from the group.
+        runner.withPropertyValues("counters.default-strategy=buffered",
+                "counters.buffered.flush-interval=1h",
+                "counters.buffered.max-pending-counters=1",
+                "counters.counters.[roomy.*].buffered.max-pending-counters=2",
+                "counters.counters.[waiting.*].buffered.when-full=block",
+                "counters.counters.[waiting.*].buffered.block-timeout=50ms").run(context -> {
+            CounterService counters = context.getBean(CounterService.class);
+            CounterStore store = context.getBean(CounterStore.class);
+            counters.increment("a");
+            assertThatThrownBy(() -> counters.increment("b")).isInstanceOf(BufferFullException.class);
+            counters.increment("roomy.a");
+            counters.increment("roomy.b");
+            assertThatThrownBy(() -> counters.increment("roomy.c")).isInstanceOf(BufferFullException.class);
+            counters.increment("waiting.a");
+            counters.increment("waiting.b"); // waits while a flush, started because the buffer is full, makes room
+            assertThat(store.get(dev.counters.CounterName.of("waiting.a")))
+                    .as("flushed to make room, long before the group's hour-long interval").isEqualTo(1);
+        });
+    }
+
+    @Test
     void aRuleSettingThatDoesNotFitItsStrategyFailsStartup() {
-        runner.withPropertyValues("counters.counters.page-views.shards=4").run(context ->
+        runner.withPropertyValues("counters.counters.page-views.sharded.shards=4").run(context ->
                 assertThat(context.getStartupFailure()).hasStackTraceContaining(
-                        "counters.counters.[page-views].shards is a setting of the sharded or monotonic strategy, "
+                        "counters.counters.[page-views].sharded holds settings of the sharded strategy, "
                                 + "but these counters use the atomic strategy"));
         runner.withPropertyValues("counters.counters.[likes.*].strategy=buffered",
-                "counters.counters.[likes.*].flush-interval=0s").run(context ->
-                assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.counters.[likes.*].*")
+                "counters.counters.[likes.*].buffered.flush-interval=0s").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining("counters.counters.[likes.*].buffered")
                         .hasStackTraceContaining("flush-interval"));
-        runner.withPropertyValues("counters.counters.x.strategy=sharded", "counters.counters.x.shards=5000")
-                .run(context -> assertThat(context.getStartupFailure())
-                        .hasStackTraceContaining("counters.counters.[x].*: sharded shards must be between 1 and 1024, was 5000"));
+        runner.withPropertyValues("counters.counters.x.strategy=sharded", "counters.counters.x.sharded.shards=5000")
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "counters.counters.[x].sharded: sharded shards must be between 1 and 1024, was 5000"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.counters.examples.plain;
 
+import dev.counters.CounterOverflowException;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -11,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A handler that answers in JSON, and answers refusals too: an {@link HttpProblem} with its status, and the library's
- * {@link IllegalArgumentException} or {@link ArithmeticException} (a bad name or delta, an overflow: checked before
+ * {@link IllegalArgumentException} or {@link CounterOverflowException} (a bad name or delta, an overflow: checked before
  * anything is written) with 400 and the library's message, as {@code {"error":"..."}}.
  */
 abstract class JsonHandler implements HttpHandler {
@@ -44,7 +45,7 @@ abstract class JsonHandler implements HttpHandler {
                 exchange.getResponseHeaders().set("Allow", e.allowedMethod());
             }
             return Reply.error(e.status(), e.getMessage());
-        } catch (IllegalArgumentException | ArithmeticException e) {
+        } catch (IllegalArgumentException | CounterOverflowException e) {
             return Reply.error(HttpURLConnection.HTTP_BAD_REQUEST, e.getMessage());
         } catch (RuntimeException e) {
             log.error("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);

@@ -1,5 +1,6 @@
 package dev.counters.examples.webapp;
 
+import dev.counters.CounterOverflowException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -12,7 +13,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @RestControllerAdvice
 class BadRequestAdvice {
 
-    @ExceptionHandler({IllegalArgumentException.class, ArithmeticException.class})
+    @ExceptionHandler({IllegalArgumentException.class, CounterOverflowException.class})
     ProblemDetail badRequest(RuntimeException e) {
         return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
     }

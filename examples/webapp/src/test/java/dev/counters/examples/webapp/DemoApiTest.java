@@ -62,7 +62,7 @@ class DemoApiTest {
         assertThat(counters.counter("likes.configured").strategy()).isEqualTo("buffered");
         assertThat(counters.counter(OrderController.ORDERS).strategy()).isEqualTo("atomic");
         // One view, so one shard row written: s0, s1, ... whichever the random selection chose.
-        assertThat(counters.counter("page-views.configured").cells()).hasSize(1).allSatisfy((cell, value) -> {
+        assertThat(counters.admin().cells("page-views.configured")).hasSize(1).allSatisfy((cell, value) -> {
             assertThat(cell).matches("s\\d+");
             assertThat(value).isEqualTo(1L);
         });

@@ -1,0 +1,14 @@
+package dev.counters.spring.boot;
+
+import dev.counters.jdbc.JooqCounterStore;
+
+/**
+ * Changes the auto-configured {@link JooqCounterStore} before it is built, after {@code counters.jdbc.*} has been
+ * applied: force a dialect, say. Every customizer bean is called, in
+ * {@link org.springframework.core.annotation.Order @Order}.
+ */
+@FunctionalInterface
+public interface JooqCounterStoreBuilderCustomizer {
+
+    void customize(JooqCounterStore.Builder builder);
+}
