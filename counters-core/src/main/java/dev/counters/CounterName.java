@@ -40,10 +40,6 @@ public record CounterName(String value) implements Comparable<CounterName> {
     }
 
     /**
-     * Checks {@code value} against the naming rules; {@code what} starts the message
-     * (for example "Counter name" or "Sequence name").
-     */
-    /**
      * Checks the name or pattern of a configuration rule: a counter name in which {@code *} stands for any run of
      * characters and {@code ?} for one.
      *
@@ -56,6 +52,10 @@ public record CounterName(String value) implements Comparable<CounterName> {
         validate(nameOrPattern, "Counter name or pattern", "*?");
     }
 
+    /**
+     * Checks {@code value} against the naming rules; {@code what} starts the message
+     * (for example "Counter name" or "Sequence name").
+     */
     static void validate(String value, String what) {
         validate(value, what, "");
     }

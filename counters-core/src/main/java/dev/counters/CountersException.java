@@ -24,6 +24,7 @@ public abstract class CountersException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** A null {@code cause} leaves it to be set later ({@link #initCause}), as translators of store errors do. */
+    @SuppressWarnings("this-escape") // initCause is final in Throwable: no subclass can observe this half-built
     protected CountersException(String message, @Nullable Throwable cause) {
         super(message);
         if (cause != null) {

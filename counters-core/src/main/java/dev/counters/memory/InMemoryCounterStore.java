@@ -34,6 +34,10 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
     private final ConcurrentHashMap<CounterName, Map<Integer, Long>> maxShards = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Long> sequences = new ConcurrentHashMap<>();
 
+    /** An empty store. */
+    public InMemoryCounterStore() {
+    }
+
     private record Delta(long delta, Instant appendedAt, boolean folded) {
     }
 

@@ -9,6 +9,7 @@ import dev.counters.internal.StrategyContext;
  * {@code docs/architecture.md}), not an extension point with compatibility promises.
  */
 @FunctionalInterface
+@SuppressWarnings("exports") // its types are internal on purpose: applications pass factories, they do not write them
 public interface StrategyFactory {
 
     CounterStrategy create(StrategyContext context);

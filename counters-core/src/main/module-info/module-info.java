@@ -1,0 +1,20 @@
+/**
+ * counters: counters and sequences that take high write rates on an SQL database. Exports the API, the strategies'
+ * factories and settings, the storage SPI, sequences and the in-memory store; {@code dev.counters.internal} (what
+ * strategies are built from) stays inside.
+ */
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"}) // Resilience4j's jars name their modules, but have no descriptor
+module dev.counters.core {
+    exports dev.counters;
+    exports dev.counters.memory;
+    exports dev.counters.sequence;
+    exports dev.counters.spi;
+    exports dev.counters.strategy;
+
+    requires transitive io.github.resilience4j.circuitbreaker;
+    requires transitive io.github.resilience4j.core;
+    requires transitive io.github.resilience4j.retry;
+    requires com.github.benmanes.caffeine;
+    requires org.slf4j;
+    requires static transitive org.jspecify;
+}
