@@ -45,10 +45,6 @@ public final class Time {
         return new Time(clock, System::nanoTime);
     }
 
-    public Clock clock() {
-        return clock;
-    }
-
     public Instant now() {
         return clock.instant();
     }

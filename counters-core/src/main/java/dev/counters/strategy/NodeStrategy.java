@@ -2,17 +2,17 @@ package dev.counters.strategy;
 
 import dev.counters.CounterName;
 import dev.counters.NodeIdInUseException;
-import java.time.Clock;
+import dev.counters.internal.StrategyContext;
+import dev.counters.internal.Time;
+import dev.counters.spi.CounterStore.Leases;
+import dev.counters.spi.CounterStore.SessionLocks.SessionLock;
+import dev.counters.spi.CounterStore.SessionLocks;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import dev.counters.internal.StrategyContext;
-import dev.counters.spi.CounterStore.Leases;
-import dev.counters.spi.CounterStore.SessionLocks;
-import dev.counters.spi.CounterStore.SessionLocks.SessionLock;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +39,7 @@ final class NodeStrategy extends CellStrategy {
     private final String decrementCell;
     private final String claimKey;
     private final String owner;
-    private final Clock clock;
+    private final Time time;
     private final Duration leaseTtl;
     private final @Nullable SessionLocks sessionLocks;
     private final @Nullable Leases leases;
@@ -55,7 +55,7 @@ final class NodeStrategy extends CellStrategy {
         this.decrementCell = "n:" + nodeId + ":-";
         this.claimKey = "node:" + nodeId;
         this.owner = context.instanceId();
-        this.clock = context.time().clock();
+        this.time = context.time();
         this.leaseTtl = settings.leaseTtl();
         this.sessionLocks = store.capability(SessionLocks.class).orElse(null);
         this.leases = sessionLocks != null ? null : context.require(Leases.class, "node");
@@ -72,7 +72,7 @@ final class NodeStrategy extends CellStrategy {
     /** Takes the claim on the node id, or keeps it: whether this process holds it now. */
     private boolean claim() {
         if (leases != null) {
-            Instant now = clock.instant();
+            Instant now = time.now();
             return leases.tryLease(claimKey, owner, now.plus(leaseTtl), now);
         }
         SessionLock held = sessionLock;
