@@ -8,8 +8,10 @@ import java.util.Optional;
 /**
  * One cell per counter, one atomic upsert per increment (seed 004, "single-row upsert"). The database's row lock
  * makes it exact; the same lock is why it does not scale on one hot counter. Inside a caller's transaction that
- * the store can join, the upsert is part of it (and holds the row lock until it ends), and it is not retried: the
- * database may have rolled back the caller's whole transaction, which only the caller can repeat.
+ * the store can join, the upsert is part of it (and holds the row lock until it ends), and it is neither combined
+ * nor retried: the database may have rolled back the caller's whole transaction, which only the caller can repeat.
+ * Outside one, the concurrent increments of a counter in this JVM share upserts ({@link Combiner}): while one
+ * upsert waits for its commit, the deltas arriving meanwhile queue up for the next.
  */
 final class AtomicStrategy extends CellStrategy {
 
@@ -31,7 +33,7 @@ final class AtomicStrategy extends CellStrategy {
         if (callerTransaction.isPresent()) {
             callerTransaction.get().add(name, CELL, delta);
         } else {
-            retrying(() -> store.add(name, CELL, delta));
+            addCombined(name, CELL, delta, false);
         }
     }
 
@@ -39,6 +41,6 @@ final class AtomicStrategy extends CellStrategy {
     public long incrementAndGet(CounterName name, long delta) {
         Optional<CounterStore> callerTransaction = store.callerTransaction();
         return callerTransaction.isPresent() ? callerTransaction.get().addAndGet(name, CELL, delta)
-                : retrying(() -> store.addAndGet(name, CELL, delta));
+                : addCombined(name, CELL, delta, true);
     }
 }

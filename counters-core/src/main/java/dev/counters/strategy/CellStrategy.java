@@ -1,5 +1,7 @@
 package dev.counters.strategy;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterName;
 import dev.counters.StrategyStatistics;
 import dev.counters.internal.CounterStrategy;
@@ -23,6 +25,8 @@ abstract class CellStrategy implements CounterStrategy {
     final CounterStore store;
     final Retry retry;
     private final LongAdder retries = new LongAdder();
+    // Weak values: a cell nobody is incrementing needs no combiner, and one in use is held by its callers.
+    private final Cache<Cell, Combiner> combiners = Caffeine.newBuilder().weakValues().build();
 
     CellStrategy(StrategyContext context, String type, RetryConfig retryDefaults) {
         this.store = context.store();
@@ -37,6 +41,34 @@ abstract class CellStrategy implements CounterStrategy {
 
     final void retrying(Runnable call) {
         retry.executeRunnable(call);
+    }
+
+    /**
+     * Adds {@code delta} to a cell, combined with the concurrent increments of the same cell in this JVM (see
+     * {@link Combiner}): the counter's total after it when {@code needsTotal}, as {@link CounterStore#addAndGet}.
+     */
+    final long addCombined(CounterName name, String cell, long delta, boolean needsTotal) {
+        return combiner(name, cell).submit(delta, needsTotal);
+    }
+
+    /** Whether a combined write of the cell is in flight in this JVM. */
+    final boolean busy(CounterName name, String cell) {
+        Combiner combiner = combiners.getIfPresent(new Cell(name, cell));
+        return combiner != null && combiner.busy();
+    }
+
+    private Combiner combiner(CounterName name, String cell) {
+        return combiners.get(new Cell(name, cell), key -> new Combiner(batch -> retrying(() -> {
+            long sum = batch.sum();
+            if (batch.needsTotal()) {
+                return store.addAndGet(name, cell, sum);
+            }
+            store.add(name, cell, sum);
+            return 0L;
+        })));
+    }
+
+    private record Cell(CounterName name, String cell) {
     }
 
     final long retries() {

@@ -109,14 +109,12 @@ final class NodeStrategy extends CellStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        String cell = cellFor(name, delta);
-        retrying(() -> store.add(name, cell, delta));
+        addCombined(name, cellFor(name, delta), delta, false);
     }
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
-        String cell = cellFor(name, delta);
-        return retrying(() -> store.addAndGet(name, cell, delta));
+        return addCombined(name, cellFor(name, delta), delta, true);
     }
 
     private String cellFor(CounterName name, long delta) {

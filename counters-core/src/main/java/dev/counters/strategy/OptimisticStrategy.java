@@ -11,16 +11,7 @@ import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.VersionedValue;
 import io.github.resilience4j.core.IntervalFunction;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -29,8 +20,8 @@ import java.util.concurrent.atomic.LongAdder;
  * with exponential backoff and jitter (Resilience4j).
  *
  * <p>As the seed asks, a retry carries every delta that arrived meanwhile: in each JVM one thread at a time writes
- * a counter, on behalf of every caller waiting on it, so a burst of N increments costs a few updates rather than N
- * fighting ones. Every caller learns the outcome of the attempt that carried its delta.
+ * a counter, on behalf of every caller waiting on it ({@link Combiner}), so a burst of N increments costs a few
+ * updates rather than N fighting ones. Every caller learns the outcome of the attempt that carried its delta.
  *
  * <p>Inside a caller's transaction that the store can join, an increment is an upsert in that transaction, not
  * combined with anyone else's: a compare-and-set retried there could not see newer versions under repeatable read,
@@ -76,103 +67,32 @@ final class OptimisticStrategy extends CellStrategy {
         if (callerTransaction.isPresent()) {
             return callerTransaction.get().addAndGet(name, AtomicStrategy.CELL, delta);
         }
-        return combiners.get(name, Combiner::new).submit(delta);
+        return combiners.get(name, key -> new Combiner(batch -> write(key, batch))).submit(delta, true);
     }
 
-    private record Pending(long delta, CompletableFuture<Long> result) {
-    }
-
-    /** Combines the concurrent increments of one counter into as few compare-and-set attempts as it can. */
-    private final class Combiner {
-
-        private final CounterName name;
-        private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
-        private final AtomicBoolean writing = new AtomicBoolean();
-
-        Combiner(CounterName name) {
-            this.name = name;
-        }
-
-        long submit(long delta) {
-            Pending mine = new Pending(delta, new CompletableFuture<>());
-            queue.add(mine);
-            boolean interrupted = false;
-            while (!mine.result().isDone()) {
-                if (writing.compareAndSet(false, true)) {
-                    try {
-                        // Our delta is still queued (no other writer holds the counter), so each batch takes it.
-                        while (!mine.result().isDone()) {
-                            writeBatch();
-                        }
-                    } finally {
-                        writing.set(false);
-                    }
-                } else {
-                    // Another caller is writing; it may carry our delta, or finish first and leave it to us.
-                    // The wait is not interruptible: a queued delta may still be written, so the caller must
-                    // learn its outcome.
-                    try {
-                        mine.result().get(1, TimeUnit.MILLISECONDS);
-                    } catch (TimeoutException | ExecutionException e) {
-                        // loop: done, or time to try writing ourselves
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
+    /** One read and compare-and-set carrying the batch's deltas, including any queued since the last attempt. */
+    private long write(CounterName name, Combiner.Batch batch) {
+        try {
+            return retrying(() -> {
+                long sum = batch.sum();
+                Optional<VersionedValue> current = store.read(name, AtomicStrategy.CELL);
+                long value = current.map(VersionedValue::value).orElse(0L);
+                long version = current.map(VersionedValue::version).orElse(0L);
+                long next;
+                try {
+                    next = Math.addExact(value, sum);
+                } catch (ArithmeticException e) {
+                    throw new CounterOverflowException(name, sum);
                 }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            try {
-                return mine.result().join();
-            } catch (CompletionException e) {
-                throw e.getCause() instanceof RuntimeException cause ? cause : e;
-            }
-        }
-
-        private void writeBatch() {
-            List<Pending> batch = new ArrayList<>();
-            try {
-                long committed = retrying(() -> attempt(batch));
-                batch.forEach(pending -> pending.result().complete(committed));
-            } catch (Conflict e) {
-                contentionFailures.add(batch.size());
-                fail(batch, new CounterContentionException(name, maxAttempts));
-            } catch (RuntimeException e) {
-                fail(batch, e);
-            }
-        }
-
-        /** One attempt, carrying every delta queued so far: the committed value. */
-        private long attempt(List<Pending> batch) {
-            for (Pending pending; (pending = queue.poll()) != null; ) {
-                batch.add(pending);
-            }
-            long sum = 0;
-            for (Pending pending : batch) {
-                sum = addOrThrow(sum, pending.delta(), pending.delta());
-            }
-            Optional<VersionedValue> current = store.read(name, AtomicStrategy.CELL);
-            long value = current.map(VersionedValue::value).orElse(0L);
-            long version = current.map(VersionedValue::version).orElse(0L);
-            long next = addOrThrow(value, sum, sum);
-            if (store.compareAndSet(name, AtomicStrategy.CELL, version, next)) {
-                return next;
-            }
-            conflicts.increment();
-            throw new Conflict(name);
-        }
-
-        private long addOrThrow(long a, long b, long delta) {
-            try {
-                return Math.addExact(a, b);
-            } catch (ArithmeticException e) {
-                throw new CounterOverflowException(name, delta);
-            }
-        }
-
-        private static void fail(List<Pending> batch, RuntimeException e) {
-            batch.forEach(pending -> pending.result().completeExceptionally(e));
+                if (store.compareAndSet(name, AtomicStrategy.CELL, version, next)) {
+                    return next;
+                }
+                conflicts.increment();
+                throw new Conflict(name);
+            });
+        } catch (Conflict e) {
+            contentionFailures.add(batch.size());
+            throw new CounterContentionException(name, maxAttempts);
         }
     }
 

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * Sharded counters (seed 002): a counter is N shard rows; an increment adds to one of them, a read sums them all,
  * so N writers can commit at once where one row admits one. The shard count can grow at runtime (it is persisted,
  * so every node sees it) and never shrinks; reads stay exact throughout because they sum every shard that exists.
- * An optional cached total plays the seed's memcache.
+ * An optional cached total plays the seed's memcache. Concurrent increments of one shard in this JVM share writes
+ * ({@link Combiner}), and a random pick avoids a shard whose write is in flight.
  */
 final class ShardedStrategy extends CellStrategy {
 
@@ -68,8 +69,7 @@ final class ShardedStrategy extends CellStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        String shard = pickShard(name);
-        retrying(() -> store.add(name, shard, delta));
+        addCombined(name, pickShard(name), delta, false);
         if (totals != null) {
             totals.asMap().computeIfPresent(name, (key, total) -> addOrForget(total, delta));
         }
@@ -77,8 +77,7 @@ final class ShardedStrategy extends CellStrategy {
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
-        String shard = pickShard(name);
-        long total = retrying(() -> store.addAndGet(name, shard, delta));
+        long total = addCombined(name, pickShard(name), delta, true);
         if (totals != null) {
             totals.put(name, total);
         }
@@ -131,12 +130,20 @@ final class ShardedStrategy extends CellStrategy {
 
     private String pickShard(CounterName name) {
         int shards = shardCounts.get(name);
-        int shard = switch (settings.selection()) {
-            case RANDOM -> random.nextInt(shards);
+        return switch (settings.selection()) {
+            case RANDOM -> {
+                // A shard whose write is in flight in this JVM makes its callers wait for the commit: try another,
+                // twice at most; a busy one still takes the increment, combined with the others waiting there.
+                String shard = CELLS[random.nextInt(shards)];
+                for (int probe = 0; probe < 2 && busy(name, shard); probe++) {
+                    shard = CELLS[random.nextInt(shards)];
+                }
+                yield shard;
+            }
             // Fibonacci hashing spreads consecutive thread ids over the shards.
-            case THREAD -> Math.floorMod(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L >>> 16, shards);
+            case THREAD -> CELLS[Math.floorMod(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L >>> 16,
+                    shards)];
         };
-        return CELLS[shard];
     }
 
     private static @Nullable Long addOrForget(long total, long delta) {
