@@ -7,9 +7,11 @@ import io.github.resilience4j.retry.Retry;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,6 +20,11 @@ import org.jspecify.annotations.Nullable;
  * not wait on the database at the block boundary. Seed 003 gets its numbers from a sharded durable counter and a
  * cached counter re-synchronised under a lock; a reserved block gives the same speed with uniqueness guaranteed by
  * one atomic reservation, even when nodes start at once or crash.
+ *
+ * <p>The block size follows the draw rate: while half a block goes in under {@value #FAST_MILLIS} ms, the next block
+ * is twice as large, up to {@link SequenceSettings#maxBlockSize()}; once half a block took over
+ * {@value #IDLE_SECONDS} s, the next is back at {@link SequenceSettings#blockSize()}. A busy sequence thus reserves a
+ * few blocks a second, and a quiet one loses at most a small block on restart.
  */
 final class BlockSequence implements Sequence {
 
@@ -29,17 +36,29 @@ final class BlockSequence implements Sequence {
     private final ReentrantLock refill = new ReentrantLock();
     private final AtomicReference<@Nullable CompletableFuture<Reservation>> prefetched = new AtomicReference<>();
     private volatile @Nullable Block current;
+    private final LongSupplier ticker;
+    /** The size of the next block to reserve. */
+    private volatile long blockSize;
 
-    /** A reserved block and how many of its numbers were taken (it may count past the block's size). */
-    private record Block(Reservation reservation, AtomicLong taken, long prefetchAt) {
+    static final int FAST_MILLIS = 100;
+    static final int IDLE_SECONDS = 10;
+
+    /**
+     * A reserved block, how many of its numbers were taken (it may count past the block's size), when its next block
+     * is reserved, and when it was put in use.
+     */
+    private record Block(Reservation reservation, AtomicLong taken, long prefetchAt, long startedAt) {
     }
 
-    BlockSequence(CounterName name, Sequences store, Retry retry, SequenceSettings settings, Executor prefetcher) {
+    BlockSequence(CounterName name, Sequences store, Retry retry, SequenceSettings settings, Executor prefetcher,
+            LongSupplier ticker) {
         this.name = name;
         this.store = store;
         this.retry = retry;
         this.settings = settings;
         this.prefetcher = prefetcher;
+        this.ticker = ticker;
+        this.blockSize = settings.blockSize();
     }
 
     @Override
@@ -98,8 +117,8 @@ final class BlockSequence implements Sequence {
                 // handing it out would make numbers go down for some callers. Give it up: a gap.
                 next = null;
             }
-            current = new Block(next != null ? next : reserve(settings.blockSize()), new AtomicLong(),
-                    Math.max(0, settings.blockSize() / 2));
+            Reservation reservation = next != null ? next : reserve(blockSize);
+            current = new Block(reservation, new AtomicLong(), reservation.count() / 2, ticker.getAsLong());
         } finally {
             refill.unlock();
         }
@@ -125,10 +144,12 @@ final class BlockSequence implements Sequence {
     private void prefetch(Block forBlock) {
         CompletableFuture<Reservation> pending = new CompletableFuture<>();
         if (current == forBlock && prefetched.compareAndSet(null, pending)) {
+            long size = nextSize(forBlock);
+            blockSize = size;
             try {
                 prefetcher.execute(() -> {
                     try {
-                        pending.complete(reserve(settings.blockSize()));
+                        pending.complete(reserve(size));
                     } catch (RuntimeException e) {
                         pending.completeExceptionally(e);
                     }
@@ -137,6 +158,19 @@ final class BlockSequence implements Sequence {
                 pending.completeExceptionally(e); // executor shut down: reserve in the caller's thread later
             }
         }
+    }
+
+    /** The size of the block after {@code block}, from how long half of it lasted. */
+    private long nextSize(Block block) {
+        long halfLasted = ticker.getAsLong() - block.startedAt();
+        long size = block.reservation().count();
+        if (halfLasted < TimeUnit.MILLISECONDS.toNanos(FAST_MILLIS)) {
+            return Math.min(Math.max(size, blockSize) * 2, settings.maxBlockSize());
+        }
+        if (halfLasted > TimeUnit.SECONDS.toNanos(IDLE_SECONDS)) {
+            return settings.blockSize();
+        }
+        return Math.max(Math.min(size, settings.maxBlockSize()), settings.blockSize());
     }
 
     private Reservation reserve(long count) {

@@ -40,7 +40,7 @@ final class DefaultSequenceService implements SequenceService {
 
     private Sequence create(CounterName name, SequenceSettings settings) {
         return switch (settings.mode()) {
-            case BLOCK -> new BlockSequence(name, sequencesStore, retry, settings, prefetcher);
+            case BLOCK -> new BlockSequence(name, sequencesStore, retry, settings, prefetcher, System::nanoTime);
             case GAPLESS -> new GaplessSequence(name, store, sequencesStore, retry, settings);
         };
     }

@@ -83,7 +83,7 @@ public abstract class SequenceContract extends ContractSupport {
             seen.add(new ArrayList<>(perThread));
         }
         try (SequenceService sequences = SequenceService.builder(counting)
-                .defaultSettings(SequenceSettings.defaults().withBlockSize(500)).build()) {
+                .defaultSettings(SequenceSettings.defaults().withBlockSize(500).withMaxBlockSize(500)).build()) {
             Sequence orders = sequences.sequence(name("orders"));
             Concurrently.run(threads, thread -> {
                 for (int i = 0; i < perThread; i++) {

@@ -329,19 +329,22 @@ public record CountersProperties(
      * Settings of one sequence, or of the sequences matching a pattern; sequences not listed use the defaults.
      *
      * @param mode Block (numbers from memory, reserved a block at a time) or gapless (one transaction per number)
-     * @param blockSize Numbers reserved per database round trip in block mode
+     * @param blockSize Numbers reserved per database round trip in block mode, at first and after an idle spell
+     * @param maxBlockSize The most numbers one round trip reserves: blocks double up to it while they go fast
      * @param start The first number
      * @param increment The distance between numbers
      * @param maxValue The largest number; past it, SequenceExhaustedException
      */
     public record SequenceProperties(SequenceSettings.@Nullable Mode mode, @Nullable Integer blockSize,
-            @Nullable Long start, @Nullable Long increment, @Nullable Long maxValue) {
+            @Nullable Integer maxBlockSize, @Nullable Long start, @Nullable Long increment, @Nullable Long maxValue) {
 
         SequenceSettings settings() {
             SequenceSettings defaults = SequenceSettings.defaults();
             long step = or(increment, defaults.increment());
-            return new SequenceSettings(or(mode, defaults.mode()), or(blockSize, defaults.blockSize()),
-                    or(start, defaults.start()), step, or(maxValue, Long.MAX_VALUE - step));
+            int first = or(blockSize, defaults.blockSize());
+            return new SequenceSettings(or(mode, defaults.mode()), first,
+                    or(maxBlockSize, Math.max(first, defaults.maxBlockSize())), or(start, defaults.start()), step,
+                    or(maxValue, Long.MAX_VALUE - step));
         }
     }
 
