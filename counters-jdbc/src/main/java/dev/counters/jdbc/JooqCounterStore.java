@@ -78,6 +78,20 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         this.sessionLocks = sessionLocks;
     }
 
+    /** {@code store}'s queries (and the statements they rendered), run by {@code runner}. */
+    private JooqCounterStore(StatementRunner runner, JooqCounterStore store) {
+        this.runner = runner;
+        this.tables = store.tables;
+        this.cells = store.cells;
+        this.deltas = store.deltas;
+        this.batches = store.batches;
+        this.leases = store.leases;
+        this.maxima = store.maxima;
+        this.sequences = store.sequences;
+        this.callerTransactions = null;
+        this.sessionLocks = Optional.empty();
+    }
+
     /** Starts building a store on a {@link DataSource}; the dialect is detected from it. */
     public static Builder builder(DataSource dataSource) {
         return new Builder(Objects.requireNonNull(dataSource, "dataSource"), null);
@@ -106,8 +120,8 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             return Optional.of(this);
         }
         Connection connection = callerTransactions == null ? null : callerTransactions.currentConnection();
-        return connection == null ? Optional.empty() : Optional.of(new JooqCounterStore(
-                new JoinedTransaction(runner, connection), tables, null, Optional.empty()));
+        return connection == null ? Optional.empty()
+                : Optional.of(new JooqCounterStore(new JoinedTransaction(runner, connection), this));
     }
 
     /** Offers {@link SessionLocks} on MySQL, MariaDB and PostgreSQL, besides the capabilities it implements. */
