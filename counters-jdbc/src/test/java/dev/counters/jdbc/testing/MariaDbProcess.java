@@ -10,8 +10,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -25,19 +27,36 @@ import java.util.stream.Stream;
  */
 public final class MariaDbProcess implements AutoCloseable {
 
+    /** What the tests use: the log written to the OS at each commit, no fsync (see above). */
+    public static final List<String> RELAXED = List.of("--innodb-flush-log-at-trx-commit=2");
+
     private final Path directory;
     private final Path server;
     private final int port;
+    private final List<String> durability;
+    private final Map<String, String> environment;
     private volatile Process process;
 
-    private MariaDbProcess(Path directory, Path server, int port) {
+    private MariaDbProcess(Path directory, Path server, int port, List<String> durability,
+            Map<String, String> environment) {
         this.directory = directory;
         this.server = server;
         this.port = port;
+        this.durability = durability;
+        this.environment = environment;
     }
 
-    /** Installs a fresh server in a new temporary directory and starts it. */
+    /** Installs a fresh server in a new temporary directory and starts it, with the tests' settings. */
     public static MariaDbProcess start() {
+        return start(RELAXED, Map.of());
+    }
+
+    /**
+     * Installs a fresh server and starts it with {@code durability} in place of {@link #RELAXED} (the benchmarks'
+     * production-like mode: every commit synced, binlog on) and {@code environment} added to its process's (an
+     * {@code LD_PRELOAD} that delays each sync, say).
+     */
+    public static MariaDbProcess start(List<String> durability, Map<String, String> environment) {
         try {
             Path directory = Files.createTempDirectory("counters-mariadb-process-");
             int port = freePort();
@@ -50,7 +69,7 @@ public final class MariaDbProcess implements AutoCloseable {
             DB.newEmbeddedDB(config.build()); // unpacks the binaries and installs the data directory; not started
             Path bin = directory.resolve("base").resolve("bin");
             Path server = Files.exists(bin.resolve("mariadbd")) ? bin.resolve("mariadbd") : bin.resolve("mysqld");
-            MariaDbProcess mariaDb = new MariaDbProcess(directory, server, port);
+            MariaDbProcess mariaDb = new MariaDbProcess(directory, server, port, durability, environment);
             mariaDb.restart();
             try (Connection connection = mariaDb.connect("");
                     Statement statement = connection.createStatement()) {
@@ -74,13 +93,16 @@ public final class MariaDbProcess implements AutoCloseable {
             throw new IllegalStateException("The server is running");
         }
         Path data = directory.resolve("data");
-        List<String> command = List.of(server.toString(), "--no-defaults", "--console",
+        List<String> command = new ArrayList<>(List.of(server.toString(), "--no-defaults", "--console",
                 "--basedir=" + directory.resolve("base"), "--datadir=" + data, "--port=" + port,
                 "--socket=" + directory.resolve("mysql.sock"), "--bind-address=127.0.0.1", "--user=root",
-                "--skip-ssl", "--skip-grant-tables", "--skip-name-resolve", "--innodb-flush-log-at-trx-commit=2", "--max-connections=500",
-                "--max_allowed_packet=64M");
-        process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("server.log").toFile())).start();
+                "--skip-ssl", "--skip-grant-tables", "--skip-name-resolve", "--max-connections=500",
+                "--max_allowed_packet=64M"));
+        command.addAll(durability);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("server.log").toFile()));
+        builder.environment().putAll(environment);
+        process = builder.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             try (Connection connection = connect("")) {

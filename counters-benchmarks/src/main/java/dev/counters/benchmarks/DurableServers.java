@@ -1,0 +1,113 @@
+package dev.counters.benchmarks;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.counters.jdbc.testing.EmbeddedMariaDb;
+import dev.counters.jdbc.testing.MariaDbProcess;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The production-like servers: every commit durable, and each disk sync made to cost about a millisecond, as on a
+ * server whose disk honours flushes (the machine's own disk syncs for nearly nothing, which flatters a hot row).
+ *
+ * <ul>
+ *   <li>MariaDB: {@code innodb_flush_log_at_trx_commit=1}, binlog on with {@code sync_binlog=1} (two syncs per
+ *       commit, as a replicated primary does), {@code innodb_flush_method=fsync}; a library preloaded into the server
+ *       ({@code syncdelay.c}, built here with {@code cc}) sleeps {@value #SYNC_DELAY_US} µs before each
+ *       {@code fsync}/{@code fdatasync}.
+ *   <li>PostgreSQL: {@code fsync=on}, {@code synchronous_commit=on}, and {@code commit_delay} of
+ *       {@value #SYNC_DELAY_US} µs with {@code commit_siblings=0}: a wait before each WAL flush, which concurrent
+ *       commits share as they would share a slow sync.
+ * </ul>
+ */
+final class DurableServers {
+
+    static final int SYNC_DELAY_US = 1000;
+
+    private static MariaDbProcess mariaDb;
+    private static EmbeddedPostgres postgres;
+
+    private DurableServers() {
+    }
+
+    static synchronized HikariDataSource mariaDb(int size) {
+        if (mariaDb == null) {
+            mariaDb = MariaDbProcess.start(List.of("--innodb-flush-log-at-trx-commit=1", "--log-bin=binlog",
+                    "--server-id=1", "--sync-binlog=1", "--innodb-flush-method=fsync"),
+                    Map.of("LD_PRELOAD", syncDelayLibrary().toString(),
+                            "SYNC_DELAY_US", Integer.toString(SYNC_DELAY_US)));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    mariaDb.kill();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        return pool(mariaDb.jdbcUrl() + EmbeddedMariaDb.DRIVER_SETTINGS, EmbeddedMariaDb.USER, "", size);
+    }
+
+    static synchronized HikariDataSource postgres(int size) {
+        if (postgres == null) {
+            try {
+                postgres = EmbeddedPostgres.builder()
+                        .setServerConfig("fsync", "on")
+                        .setServerConfig("synchronous_commit", "on")
+                        .setServerConfig("commit_delay", Integer.toString(SYNC_DELAY_US))
+                        .setServerConfig("commit_siblings", "0")
+                        .setServerConfig("max_connections", "400")
+                        .start();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    postgres.close();
+                } catch (IOException e) {
+                    // shutting down anyway
+                }
+            }));
+        }
+        return pool(postgres.getJdbcUrl("postgres", "postgres"), "postgres", "postgres", size);
+    }
+
+    private static HikariDataSource pool(String url, String user, String password, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(size);
+        return new HikariDataSource(config);
+    }
+
+    /** Builds {@code syncdelay.c} into a shared library, once per run. */
+    private static Path syncDelayLibrary() {
+        try {
+            Path directory = Files.createTempDirectory("counters-syncdelay-");
+            Path source = directory.resolve("syncdelay.c");
+            try (InputStream in = DurableServers.class.getResourceAsStream("syncdelay.c")) {
+                Files.copy(in, source);
+            }
+            Path library = directory.resolve("libsyncdelay.so");
+            Process cc = new ProcessBuilder("cc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString(),
+                    "-ldl").inheritIO().start();
+            if (!cc.waitFor(60, TimeUnit.SECONDS) || cc.exitValue() != 0) {
+                throw new IllegalStateException("cc could not build " + source + "; install a C compiler (gcc)");
+            }
+            return library;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
