@@ -40,7 +40,7 @@ public final class ChildSequenceDrawer {
                 }
             };
             try (SequenceService sequences = SequenceService.builder(counting)
-                    .defaultSettings(SequenceSettings.defaults().withBlockSize(Integer.parseInt(args[7]))).build()) {
+                    .defaultSettings(fixedBlocks(Integer.parseInt(args[7]))).build()) {
                 Sequence sequence = sequences.sequence(args[4]);
                 System.out.println("READY");
                 System.out.flush();
@@ -59,5 +59,10 @@ public final class ChildSequenceDrawer {
             }
         }
         System.out.println("RESERVATIONS " + reservations.get());
+    }
+
+    /** Blocks of one size, so that the parent can count the round trips the numbers took. */
+    private static SequenceSettings fixedBlocks(int size) {
+        return SequenceSettings.defaults().withBlockSize(size).withMaxBlockSize(size);
     }
 }

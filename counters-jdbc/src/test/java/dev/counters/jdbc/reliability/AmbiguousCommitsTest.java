@@ -130,7 +130,7 @@ class AmbiguousCommitsTest {
 
     static Stream<Arguments> sequenceModes() {
         return Stream.of(
-                Arguments.of("block sequence", SequenceSettings.defaults().withBlockSize(5)),
+                Arguments.of("block sequence", SequenceSettings.defaults().withBlockSize(5).withMaxBlockSize(5)),
                 Arguments.of("gapless sequence", SequenceSettings.gapless()));
     }
 

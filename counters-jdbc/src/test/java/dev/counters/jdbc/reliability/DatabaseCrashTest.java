@@ -100,7 +100,7 @@ class DatabaseCrashTest {
                     .withRecountAtDeltas(100)), workload, 2));
             subjects.add(subject("buffered", Strategies.buffered(BufferedSettings.defaults()
                     .withFlushInterval(Duration.ofMillis(20))), inMemory, 2));
-            workload.numbers(sequences(SequenceSettings.defaults().withBlockSize(10)), "block", 2, blockNumbers);
+            workload.numbers(sequences(SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(10)), "block", 2, blockNumbers);
             workload.numbers(sequences(SequenceSettings.gapless()), "gapless", 2, gaplessNumbers);
             for (int kill = 0; kill < kills; kill++) {
                 Thread.sleep(ThreadLocalRandom.current().nextLong(1_500, 3_000));
