@@ -4,8 +4,8 @@ import dev.counters.spi.CounterStore;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import org.jspecify.annotations.Nullable;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts things: the one entry point of the library.

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.NameRules;
+import dev.counters.spi.CounterStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
@@ -13,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import dev.counters.spi.CounterStore;
 import org.jspecify.annotations.Nullable;
 
 /** Validates, routes each counter to its strategy, and keeps recently used handles resolved. */

@@ -1,7 +1,6 @@
 package dev.counters.internal;
 
 import dev.counters.CounterName;
-
 import java.util.regex.Pattern;
 
 /**

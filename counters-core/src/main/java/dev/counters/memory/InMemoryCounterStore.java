@@ -2,21 +2,21 @@ package dev.counters.memory;
 
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
-import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.VersionedValue;
+import dev.counters.spi.CounterStore;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
-import org.jspecify.annotations.Nullable;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link CounterStore} in this JVM's memory. Every operation on one counter is atomic; nothing survives the JVM.

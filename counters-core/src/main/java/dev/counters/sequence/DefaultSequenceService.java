@@ -2,8 +2,8 @@ package dev.counters.sequence;
 
 import dev.counters.CounterName;
 import dev.counters.internal.NameRules;
-import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.Sequences;
+import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.Retry;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;

@@ -1,9 +1,9 @@
 package dev.counters.sequence;
 
 import dev.counters.CounterName;
-import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.Sequences;
+import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.Retry;
 import java.util.Optional;
 

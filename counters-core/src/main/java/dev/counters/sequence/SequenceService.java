@@ -1,7 +1,7 @@
 package dev.counters.sequence;
 
-import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.Reservation;
+import dev.counters.spi.CounterStore;
 
 /**
  * Hands out unique, increasing numbers (order ids, invoice numbers) from named sequences, configured per name or

@@ -2,8 +2,8 @@ package dev.counters.sequence;
 
 import dev.counters.internal.NameRules;
 import dev.counters.internal.StrategyContext;
-import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.Sequences;
+import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.RetryRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -4,8 +4,8 @@ import dev.counters.BufferFullException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
-import dev.counters.TransientStoreException;
 import dev.counters.StrategyStatistics;
+import dev.counters.TransientStoreException;
 import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
@@ -18,7 +18,6 @@ import io.github.resilience4j.core.IntervalFunction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -58,14 +58,22 @@ abstract class CellStrategy implements CounterStrategy {
     }
 
     private Combiner combiner(CounterName name, String cell) {
-        return combiners.get(new Cell(name, cell), key -> new Combiner(batch -> retrying(() -> {
+        return combiners.get(new Cell(name, cell), key -> new Combiner(batch -> write(name, cell, batch)));
+    }
+
+    /**
+     * One combined write of a batch's deltas to a cell: the counter's total after it when the batch needs it. An
+     * upsert, repeated by the strategy's retry; optimistic counters write by compare-and-set instead.
+     */
+    long write(CounterName name, String cell, Combiner.Batch batch) {
+        return retrying(() -> {
             long sum = batch.sum();
             if (batch.needsTotal()) {
                 return store.addAndGet(name, cell, sum);
             }
             store.add(name, cell, sum);
             return 0L;
-        })));
+        });
     }
 
     private record Cell(CounterName name, String cell) {

@@ -24,19 +24,19 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A log of deltas (seed 004's first approach): each increment appends a row with a unique id, and a recount folds
- * the deltas into the counter's base value, in one transaction: it reads the unfolded deltas, sums them here, and
- * has the store add the sum and mark exactly those deltas folded, or do nothing if a concurrent recount got there
- * first. Exact and idempotent by
- * construction: an append retried with the same id after an unknown outcome writes at most once, and a recount is
+ * A log of deltas (seed 004's first approach): each increment appends a row with a unique id (concurrent increments
+ * of a counter in one JVM share a row), and a recount folds the deltas into the counter's base value, in one
+ * transaction: it reads the unfolded deltas, sums them here, and has the store add the sum and mark exactly those
+ * deltas folded, or do nothing if a concurrent recount got there first. Exact and idempotent by construction: an
+ * append retried with the same id after an unknown outcome writes at most once, and a recount is
  * all or nothing, so rerunning one that failed halfway is safe.
  *
  * <p>A recount is due when the folded value is older than a threshold or enough deltas piled up; at most one runs
@@ -98,9 +98,22 @@ final class DeltaLogStrategy extends CellStrategy {
         return new StrategyStatistics.Activity(conflicts.sum(), retries(), 0, null);
     }
 
+    /**
+     * Appends the delta, combined with the concurrent increments of the same counter in this JVM into one row (see
+     * {@link Combiner}): each caller returns when the row carrying its delta has committed.
+     */
     @Override
     public void increment(CounterName name, long delta) {
-        Append append = new Append(name, delta);
+        addCombined(name, DELTAS, delta, false);
+    }
+
+    /** The combiners' key for a counter's appends (no cell is written by them). */
+    private static final String DELTAS = "deltas";
+
+    /** One row for a batch: its sum is fixed before the first attempt, so a retry carries the same delta and id. */
+    @Override
+    long write(CounterName name, String cell, Combiner.Batch batch) {
+        Append append = new Append(name, batch.sum());
         try {
             retrying(append::attempt);
         } catch (TransientStoreException e) {
@@ -111,9 +124,11 @@ final class DeltaLogStrategy extends CellStrategy {
             }
             throw e;
         }
+        // Once per row, by the writer: the callers it carried need not look the tracker up again.
         Tracker tracker = trackers.get(name, key -> new Tracker());
         tracker.appends.incrementAndGet();
         recountIfDue(name, tracker);
+        return 0L;
     }
 
     /**

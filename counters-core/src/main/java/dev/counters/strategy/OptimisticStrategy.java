@@ -1,15 +1,13 @@
 package dev.counters.strategy;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
 import dev.counters.internal.StrategyContext;
-import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.VersionedValue;
+import dev.counters.spi.CounterStore;
 import io.github.resilience4j.core.IntervalFunction;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
@@ -33,8 +31,6 @@ final class OptimisticStrategy extends CellStrategy {
     private final int maxAttempts;
     private final LongAdder conflicts = new LongAdder();
     private final LongAdder contentionFailures = new LongAdder();
-    // Weak values: a counter nobody is incrementing needs no combiner, and one in use is held by its callers.
-    private final Cache<CounterName, Combiner> combiners = Caffeine.newBuilder().weakValues().build();
 
     OptimisticStrategy(StrategyContext context, OptimisticSettings settings) {
         // One retry for conflicts and rolled-back statements alike (a conflict is a TransientStoreException: nothing
@@ -67,15 +63,16 @@ final class OptimisticStrategy extends CellStrategy {
         if (callerTransaction.isPresent()) {
             return callerTransaction.get().addAndGet(name, AtomicStrategy.CELL, delta);
         }
-        return combiners.get(name, key -> new Combiner(batch -> write(key, batch))).submit(delta, true);
+        return addCombined(name, AtomicStrategy.CELL, delta, true);
     }
 
     /** One read and compare-and-set carrying the batch's deltas, including any queued since the last attempt. */
-    private long write(CounterName name, Combiner.Batch batch) {
+    @Override
+    long write(CounterName name, String cell, Combiner.Batch batch) {
         try {
             return retrying(() -> {
                 long sum = batch.sum();
-                Optional<VersionedValue> current = store.read(name, AtomicStrategy.CELL);
+                Optional<VersionedValue> current = store.read(name, cell);
                 long value = current.map(VersionedValue::value).orElse(0L);
                 long version = current.map(VersionedValue::version).orElse(0L);
                 long next;
@@ -84,7 +81,7 @@ final class OptimisticStrategy extends CellStrategy {
                 } catch (ArithmeticException e) {
                     throw new CounterOverflowException(name, sum);
                 }
-                if (store.compareAndSet(name, AtomicStrategy.CELL, version, next)) {
+                if (store.compareAndSet(name, cell, version, next)) {
                     return next;
                 }
                 conflicts.increment();

@@ -34,7 +34,12 @@ public final class InterferingStore extends ForwardingCounterStore {
     public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
         compareAndSets.incrementAndGet();
         if (latencyNanos > 0) {
-            java.util.concurrent.locks.LockSupport.parkNanos(latencyNanos);
+            // Sleep, not park: a park returns at once on a permit left by the combiner's hand-offs between threads.
+            try {
+                Thread.sleep(java.time.Duration.ofNanos(latencyNanos));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         if (conflictsLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             delegate().add(counter, cell, 0);

@@ -10,21 +10,24 @@ import dev.counters.CounterStoreException;
 import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.memory.InMemoryCounterStore;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Concurrent increments of one row in a JVM share writes: fewer store calls than increments, each caller answered
+ * Concurrent increments of one row (delta-log: of one counter's log) in a JVM share writes: fewer store calls than increments, each caller answered
  * only by the write that carried its delta, with a total that includes its delta and no later one. The store here
  * makes every write take a while, as a durable commit does.
  */
@@ -55,6 +58,16 @@ class CombiningTest {
                 + "none a later one").containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, THREADS).boxed()
                 .toList());
         assertThat(store.writes.get()).as("store writes for " + THREADS + " increments").isLessThan(THREADS / 2);
+    }
+
+    @Test
+    void concurrentDeltaLogIncrementsShareRows() throws Exception {
+        SlowStore store = new SlowStore(Duration.ofMillis(20));
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.deltaLog()).build()) {
+            runConcurrently(THREADS, i -> counters.increment("hot", 1L << i)); // distinct bits: a lost one shows
+            assertThat(counters.get("hot")).isEqualTo((1L << THREADS) - 1);
+        }
+        assertThat(store.writes.get()).as("delta rows for " + THREADS + " increments").isLessThan(THREADS / 2);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -170,6 +183,12 @@ class CombiningTest {
         public long addAndGet(CounterName counter, String cell, long delta) {
             write(delta);
             return super.addAndGet(counter, cell, delta);
+        }
+
+        @Override
+        public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
+            write(delta);
+            return super.appendDelta(counter, deltaId, delta, now);
         }
 
         @Override

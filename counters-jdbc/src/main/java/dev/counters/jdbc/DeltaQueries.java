@@ -1,5 +1,7 @@
 package dev.counters.jdbc;
 
+import static dev.counters.jdbc.RenderedStatement.marker;
+import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.sum;
 
@@ -25,23 +27,30 @@ final class DeltaQueries {
 
     private final CounterTables t;
 
+    /** The hot path's statements, rendered once (see {@link RenderedStatement}). */
+    private final RenderedStatement append;
+    private final RenderedStatement stored;
+
     DeltaQueries(CounterTables tables) {
         this.t = tables;
+        this.append = new RenderedStatement(ctx -> ctx.insertInto(t.deltas, t.deltasName, t.deltasId, t.deltasDelta,
+                        t.deltasAppendedAt, t.deltasFolded)
+                .values(marker(0, String.class), marker(1, String.class), marker(2, Long.class),
+                        marker(3, Long.class), inline(UNFOLDED))
+                .onConflict(t.deltasName, t.deltasId)
+                .doNothing());
+        this.stored = new RenderedStatement(ctx -> ctx.select(t.deltasDelta).from(t.deltas)
+                .where(t.deltasName.eq(marker(0, String.class)), t.deltasId.eq(marker(1, String.class))));
     }
 
     /** Appends the delta unless its id is taken: empty if appended, else the delta stored under the id. */
     OptionalLong append(DSLContext ctx, CounterName counter, String deltaId, long delta, Instant now) {
         while (true) {
-            if (ctx.insertInto(t.deltas, t.deltasName, t.deltasId, t.deltasDelta, t.deltasAppendedAt, t.deltasFolded)
-                    .values(counter.value(), deltaId, delta, now.toEpochMilli(), UNFOLDED)
-                    .onConflict(t.deltasName, t.deltasId)
-                    .doNothing()
-                    .execute() == 1) {
+            if (append.execute(ctx, counter.value(), deltaId, delta, now.toEpochMilli()) == 1) {
                 return OptionalLong.empty();
             }
-            Long stored = ctx.select(t.deltasDelta).from(t.deltas)
-                    .where(t.deltasName.eq(counter.value()), t.deltasId.eq(deltaId))
-                    .fetchOne(t.deltasDelta);
+            Long stored = this.stored.query(ctx, rows -> rows.next() ? rows.getLong(1) : null, counter.value(),
+                    deltaId);
             if (stored != null) {
                 return OptionalLong.of(stored);
             }

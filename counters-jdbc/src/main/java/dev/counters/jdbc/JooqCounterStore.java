@@ -54,7 +54,6 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     private static final int MAX_NAMES_PER_QUERY = 1_000;
 
     private final StatementRunner runner;
-    private final CounterTables tables;
     private final CellQueries cells;
     private final DeltaQueries deltas;
     private final BatchQueries batches;
@@ -67,7 +66,6 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     private JooqCounterStore(StatementRunner runner, CounterTables tables,
             @Nullable CallerTransactions callerTransactions, Optional<SessionLocks> sessionLocks) {
         this.runner = runner;
-        this.tables = tables;
         this.cells = new CellQueries(tables);
         this.deltas = new DeltaQueries(tables);
         this.batches = new BatchQueries(tables);
@@ -81,7 +79,6 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     /** {@code store}'s queries (and the statements they rendered), run by {@code runner}. */
     private JooqCounterStore(StatementRunner runner, JooqCounterStore store) {
         this.runner = runner;
-        this.tables = store.tables;
         this.cells = store.cells;
         this.deltas = store.deltas;
         this.batches = store.batches;

@@ -60,9 +60,15 @@ class AmbiguousCommitTest {
                     counters.increment(names.get((thread + i) % names.size()));
                 }
             });
+            // A fast run can end in a handful of flushes: a few more make sure both kinds of fault were met.
+            for (int i = 0; i < 8; i++) {
+                counters.increment(prefix + "extra");
+                counters.flush().join();
+            }
         }
         try (CounterService reader = CounterService.builder(stores.store()).build()) {
             assertThat(reader.get(names).values()).containsOnly((long) threads * perThread / names.size());
+            assertThat(reader.get(prefix + "extra")).isEqualTo(8);
         }
         assertThat(faulty.injectedAfterCommit.get()).as("ambiguous commits injected").isPositive();
         assertThat(faulty.injectedBeforeCommit.get()).as("rolled-back commits injected").isPositive();
