@@ -167,15 +167,31 @@ class CountersAutoConfigurationTest {
             CounterService counters = context.getBean(CounterService.class);
             CounterStore store = context.getBean(CounterStore.class);
             counters.increment("a");
-            assertThatThrownBy(() -> counters.increment("b")).isInstanceOf(BufferFullException.class);
+            assertThat(refusedNewCounters(counters, "b")).isPositive();
             counters.increment("roomy.a");
             counters.increment("roomy.b");
-            assertThatThrownBy(() -> counters.increment("roomy.c")).isInstanceOf(BufferFullException.class);
+            assertThat(refusedNewCounters(counters, "roomy.c")).isPositive();
             counters.increment("waiting.a");
             counters.increment("waiting.b"); // waits while a flush, started because the buffer is full, makes room
             assertThat(store.get(dev.counters.CounterName.of("waiting.a")))
                     .as("flushed to make room, long before the group's hour-long interval").isEqualTo(1);
         });
+    }
+
+    /**
+     * How many of 100 new counters a full buffer refused. Not just the first: a full buffer makes the flusher due at
+     * once, and a flush that ran between two increments makes room for the next.
+     */
+    private static int refusedNewCounters(CounterService counters, String prefix) {
+        int refused = 0;
+        for (int i = 0; i < 100; i++) {
+            try {
+                counters.increment(prefix + i);
+            } catch (BufferFullException e) {
+                refused++;
+            }
+        }
+        return refused;
     }
 
     @Test
