@@ -18,7 +18,12 @@ enum BenchDatabase {
     MARIADB_DURABLE(DurableServers::mariaDb, "MariaDB 11.4, production-like: innodb_flush_log_at_trx_commit=1, "
             + "binlog with sync_binlog=1, each fsync/fdatasync delayed " + DurableServers.SYNC_DELAY_US + " µs"),
     POSTGRES_DURABLE(DurableServers::postgres, "PostgreSQL 17, production-like: fsync=on, synchronous_commit=on, "
-            + "commit_delay=" + DurableServers.SYNC_DELAY_US + " µs with commit_siblings=0");
+            + "commit_delay=" + DurableServers.SYNC_DELAY_US + " µs with commit_siblings=0"),
+    /** The production-like settings without the emulated sync cost: only to show what the emulation adds. */
+    MARIADB_DURABLE_NO_DELAY(size -> DurableServers.mariaDb(size, false),
+            "MariaDB 11.4, durable settings, no sync delay"),
+    POSTGRES_DURABLE_NO_DELAY(size -> DurableServers.postgres(size, false),
+            "PostgreSQL 17, durable settings, no commit delay");
 
     private final IntFunction<HikariDataSource> pools;
     final String description;
@@ -36,8 +41,8 @@ enum BenchDatabase {
     /** The relaxed database of the same vendor: what decides the SQL a workload writes. */
     BenchDatabase vendor() {
         return switch (this) {
-            case MARIADB_DURABLE -> MARIADB;
-            case POSTGRES_DURABLE -> POSTGRES;
+            case MARIADB_DURABLE, MARIADB_DURABLE_NO_DELAY -> MARIADB;
+            case POSTGRES_DURABLE, POSTGRES_DURABLE_NO_DELAY -> POSTGRES;
             default -> this;
         };
     }
@@ -54,8 +59,11 @@ enum BenchDatabase {
             case "postgres", "postgresql" -> POSTGRES;
             case "mariadb-durable" -> MARIADB_DURABLE;
             case "postgres-durable", "postgresql-durable" -> POSTGRES_DURABLE;
+            case "mariadb-durable-nodelay" -> MARIADB_DURABLE_NO_DELAY;
+            case "postgres-durable-nodelay" -> POSTGRES_DURABLE_NO_DELAY;
             default -> throw new IllegalArgumentException("Unknown database '" + name
-                    + "'; expected h2, mariadb, postgres, mariadb-durable or postgres-durable");
+                    + "'; expected h2, mariadb, postgres, mariadb-durable, postgres-durable, mariadb-durable-nodelay or"
+                    + " postgres-durable-nodelay");
         };
     }
 }

@@ -14,7 +14,8 @@ import java.util.Map;
  *
  * <pre>
  * report [--quick]
- * load      --database mariadb --workload atomic,plain-update --threads 1,8,32 --counters 1,100 --duration 2s
+ * load      --database mariadb-durable --workload atomic,plain-update --threads 1,8,64,256v --counters 1,100
+ *           --warmup 5s --duration 5s      (256v: 256 callers on virtual threads)
  * sequences --database mariadb --workload sequence-block,auto-increment --threads 1,8 --duration 2s
  * smoke
  * </pre>
@@ -65,9 +66,11 @@ public final class Benchmarks {
         for (BenchDatabase database : databases(options)) {
             for (Workload.Kind kind : selected(options, Workloads.counting(), Workload.Kind::name)) {
                 for (int counters : ints(options.getOrDefault("counters", "1"))) {
-                    for (int threads : ints(options.getOrDefault("threads", "1,8,32"))) {
-                        LoadResult result = LoadDriver.run(database, kind, threads, counters, warmup(options),
-                                duration(options));
+                    for (String threads : options.getOrDefault("threads", "1,8,32").split(",")) {
+                        boolean virtual = threads.endsWith("v"); // 256v: on virtual threads
+                        LoadResult result = LoadDriver.run(database, kind,
+                                Integer.parseInt(virtual ? threads.substring(0, threads.length() - 1) : threads),
+                                virtual, counters, warmup(options), duration(options));
                         System.out.println(result.line());
                         results.add(result);
                     }

@@ -6,11 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
-/** Throughput against threads, one line per workload, as PNG files next to the report. */
+/** Throughput against threads, one line per workload, and latency bars, as PNG files next to the report. */
 final class Charts {
 
     private Charts() {
@@ -35,5 +38,27 @@ final class Charts {
                 .setMarker(SeriesMarkers.CIRCLE));
         BitmapEncoder.saveBitmap(chart, directory.resolve(fileName).toString(), BitmapEncoder.BitmapFormat.PNG);
         return fileName.endsWith(".png") ? fileName : fileName + ".png";
+    }
+
+    /** p50 and p99 latency per workload, as grouped bars on a log scale. */
+    static void latency(Path directory, String fileName, String title, Map<String, double[]> p50AndP99)
+            throws IOException {
+        if (p50AndP99.isEmpty()) {
+            return;
+        }
+        CategoryChart chart = new CategoryChartBuilder().width(900).height(560).title(title)
+                .xAxisTitle("workload").yAxisTitle("µs").build();
+        chart.getStyler().setYAxisLogarithmic(true);
+        // Points, not bars: bars start at zero, which a logarithmic axis cannot show.
+        chart.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Scatter);
+        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        chart.getStyler().setXAxisLabelRotation(30);
+        List<String> workloads = List.copyOf(p50AndP99.keySet());
+        for (int i = 0; i < 2; i++) {
+            int percentile = i;
+            chart.addSeries(i == 0 ? "p50" : "p99", workloads,
+                    workloads.stream().map(w -> (Number) Math.max(1, p50AndP99.get(w)[percentile])).toList());
+        }
+        BitmapEncoder.saveBitmap(chart, directory.resolve(fileName).toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 }

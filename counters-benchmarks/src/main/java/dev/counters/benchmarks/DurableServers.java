@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,51 +33,66 @@ final class DurableServers {
 
     static final int SYNC_DELAY_US = 1000;
 
-    private static MariaDbProcess mariaDb;
-    private static EmbeddedPostgres postgres;
+    private static final Map<Boolean, MariaDbProcess> MARIADB = new HashMap<>();
+    private static final Map<Boolean, EmbeddedPostgres> POSTGRES = new HashMap<>();
 
     private DurableServers() {
     }
 
-    static synchronized HikariDataSource mariaDb(int size) {
-        if (mariaDb == null) {
-            mariaDb = MariaDbProcess.start(List.of("--innodb-flush-log-at-trx-commit=1", "--log-bin=binlog",
-                    "--server-id=1", "--sync-binlog=1", "--innodb-flush-method=fsync"),
-                    Map.of("LD_PRELOAD", syncDelayLibrary().toString(),
-                            "SYNC_DELAY_US", Integer.toString(SYNC_DELAY_US)));
+    /** A pool on the production-like MariaDB server. */
+    static HikariDataSource mariaDb(int size) {
+        return mariaDb(size, true);
+    }
+
+    /** A pool on the production-like PostgreSQL server. */
+    static HikariDataSource postgres(int size) {
+        return postgres(size, true);
+    }
+
+    /**
+     * {@code delayed}: each sync costs {@value #SYNC_DELAY_US} µs more; without, the same durable settings on this
+     * machine's own disk, which syncs for nearly nothing: the pair shows what the emulation adds.
+     */
+    static synchronized HikariDataSource mariaDb(int size, boolean delayed) {
+        MariaDbProcess server = MARIADB.computeIfAbsent(delayed, yes -> {
+            MariaDbProcess started = MariaDbProcess.start(List.of("--innodb-flush-log-at-trx-commit=1",
+                    "--log-bin=binlog", "--server-id=1", "--sync-binlog=1", "--innodb-flush-method=fsync"),
+                    yes ? syncDelay() : Map.of());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
-                    mariaDb.kill();
+                    started.kill();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             }));
-        }
-        return pool(mariaDb.jdbcUrl() + EmbeddedMariaDb.DRIVER_SETTINGS, EmbeddedMariaDb.USER, "", size);
+            return started;
+        });
+        return pool(server.jdbcUrl() + EmbeddedMariaDb.DRIVER_SETTINGS, EmbeddedMariaDb.USER, "", size);
     }
 
-    static synchronized HikariDataSource postgres(int size) {
-        if (postgres == null) {
+    static synchronized HikariDataSource postgres(int size, boolean delayed) {
+        EmbeddedPostgres server = POSTGRES.computeIfAbsent(delayed, yes -> {
             try {
-                postgres = EmbeddedPostgres.builder()
+                EmbeddedPostgres started = EmbeddedPostgres.builder()
                         .setServerConfig("fsync", "on")
                         .setServerConfig("synchronous_commit", "on")
-                        .setServerConfig("commit_delay", Integer.toString(SYNC_DELAY_US))
+                        .setServerConfig("commit_delay", yes ? Integer.toString(SYNC_DELAY_US) : "0")
                         .setServerConfig("commit_siblings", "0")
                         .setServerConfig("max_connections", "400")
                         .start();
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    try {
+                        started.close();
+                    } catch (IOException e) {
+                        // shutting down anyway
+                    }
+                }));
+                return started;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    postgres.close();
-                } catch (IOException e) {
-                    // shutting down anyway
-                }
-            }));
-        }
-        return pool(postgres.getJdbcUrl("postgres", "postgres"), "postgres", "postgres", size);
+        });
+        return pool(server.getJdbcUrl("postgres", "postgres"), "postgres", "postgres", size);
     }
 
     private static HikariDataSource pool(String url, String user, String password, int size) {
@@ -88,8 +104,18 @@ final class DurableServers {
         return new HikariDataSource(config);
     }
 
-    /** Builds {@code syncdelay.c} into a shared library, once per run. */
-    private static Path syncDelayLibrary() {
+    private static Path syncDelayLibrary;
+
+    /** The environment that makes a server's disk syncs take {@value #SYNC_DELAY_US} µs longer. */
+    static synchronized Map<String, String> syncDelay() {
+        if (syncDelayLibrary == null) {
+            syncDelayLibrary = buildSyncDelayLibrary();
+        }
+        return Map.of("LD_PRELOAD", syncDelayLibrary.toString(), "SYNC_DELAY_US", Integer.toString(SYNC_DELAY_US));
+    }
+
+    /** Builds {@code syncdelay.c} into a shared library. */
+    private static Path buildSyncDelayLibrary() {
         try {
             Path directory = Files.createTempDirectory("counters-syncdelay-");
             Path source = directory.resolve("syncdelay.c");

@@ -17,6 +17,11 @@ final class FreshTables {
 
     /** A store on newly migrated tables with a prefix of their own. */
     static JooqCounterStore store(DataSource dataSource) {
-        return JooqCounterStore.builder(dataSource).tablePrefix(name("b") + "_").migrateSchema(true).build();
+        return store(dataSource, name("b") + "_");
+    }
+
+    /** A store on the tables of {@code prefix}, migrated if they are new. */
+    static JooqCounterStore store(DataSource dataSource, String prefix) {
+        return JooqCounterStore.builder(dataSource).tablePrefix(prefix).migrateSchema(true).build();
     }
 }

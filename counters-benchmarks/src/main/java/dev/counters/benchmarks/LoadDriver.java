@@ -1,6 +1,7 @@
 package dev.counters.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntFunction;
 import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
 
@@ -20,21 +22,47 @@ final class LoadDriver {
 
     private enum Phase { WARMUP, MEASURE, STOP }
 
+    /** The most connections virtual callers share. */
+    static final int MAX_POOL = 64;
+
+    /**
+     * This JVM's CPU time: the client's cost per increment (the servers run in processes of their own, except H2,
+     * whose cost it includes).
+     */
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
     private LoadDriver() {
     }
 
     static LoadResult run(BenchDatabase database, Workload.Kind kind, int threads, int counters, Duration warmup,
             Duration duration) throws Exception {
+        return run(database, kind, threads, false, counters, warmup, duration);
+    }
+
+    /**
+     * {@code threads} callers, on virtual threads if {@code virtual} (as a Boot 4 web server with virtual threads
+     * gives); virtual callers share a pool of at most {@value #MAX_POOL} connections, as an application's would.
+     */
+    static LoadResult run(BenchDatabase database, Workload.Kind kind, int threads, boolean virtual, int counters,
+            Duration warmup, Duration duration) throws Exception {
         StatementCounter statements = new StatementCounter();
-        try (HikariDataSource pool = database.pool(threads + 8)) {
-            DataSource dataSource = statements.wrap(pool);
-            Workload workload = kind.opener().open(dataSource, database, counters);
+        List<HikariDataSource> pools = new ArrayList<>();
+        try {
+            int poolSize = (virtual ? Math.min(threads, MAX_POOL) : threads) + 8;
+            IntFunction<DataSource> newPool = size -> {
+                HikariDataSource pool = database.pool(size);
+                pools.add(pool);
+                return statements.wrap(pool);
+            };
+            Workload workload = kind.opener().open(new Workload.Setup(newPool.apply(poolSize), database, counters,
+                    threads, poolSize, newPool));
             LongAdder[] acknowledged = new LongAdder[counters];
             for (int i = 0; i < counters; i++) {
                 acknowledged[i] = new LongAdder();
             }
             AtomicLong failures = new AtomicLong();
-            Measurement measurement = measure(threads, warmup, duration, statements, () -> {
+            Measurement measurement = measure(threads, virtual, warmup, duration, statements, () -> {
                 int counter = counters == 1 ? 0 : ThreadLocalRandom.current().nextInt(counters);
                 try {
                     workload.increment(counter);
@@ -51,7 +79,9 @@ final class LoadDriver {
             for (int i = 0; i < counters; i++) {
                 exact &= totals[i] == acknowledged[i].sum();
             }
-            return measurement.result(database, kind.name(), threads, counters, failures.get(), exact);
+            return measurement.result(database, kind.name(), threads, virtual, counters, failures.get(), exact);
+        } finally {
+            pools.forEach(HikariDataSource::close);
         }
     }
 
@@ -62,7 +92,7 @@ final class LoadDriver {
             SequenceWorkload workload = kind.opener().open(statements.wrap(pool), database);
             NumberLog numbers = new NumberLog();
             AtomicLong failures = new AtomicLong();
-            Measurement measurement = measure(threads, warmup, duration, statements, () -> {
+            Measurement measurement = measure(threads, false, warmup, duration, statements, () -> {
                 try {
                     numbers.add(workload.next());
                     return true;
@@ -72,7 +102,8 @@ final class LoadDriver {
                 }
             });
             workload.close();
-            return measurement.result(database, kind.name(), threads, 1, failures.get(), numbers.uniqueAndIncreasing());
+            return measurement.result(database, kind.name(), threads, false, 1, failures.get(),
+                    numbers.uniqueAndIncreasing());
         }
     }
 
@@ -82,16 +113,17 @@ final class LoadDriver {
         boolean run();
     }
 
-    private record Measurement(long operations, double seconds, Histogram latency, double statementsPerOperation) {
+    private record Measurement(long operations, double seconds, Histogram latency, double statementsPerOperation,
+            double cpuMicrosPerOperation) {
 
-        LoadResult result(BenchDatabase database, String workload, int threads, int counters, long failures,
-                boolean correct) {
-            return new LoadResult(database, workload, threads, counters, operations, seconds, latency,
-                    statementsPerOperation, failures, correct);
+        LoadResult result(BenchDatabase database, String workload, int threads, boolean virtual, int counters,
+                long failures, boolean correct) {
+            return new LoadResult(database, workload, threads, virtual, counters, operations, seconds, latency,
+                    statementsPerOperation, cpuMicrosPerOperation, failures, correct);
         }
     }
 
-    private static Measurement measure(int threads, Duration warmup, Duration duration, StatementCounter statements,
+    private static Measurement measure(int threads, boolean virtual, Duration warmup, Duration duration, StatementCounter statements,
             Operation operation) throws InterruptedException {
         AtomicReference<Phase> phase = new AtomicReference<>(Phase.WARMUP);
         List<Histogram> histograms = new ArrayList<>();
@@ -100,7 +132,7 @@ final class LoadDriver {
         for (int t = 0; t < threads; t++) {
             Histogram histogram = new Histogram(Duration.ofMinutes(1).toNanos(), 3);
             histograms.add(histogram);
-            workers.add(Thread.ofPlatform().name("bench-" + t).start(() -> {
+            workers.add((virtual ? Thread.ofVirtual() : Thread.ofPlatform()).name("bench-" + t).start(() -> {
                 Phase current;
                 while ((current = phase.get()) != Phase.STOP) {
                     long started = System.nanoTime();
@@ -115,6 +147,7 @@ final class LoadDriver {
         }
         Thread.sleep(warmup.toMillis());
         long statementsBefore = statements.count();
+        long cpuBefore = PROCESS.getProcessCpuTime();
         long started = System.nanoTime();
         phase.set(Phase.MEASURE);
         Thread.sleep(duration.toMillis());
@@ -125,6 +158,7 @@ final class LoadDriver {
         phase.set(Phase.STOP);
         double seconds = (System.nanoTime() - started) / 1e9;
         long statementsDuring = statements.count() - statementsBefore;
+        long cpuDuring = PROCESS.getProcessCpuTime() - cpuBefore;
         for (Thread worker : workers) {
             worker.join();
         }
@@ -132,6 +166,7 @@ final class LoadDriver {
         histograms.forEach(latency::add);
         long operations = measured.sum();
         return new Measurement(operations, seconds, latency,
-                operations == 0 ? Double.NaN : (double) statementsDuring / operations);
+                operations == 0 ? Double.NaN : (double) statementsDuring / operations,
+                operations == 0 ? Double.NaN : cpuDuring / 1e3 / operations);
     }
 }

@@ -3,12 +3,13 @@ package dev.counters.benchmarks;
 import org.HdrHistogram.Histogram;
 
 /**
- * One measured run: throughput over the measurement window, latency percentiles, statements per operation, and
- * whether the end state was right (counters: stored total = acknowledged increments; sequences: no duplicate and
- * strictly increasing per thread).
+ * One measured run: throughput over the measurement window, latency percentiles, statements and client CPU time per
+ * operation, and whether the end state was right (counters: stored total = acknowledged increments; sequences: no
+ * duplicate and strictly increasing per thread).
  */
-record LoadResult(BenchDatabase database, String workload, int threads, int counters, long operations,
-        double seconds, Histogram latency, double statementsPerOperation, long failures, boolean correct) {
+record LoadResult(BenchDatabase database, String workload, int threads, boolean virtual, int counters,
+        long operations, double seconds, Histogram latency, double statementsPerOperation,
+        double cpuMicrosPerOperation, long failures, boolean correct) {
 
     double operationsPerSecond() {
         return operations / seconds;
@@ -19,10 +20,15 @@ record LoadResult(BenchDatabase database, String workload, int threads, int coun
         return latency.getValueAtPercentile(percentile) / 1_000.0;
     }
 
+    /** The callers: {@code 64}, or {@code 256v} on virtual threads. */
+    String callers() {
+        return threads + (virtual ? "v" : "");
+    }
+
     String line() {
-        return String.format("%-8s %-18s threads=%2d counters=%3d %,12.0f ops/s  p50=%8.1fµs p99=%9.1fµs"
-                        + " p99.9=%9.1fµs  %.3f stmts/op  failures=%d  %s", database, workload, threads, counters,
-                operationsPerSecond(), micros(50), micros(99), micros(99.9), statementsPerOperation, failures,
-                correct ? "exact" : "NOT EXACT");
+        return String.format("%-8s %-18s threads=%4s counters=%3d %,12.0f ops/s  p50=%8.1fµs p99=%9.1fµs"
+                        + " p99.9=%9.1fµs  %.3f stmts/op  %.1f µs CPU/op  failures=%d  %s", database, workload,
+                callers(), counters, operationsPerSecond(), micros(50), micros(99), micros(99.9),
+                statementsPerOperation, cpuMicrosPerOperation, failures, correct ? "exact" : "NOT EXACT");
     }
 }

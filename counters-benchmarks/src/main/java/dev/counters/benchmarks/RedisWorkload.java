@@ -4,31 +4,54 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisPoolConfig;
 
 /**
- * Redis {@code INCR} through Jedis, against a {@code redis-server} started here on a free loopback port with
- * persistence off: the in-memory ceiling that users weigh a database counter against. Skipped (with a note in the
- * report) when no {@code redis-server} binary is on the PATH.
+ * Redis {@code INCR} through Jedis, against a {@code redis-server} started here on a free loopback port: the figure
+ * users weigh a database counter against. Three settings:
+ * <ul>
+ *   <li>{@link Persistence#NONE}: in memory only, the ceiling;
+ *   <li>{@link Persistence#ALWAYS}: append-only file with {@code appendfsync always}, durable as a database commit,
+ *       with the same delay per disk sync as the production-like databases ({@link DurableServers});
+ *   <li>{@link Persistence#EVERYSEC}: {@code appendfsync everysec}, Redis's usual setting (a crash loses up to a
+ *       second of increments), same delay.
+ * </ul>
+ * Not offered when no {@code redis-server} binary is on the PATH (Debian: {@code apt-get install redis-server}).
  */
 final class RedisWorkload implements Workload {
+
+    enum Persistence { NONE, ALWAYS, EVERYSEC }
 
     private final Process server;
     private final JedisPool pool;
     private final int counters;
+    private final Path directory;
 
-    private RedisWorkload(int counters) throws Exception {
+    private RedisWorkload(int counters, int connections, Persistence persistence) throws Exception {
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        this.server = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        this.directory = Files.createTempDirectory("counters-redis-");
+        List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind",
+                "127.0.0.1", "--save", "", "--dir", directory.toString()));
+        command.addAll(switch (persistence) {
+            case NONE -> List.of("--appendonly", "no");
+            case ALWAYS -> List.of("--appendonly", "yes", "--appendfsync", "always");
+            case EVERYSEC -> List.of("--appendonly", "yes", "--appendfsync", "everysec");
+        });
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        if (persistence != Persistence.NONE) {
+            builder.environment().putAll(DurableServers.syncDelay());
+        }
+        this.server = builder.start();
         JedisPoolConfig config = new JedisPoolConfig();
-        config.setMaxTotal(64);
+        config.setMaxTotal(connections);
         this.pool = new JedisPool(config, "127.0.0.1", port);
         this.counters = counters;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -60,8 +83,9 @@ final class RedisWorkload implements Workload {
         return false;
     }
 
-    static Opener opener() {
-        return (dataSource, database, counters) -> new RedisWorkload(counters);
+    static Opener opener(Persistence persistence) {
+        // A connection per caller: Redis connections are cheap, and the pool's waits would cost Redis, not the callers.
+        return setup -> new RedisWorkload(setup.counters(), setup.callers(), persistence);
     }
 
     @Override
@@ -76,7 +100,7 @@ final class RedisWorkload implements Workload {
     }
 
     @Override
-    public long[] totals() throws IOException {
+    public long[] totals() throws IOException, InterruptedException {
         long[] totals = new long[counters];
         try (var redis = pool.getResource()) {
             for (int i = 0; i < counters; i++) {
@@ -86,6 +110,10 @@ final class RedisWorkload implements Workload {
         } finally {
             pool.close();
             server.destroy();
+            server.waitFor(10, TimeUnit.SECONDS);
+            try (var files = Files.walk(directory)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+            }
         }
         return totals;
     }

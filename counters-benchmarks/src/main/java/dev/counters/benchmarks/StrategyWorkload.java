@@ -6,38 +6,59 @@ import dev.counters.strategy.StrategyFactory;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import javax.sql.DataSource;
 
-/** A strategy of this library on a {@link JooqCounterStore} with tables of its own. */
+/**
+ * A strategy of this library on a {@link JooqCounterStore} with tables of its own: one service, or several on the
+ * same tables, each with a pool of its own, as several application instances would be (node: one node id each).
+ * The callers are shared out among the instances evenly.
+ */
 final class StrategyWorkload implements Workload {
 
     private final JooqCounterStore store;
     private final StrategyFactory strategy;
-    private final CounterService counters;
+    private final CounterService[] instances;
     private final String[] names;
     private final boolean durable;
+    private final AtomicInteger nextCaller = new AtomicInteger();
+    private final ThreadLocal<CounterService> instance;
 
-    private StrategyWorkload(DataSource dataSource, StrategyFactory strategy, int counters, boolean durable) {
-        this.store = FreshTables.store(dataSource);
+    private StrategyWorkload(Setup setup, StrategyFactory strategy, int instances, boolean durable) {
+        String prefix = FreshTables.name("b") + "_";
+        this.store = FreshTables.store(setup.dataSource(), prefix);
         this.strategy = strategy;
-        this.counters = CounterService.builder(store).defaultStrategy(strategy).build();
-        this.names = IntStream.range(0, counters).mapToObj(i -> "bench.c" + i).toArray(String[]::new);
+        this.instances = new CounterService[instances];
+        this.instances[0] = CounterService.builder(store).defaultStrategy(strategy).build();
+        int poolSize = Math.ceilDiv(setup.connections(), instances) + 2;
+        for (int i = 1; i < instances; i++) {
+            this.instances[i] = CounterService.builder(FreshTables.store(setup.pools().apply(poolSize), prefix))
+                    .defaultStrategy(strategy).build();
+        }
+        this.instance = ThreadLocal.withInitial(
+                () -> this.instances[nextCaller.getAndIncrement() % this.instances.length]);
+        this.names = IntStream.range(0, setup.counters()).mapToObj(i -> "bench.c" + i).toArray(String[]::new);
         this.durable = durable;
     }
 
     /** Increments that return at once (buffered: before they are durable). */
     static Opener of(StrategyFactory strategy) {
-        return (dataSource, database, counters) -> new StrategyWorkload(dataSource, strategy, counters, false);
+        return setup -> new StrategyWorkload(setup, strategy, 1, false);
+    }
+
+    /** {@code instances} services on the same tables, each with its own pool (and node id). */
+    static Opener instances(StrategyFactory strategy, int instances) {
+        return setup -> new StrategyWorkload(setup, strategy, instances, false);
     }
 
     /** Each increment waits until it is durable ({@code incrementDurably(...).join()}). */
     static Opener durable(StrategyFactory strategy) {
-        return (dataSource, database, counters) -> new StrategyWorkload(dataSource, strategy, counters, true);
+        return setup -> new StrategyWorkload(setup, strategy, 1, true);
     }
 
     @Override
     public void increment(int counter) {
+        CounterService counters = instance.get();
         if (durable) {
             counters.incrementDurably(names[counter], 1).join();
         } else {
@@ -47,7 +68,7 @@ final class StrategyWorkload implements Workload {
 
     @Override
     public void close() {
-        counters.close();
+        Arrays.stream(instances).forEach(CounterService::close);
     }
 
     @Override

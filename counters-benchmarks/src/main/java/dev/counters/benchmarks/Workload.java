@@ -1,5 +1,6 @@
 package dev.counters.benchmarks;
 
+import java.util.function.IntFunction;
 import javax.sql.DataSource;
 
 /** One way of counting that the driver measures: a strategy of this library, or a baseline. */
@@ -18,7 +19,16 @@ interface Workload extends AutoCloseable {
     /** Opens a workload on a database, with its own tables. */
     @FunctionalInterface
     interface Opener {
-        Workload open(DataSource dataSource, BenchDatabase database, int counters) throws Exception;
+        Workload open(Setup setup) throws Exception;
+    }
+
+    /**
+     * What a workload opens on: a pool of {@code connections} for the run's callers, the database, how many counters
+     * and callers, and more pools for workloads that model several application instances. Every pool counts its
+     * statements for the report and is closed by the driver after the run.
+     */
+    record Setup(DataSource dataSource, BenchDatabase database, int counters, int callers, int connections,
+            IntFunction<DataSource> pools) {
     }
 
     /** A named workload, as chosen on the command line. */

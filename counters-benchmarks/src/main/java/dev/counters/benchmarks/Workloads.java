@@ -18,6 +18,10 @@ final class Workloads {
                         StrategyWorkload.of(Strategies.optimistic())),
                 new Workload.Kind("sharded", "16 shards, random selection", StrategyWorkload.of(Strategies.sharded())),
                 new Workload.Kind("node", "one row per node (one node here)", StrategyWorkload.of(Strategies.node())),
+                new Workload.Kind("node-2", "two service instances, each with its pool and node id",
+                        StrategyWorkload.instances(Strategies.node(), 2)),
+                new Workload.Kind("node-4", "four service instances, each with its pool and node id",
+                        StrategyWorkload.instances(Strategies.node(), 4)),
                 new Workload.Kind("buffered", "in memory, flushed every second",
                         StrategyWorkload.of(Strategies.buffered())),
                 new Workload.Kind("buffered-durable", "incrementDurably(...).join(): acknowledged after the commit",
@@ -27,12 +31,22 @@ final class Workloads {
                 new Workload.Kind("monotonic", "cached, every value written (chance-to-write 1.0)",
                         StrategyWorkload.of(Strategies.monotonic())),
                 new Workload.Kind("plain-update", "baseline: UPDATE … SET v = v + 1, one commit each",
-                        (dataSource, database, counters) -> new PlainUpdateWorkload(dataSource, counters)),
+                        setup -> new PlainUpdateWorkload(setup.dataSource(), setup.counters())),
+                new Workload.Kind("jdbc-upsert", "baseline: the upsert atomic, node and sharded send, by hand in JDBC",
+                        RawJdbcWorkload.opener(RawJdbcWorkload.Statements.UPSERT)),
+                new Workload.Kind("jdbc-insert", "baseline: the delta row delta-log appends, by hand in JDBC",
+                        RawJdbcWorkload.opener(RawJdbcWorkload.Statements.INSERT)),
+                new Workload.Kind("jdbc-cas", "baseline: optimistic's read and versioned update, by hand in JDBC",
+                        RawJdbcWorkload.opener(RawJdbcWorkload.Statements.COMPARE_AND_SET)),
                 new Workload.Kind("jpa-version", "baseline: Hibernate entity with @Version, retried on conflicts",
-                        (dataSource, database, counters) -> new JpaVersionWorkload(dataSource, database, counters))));
+                        setup -> new JpaVersionWorkload(setup.dataSource(), setup.database(), setup.counters()))));
         if (RedisWorkload.available()) {
             kinds.add(new Workload.Kind("redis-incr", "baseline: Redis INCR (in memory, no persistence)",
-                    RedisWorkload.opener()));
+                    RedisWorkload.opener(RedisWorkload.Persistence.NONE)));
+            kinds.add(new Workload.Kind("redis-always", "baseline: Redis INCR, appendfsync always, ~1 ms per sync",
+                    RedisWorkload.opener(RedisWorkload.Persistence.ALWAYS)));
+            kinds.add(new Workload.Kind("redis-everysec", "baseline: Redis INCR, appendfsync everysec",
+                    RedisWorkload.opener(RedisWorkload.Persistence.EVERYSEC)));
         }
         return kinds;
     }

@@ -13,8 +13,8 @@ class SmokeTest {
         List<LoadResult> results = Benchmarks.smoke();
 
         assertThat(results).extracting(LoadResult::workload)
-                .contains("atomic", "optimistic", "sharded", "node", "buffered", "buffered-durable", "delta-log",
-                        "monotonic", "plain-update", "jpa-version", "sequence-block", "sequence-gapless",
+                .contains("atomic", "optimistic", "sharded", "node", "node-2", "node-4", "buffered", "buffered-durable",
+                        "delta-log", "monotonic", "plain-update", "jdbc-upsert", "jdbc-insert", "jdbc-cas", "jpa-version", "sequence-block", "sequence-gapless",
                         "auto-increment", "db-sequence");
         assertThat(results).allSatisfy(result -> {
             assertThat(result.correct()).as(result.line()).isTrue();
@@ -26,7 +26,7 @@ class SmokeTest {
     @Test
     void theExactnessCheckCatchesALostIncrement() throws Exception {
         Workload.Kind losing = new Workload.Kind("losing", "drops every 100th acknowledged increment",
-                (dataSource, database, counters) -> new PlainUpdateWorkload(dataSource, counters) {
+                setup -> new PlainUpdateWorkload(setup.dataSource(), setup.counters()) {
                     private final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
 
                     @Override

@@ -1,0 +1,320 @@
+package dev.counters.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * The report's first section: durable commits at about 1 ms per sync ({@link DurableServers}), the conditions a hot
+ * row is slow in. Each point gets 5 s of warm-up, then 5 s measured; a JVM's first workload is run once and thrown away
+ * (the JIT is still compiling), and the whole plan is repeated in reverse order, so that neither order nor warm-up
+ * favours a workload. Every ratio is taken within one repetition.
+ */
+final class ProductionSection {
+
+    static final List<BenchDatabase> DATABASES = List.of(BenchDatabase.MARIADB_DURABLE,
+            BenchDatabase.POSTGRES_DURABLE);
+    private static final List<String> STRATEGIES = List.of("plain-update", "atomic", "sharded", "node", "optimistic",
+            "delta-log", "buffered-durable");
+    private static final List<Callers> CALLERS = List.of(new Callers(1, false), new Callers(8, false),
+            new Callers(64, false), new Callers(256, true));
+    private static final Callers HOT = new Callers(64, false);
+    private static final Callers WEB = new Callers(256, true);
+    /** Several application instances, at the concurrency where they matter. */
+    private static final List<String> INSTANCES = List.of("node-2", "node-4");
+    /** Measured with the first database only: Redis does not depend on it, and ratios stay within one repetition. */
+    private static final List<String> REDIS = List.of("redis-always", "redis-everysec");
+    private static final int SPREAD = 100;
+    private static final int REPETITIONS = 2;
+
+    /** Targets: × plain update, one hot counter, 64 threads. */
+    private static final Map<String, Double> TARGETS = Map.of("atomic", 10.0, "node", 10.0, "sharded", 15.0,
+            "delta-log", 20.0, "optimistic", 30.0, "buffered-durable", 60.0);
+
+    /** Why a target can be missed, and what would close it; printed only for the targets a run missed. */
+    private static final Map<String, String> WHY = Map.of(
+            "buffered-durable", "one flush is in flight at a time, so a durable increment waits for the flush"
+                    + " running when it arrived, then for its own. Several flushes in flight were tried: on one row"
+                    + " they queue on its lock (slower), and a cell per flush loses the check that the counter's total"
+                    + " stays in range when the flush is written. Each flush is also a transaction of three"
+                    + " statements (the key, the deltas, the commit).",
+            "optimistic", "each combined attempt is two statements (a read, then the compare-and-set and its commit),"
+                    + " where atomic's combined write is one; on 2 cores shared with the database the extra round"
+                    + " trip is CPU the other strategies spend on commits.",
+            "sharded", "combining works per shard: spreading 64 callers over 16 shards makes smaller batches, so more"
+                    + " commits for the same increments, and the commits are CPU-bound on 2 cores. Fewer shards, or"
+                    + " per-thread shards, trade contention for batch size.",
+            "delta-log", "concurrent increments share a delta row, but each row is an insert into a growing log,"
+                    + " and a recount every 1,000 rows or second folds them in a transaction of its own that"
+                    + " competes for the same 2 cores.",
+            "redis", "Redis's `appendfsync` writes and syncs once per event-loop turn for every client served in it, a"
+                    + " group commit with no SQL, parsing or locking around it; durable buffered pays a transaction"
+                    + " of three statements per flush, one at a time (see buffered-durable).",
+            "spread", "with 100 counters the plain update's 64 callers rarely meet on a row, so it is no longer"
+                    + " bound by one row lock; a strategy that writes more than one statement per increment"
+                    + " (optimistic's read, delta-log's later folding) or that combines little (each row sees few"
+                    + " concurrent callers) has nothing left to win back its own cost.");
+
+    /** Concurrent callers: platform threads, or virtual ones as a Boot 4 web server with virtual threads runs. */
+    record Callers(int threads, boolean virtual) {
+
+        String label() {
+            return threads + (virtual ? " virtual" : "");
+        }
+    }
+
+    private record Step(String workload, Callers callers, int counters) {
+    }
+
+    private record Point(int repetition, LoadResult result) {
+    }
+
+    private final boolean quick;
+    private final List<Point> points = new ArrayList<>();
+    /** Plain updates on the same durable settings without the emulated sync cost. */
+    private final List<LoadResult> undelayed = new ArrayList<>();
+    private final Set<String> missed = new LinkedHashSet<>();
+
+    ProductionSection(boolean quick) {
+        this.quick = quick;
+    }
+
+    boolean allExact() {
+        return points.stream().allMatch(point -> point.result().correct())
+                && undelayed.stream().allMatch(LoadResult::correct);
+    }
+
+    /** What runs on one database, in the order of an even repetition. */
+    private static List<Step> plan(BenchDatabase database) {
+        List<Step> steps = new ArrayList<>();
+        for (String workload : STRATEGIES) {
+            CALLERS.forEach(callers -> steps.add(new Step(workload, callers, 1)));
+        }
+        for (String workload : INSTANCES) {
+            steps.add(new Step(workload, HOT, 1));
+            steps.add(new Step(workload, WEB, 1));
+        }
+        if (database == DATABASES.getFirst() && RedisWorkload.available()) {
+            for (String workload : REDIS) {
+                steps.add(new Step(workload, HOT, 1));
+                steps.add(new Step(workload, WEB, 1));
+            }
+        }
+        STRATEGIES.forEach(workload -> steps.add(new Step(workload, HOT, SPREAD)));
+        return steps;
+    }
+
+    void run(Report.Attempts attempts) {
+        Duration warmup = Duration.ofMillis(quick ? 300 : 5_000);
+        Duration duration = Duration.ofMillis(quick ? 500 : 5_000);
+        Report.log("production-like: the emulation's effect");
+        for (BenchDatabase database : List.of(BenchDatabase.MARIADB_DURABLE_NO_DELAY,
+                BenchDatabase.POSTGRES_DURABLE_NO_DELAY)) {
+            for (Callers callers : List.of(new Callers(1, false), HOT)) {
+                attempts.attempt("plain-update on " + database, () -> undelayed.add(Report.logged(LoadDriver.run(
+                        database, Workloads.counting("plain-update"), callers.threads(), 1, warmup, duration))));
+            }
+        }
+        for (BenchDatabase database : DATABASES) {
+            Report.log("production-like " + database);
+            attempts.attempt("warm-up on " + database, () -> Report.logged(LoadDriver.run(database,
+                    Workloads.counting("atomic"), 8, 1, warmup, duration)));
+            for (int repetition = 0; repetition < REPETITIONS; repetition++) {
+                List<Step> steps = plan(database);
+                if (repetition % 2 == 1) {
+                    Collections.reverse(steps);
+                }
+                int round = repetition;
+                for (Step step : steps) {
+                    attempts.attempt(step.workload() + " on " + database, () -> points.add(new Point(round,
+                            Report.logged(LoadDriver.run(database, Workloads.counting(step.workload()),
+                                    step.callers().threads(), step.callers().virtual(), step.counters(), warmup,
+                                    duration)))));
+                }
+            }
+        }
+    }
+
+    // ---- the document ----
+
+    void write(StringBuilder md, Path charts) throws IOException {
+        md.append("## Production-like mode\n\n");
+        md.append("Durable commits, each disk sync made to cost about a millisecond: ")
+                .append(BenchDatabase.MARIADB_DURABLE.description).append("; ")
+                .append(BenchDatabase.POSTGRES_DURABLE.description).append(". Each point: ")
+                .append(quick ? "0.3 s warm-up, 0.5 s" : "5 s warm-up, 5 s").append(" measured, ")
+                .append(REPETITIONS).append(" repetitions (the second in reverse order); ranges are the lowest and"
+                        + " highest of them, and each ratio is taken within one repetition. The first workload of the"
+                        + " JVM ran once before, unmeasured. Exactness is checked after every point. Callers are"
+                        + " platform threads with a connection each, or virtual threads sharing "
+                        + LoadDriver.MAX_POOL + " connections. CPU is the benchmark JVM's (the client's) per"
+                        + " increment; the servers run in processes of their own. Redis runs with the same delay per"
+                        + " disk sync.\n\n");
+        if (points.isEmpty()) {
+            md.append("Not run.\n\n");
+            return;
+        }
+        emulation(md);
+        targets(md);
+        for (BenchDatabase database : DATABASES) {
+            String vendor = database.vendor().name();
+            md.append("### ").append(vendor).append("\n\n");
+            String prefix = "production-" + vendor.toLowerCase(Locale.ROOT);
+            Charts.throughputByThreads(charts, prefix + "-threads.png", vendor + ", durable: one hot counter",
+                    results(r -> r.database() == database && r.counters() == 1 && !REDIS.contains(r.workload())
+                            && !INSTANCES.contains(r.workload()), 0));
+            Map<String, double[]> latency = new LinkedHashMap<>();
+            for (LoadResult r : results(r -> r.counters() == 1 && r.threads() == HOT.threads() && !r.virtual()
+                    && (r.database() == database || REDIS.contains(r.workload())), 0)) {
+                latency.put(r.workload(), new double[] {r.micros(50), r.micros(99)});
+            }
+            Charts.latency(charts, prefix + "-latency.png", vendor + ", durable: latency at 64 threads (log scale)",
+                    latency);
+            md.append("![throughput by threads](benchmarks/").append(prefix).append("-threads.png)\n")
+                    .append("![latency at 64 threads](benchmarks/").append(prefix).append("-latency.png)\n\n");
+            md.append("| workload | callers | counters | increments/s | × plain update | p50 µs | p99 µs | µs CPU/increment"
+                    + " | statements/increment | exact |\n|---|---|---|---|---|---|---|---|---|---|\n");
+            for (Step step : plan(database)) {
+                row(md, database, step);
+            }
+            if (database != DATABASES.getFirst()) {
+                for (String redis : REDIS) {
+                    row(md, database, new Step(redis, HOT, 1));
+                    row(md, database, new Step(redis, WEB, 1));
+                }
+            }
+            md.append('\n');
+        }
+    }
+
+    /** A plain update of one hot counter with and without the emulated sync cost: what the emulation adds. */
+    private void emulation(StringBuilder md) {
+        if (undelayed.isEmpty()) {
+            return;
+        }
+        md.append("### The emulation at work\n\nA plain update of one hot counter on the same durable settings, without"
+                + " and with the delay per sync:\n\n| database | callers | without: increments/s | with: increments/s"
+                + " |\n|---|---|---|---|\n");
+        for (LoadResult plain : undelayed) {
+            BenchDatabase delayed = plain.database().vendor() == BenchDatabase.MARIADB ? BenchDatabase.MARIADB_DURABLE
+                    : BenchDatabase.POSTGRES_DURABLE;
+            List<LoadResult> with = results(matching(delayed, new Step("plain-update",
+                    new Callers(plain.threads(), false), 1)), -1);
+            double[] ops = with.stream().mapToDouble(LoadResult::operationsPerSecond).sorted().toArray();
+            md.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %s |%n", plain.database().vendor().name(),
+                    plain.threads(), plain.operationsPerSecond(), ops.length == 0 ? ""
+                            : String.format(Locale.ROOT, "%,.0f–%,.0f", ops[0], ops[ops.length - 1])));
+        }
+        md.append('\n');
+    }
+
+    private void row(StringBuilder md, BenchDatabase database, Step step) {
+        List<LoadResult> all = results(matching(database, step), -1);
+        if (all.isEmpty()) {
+            return;
+        }
+        double[] ops = all.stream().mapToDouble(LoadResult::operationsPerSecond).sorted().toArray();
+        String vsPlain = range(database, step.workload(), step.callers(), step.counters(), "plain-update")
+                .map(r -> times(r[0]) + "–" + times(r[1])).orElse("");
+        md.append(String.format(Locale.ROOT, "| %s | %s | %d | %,.0f–%,.0f | %s | %.0f | %.0f | %.1f | %.3f | %s |%n",
+                step.workload(), step.callers().label(), step.counters(), ops[0], ops[ops.length - 1], vsPlain,
+                all.stream().mapToDouble(r -> r.micros(50)).max().orElse(0),
+                all.stream().mapToDouble(r -> r.micros(99)).max().orElse(0),
+                all.stream().mapToDouble(LoadResult::cpuMicrosPerOperation).average().orElse(0),
+                all.getFirst().statementsPerOperation(),
+                all.stream().allMatch(LoadResult::correct) ? "yes" : "**NO**"));
+    }
+
+    private void targets(StringBuilder md) {
+        md.append("### Targets\n\n| target | database | measured (range) | met |\n|---|---|---|---|\n");
+        for (Map.Entry<String, Double> target : TARGETS.entrySet().stream()
+                .sorted(Map.Entry.comparingByValue()).toList()) {
+            for (BenchDatabase database : DATABASES) {
+                range(database, target.getKey(), HOT, 1, "plain-update").ifPresent(range -> target(md,
+                        target.getKey(), target.getKey() + " ≥ " + times(target.getValue()) + " plain update, 64 threads",
+                        database, range, target.getValue()));
+            }
+        }
+        for (BenchDatabase database : DATABASES) {
+            range(database, "buffered-durable", HOT, 1, "redis-always").ifPresent(range -> target(md, "redis",
+                    "buffered-durable ≥ Redis INCR (`appendfsync always`), 64 threads", database, range, 1));
+            range(database, "buffered-durable", WEB, 1, "redis-everysec").ifPresent(range -> target(md, "redis",
+                    "buffered-durable ≥ Redis INCR (`everysec`), 256 virtual threads", database, range, 1));
+        }
+        for (BenchDatabase database : DATABASES) {
+            for (String workload : STRATEGIES.subList(1, STRATEGIES.size())) {
+                range(database, workload, HOT, SPREAD, "plain-update").ifPresent(range -> target(md, "spread",
+                        workload + " ≥ 0.9× plain update, 100 counters, 64 threads", database, range, 0.9));
+            }
+        }
+        md.append('\n');
+        for (String id : missed) {
+            md.append("- **").append(id).append("** missed: ").append(WHY.getOrDefault(id,
+                    "this run's numbers for it, in the tables below, are the ones to investigate.")).append('\n');
+        }
+        md.append(missed.isEmpty() ? "" : "\n");
+    }
+
+    private void target(StringBuilder md, String id, String label, BenchDatabase database, double[] range,
+            double wanted) {
+        boolean met = range[0] >= wanted;
+        if (!met) {
+            missed.add(id);
+        }
+        md.append(String.format(Locale.ROOT, "| %s | %s | %s–%s | %s |%n", label, database.vendor().name(),
+                times(range[0]), times(range[1]), met ? "yes" : "**no**"));
+    }
+
+    // ---- lookups ----
+
+    /** Results of one repetition, or of all ({@code repetition} -1). */
+    private List<LoadResult> results(Predicate<LoadResult> which, int repetition) {
+        return points.stream().filter(p -> repetition < 0 || p.repetition() == repetition).map(Point::result)
+                .filter(which).toList();
+    }
+
+    private static Predicate<LoadResult> matching(BenchDatabase database, Step step) {
+        return r -> (r.database() == database || REDIS.contains(step.workload()))
+                && r.workload().equals(step.workload()) && r.threads() == step.callers().threads()
+                && r.virtual() == step.callers().virtual() && r.counters() == step.counters();
+    }
+
+    /**
+     * The lowest and highest ratio of a workload to a baseline, each within one repetition. Redis baselines come from
+     * the first database's runs of the same repetition.
+     */
+    private Optional<double[]> range(BenchDatabase database, String workload, Callers callers, int counters,
+            String baseline) {
+        double low = Double.MAX_VALUE;
+        double high = 0;
+        for (int repetition = 0; repetition < REPETITIONS; repetition++) {
+            Optional<Double> measured = ops(database, new Step(workload, callers, counters), repetition);
+            Optional<Double> base = ops(database, new Step(baseline, callers, counters), repetition);
+            if (measured.isPresent() && base.isPresent() && base.get() > 0) {
+                double ratio = measured.get() / base.get();
+                low = Math.min(low, ratio);
+                high = Math.max(high, ratio);
+            }
+        }
+        return high == 0 ? Optional.empty() : Optional.of(new double[] {low, high});
+    }
+
+    private Optional<Double> ops(BenchDatabase database, Step step, int repetition) {
+        return results(matching(database, step), repetition).stream().findFirst()
+                .map(LoadResult::operationsPerSecond);
+    }
+
+    static String times(double ratio) {
+        return ratio >= 100 ? String.format(Locale.ROOT, "%,.0f×", ratio) : String.format(Locale.ROOT, "%.2f×", ratio);
+    }
+}

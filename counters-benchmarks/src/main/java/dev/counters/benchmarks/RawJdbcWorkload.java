@@ -1,0 +1,158 @@
+package dev.counters.benchmarks;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+
+/**
+ * The statements a database strategy sends, written by hand in plain JDBC on the library's own tables: what the
+ * library's per-call overhead is measured against. One statement per increment in autocommit, as the strategies send
+ * them outside a caller's transaction.
+ * <ul>
+ *   <li>{@link Statements#UPSERT}: what {@code atomic}, {@code node} and {@code sharded} send (H2: an update of the
+ *       existing row, as the library does);
+ *   <li>{@link Statements#INSERT}: {@code delta-log}'s append of one delta row;
+ *   <li>{@link Statements#COMPARE_AND_SET}: {@code optimistic}'s read and versioned update.
+ * </ul>
+ */
+final class RawJdbcWorkload implements Workload {
+
+    enum Statements { UPSERT, INSERT, COMPARE_AND_SET }
+
+    private final DataSource dataSource;
+    private final Statements statements;
+    private final int counters;
+    private final String cells;
+    private final String deltas;
+    private final String write;
+    private final String idPrefix = UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final AtomicLong ids = new AtomicLong();
+
+    private RawJdbcWorkload(Workload.Setup setup, Statements statements) {
+        String prefix = FreshTables.name("r") + "_";
+        FreshTables.store(setup.dataSource(), prefix); // the library's tables, migrated
+        this.dataSource = setup.dataSource();
+        this.statements = statements;
+        this.counters = setup.counters();
+        this.cells = prefix + "counter_cells";
+        this.deltas = prefix + "counter_deltas";
+        this.write = switch (statements) {
+            case UPSERT -> switch (setup.database().vendor()) {
+                case MARIADB -> "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, ?, ?, 1)"
+                        + " ON DUPLICATE KEY UPDATE cell_value = cell_value + VALUES(cell_value), version = version + 1";
+                case POSTGRES -> "INSERT INTO " + cells + " AS c (counter_name, cell, cell_value, version)"
+                        + " VALUES (?, ?, ?, 1) ON CONFLICT (counter_name, cell) DO UPDATE"
+                        + " SET cell_value = c.cell_value + EXCLUDED.cell_value, version = c.version + 1";
+                default -> "UPDATE " + cells + " SET cell_value = cell_value + ?, version = version + 1"
+                        + " WHERE counter_name = ? AND cell = ?";
+            };
+            case INSERT -> "INSERT INTO " + deltas + " (counter_name, delta_id, delta, appended_at, folded)"
+                    + " VALUES (?, ?, ?, ?, 0)";
+            case COMPARE_AND_SET -> "UPDATE " + cells + " SET cell_value = ?, version = version + 1"
+                    + " WHERE counter_name = ? AND cell = ? AND version = ?";
+        };
+        if (statements != Statements.INSERT) {
+            for (int i = 0; i < counters; i++) {
+                insertCell(i);
+            }
+        }
+    }
+
+    static Opener opener(Statements statements) {
+        return setup -> new RawJdbcWorkload(setup, statements);
+    }
+
+    private static String name(int counter) {
+        return "bench.c" + counter;
+    }
+
+    private void insertCell(int counter) {
+        try (Connection connection = dataSource.getConnection(); PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, 'v', 0, 0)")) {
+            insert.setString(1, name(counter));
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void increment(int counter) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            if (statements == Statements.COMPARE_AND_SET) {
+                compareAndSet(connection, counter);
+                return;
+            }
+            try (PreparedStatement statement = connection.prepareStatement(write)) {
+                if (statements == Statements.INSERT) {
+                    statement.setString(1, name(counter));
+                    statement.setString(2, idPrefix + ids.incrementAndGet());
+                    statement.setLong(3, 1);
+                    statement.setLong(4, System.currentTimeMillis());
+                } else if (write.startsWith("UPDATE")) {
+                    statement.setLong(1, 1);
+                    statement.setString(2, name(counter));
+                    statement.setString(3, "v");
+                } else {
+                    statement.setString(1, name(counter));
+                    statement.setString(2, "v");
+                    statement.setLong(3, 1);
+                }
+                statement.executeUpdate();
+            }
+        }
+    }
+
+    /** Read the value and version, write value + 1 if the version is unchanged; again on a conflict. */
+    private void compareAndSet(Connection connection, int counter) throws SQLException {
+        try (PreparedStatement read = connection.prepareStatement(
+                "SELECT cell_value, version FROM " + cells + " WHERE counter_name = ? AND cell = ?");
+                PreparedStatement update = connection.prepareStatement(write)) {
+            while (true) {
+                read.setString(1, name(counter));
+                read.setString(2, "v");
+                long value;
+                long version;
+                try (ResultSet row = read.executeQuery()) {
+                    row.next();
+                    value = row.getLong(1);
+                    version = row.getLong(2);
+                }
+                update.setLong(1, value + 1);
+                update.setString(2, name(counter));
+                update.setString(3, "v");
+                update.setLong(4, version);
+                if (update.executeUpdate() == 1) {
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+    }
+
+    @Override
+    public long[] totals() throws SQLException {
+        long[] totals = new long[counters];
+        String sum = statements == Statements.INSERT
+                ? "SELECT SUM(delta) FROM " + deltas + " WHERE counter_name = ?"
+                : "SELECT SUM(cell_value) FROM " + cells + " WHERE counter_name = ?";
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement read = connection.prepareStatement(sum)) {
+            for (int i = 0; i < counters; i++) {
+                read.setString(1, name(i));
+                try (ResultSet row = read.executeQuery()) {
+                    row.next();
+                    totals[i] = row.getLong(1);
+                }
+            }
+        }
+        return totals;
+    }
+}
