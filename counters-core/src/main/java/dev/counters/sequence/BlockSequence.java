@@ -113,8 +113,8 @@ final class BlockSequence implements Sequence {
             }
             Reservation next = takePrefetched();
             if (next != null && exhausted != null && next.first() < exhausted.reservation().last()) {
-                // Reserved before the block it should follow (it raced a reservation made in this thread):
-                // handing it out would make numbers go down for some callers. Give it up: a gap.
+                // Reserved before the block it should follow: handing it out would make numbers go down for some
+                // callers. Prefetches are decided under the lock, so this should not happen; if it does, a gap.
                 next = null;
             }
             Reservation reservation = next != null ? next : reserve(blockSize);
@@ -141,9 +141,22 @@ final class BlockSequence implements Sequence {
         }
     }
 
+    /**
+     * Starts reserving the block after {@code forBlock}, under the refill lock so that it cannot race the refill that
+     * replaces {@code forBlock}: a prefetch decided just before that refill would be taken for the block after the
+     * new one, and given up as out of order. While a refill holds the lock there is no prefetch; the next block is
+     * then reserved when needed.
+     */
     private void prefetch(Block forBlock) {
-        CompletableFuture<Reservation> pending = new CompletableFuture<>();
-        if (current == forBlock && prefetched.compareAndSet(null, pending)) {
+        if (!refill.tryLock()) {
+            return;
+        }
+        try {
+            if (current != forBlock || prefetched.get() != null) {
+                return;
+            }
+            CompletableFuture<Reservation> pending = new CompletableFuture<>();
+            prefetched.set(pending);
             long size = nextSize(forBlock);
             blockSize = size;
             try {
@@ -157,20 +170,18 @@ final class BlockSequence implements Sequence {
             } catch (RuntimeException e) {
                 pending.completeExceptionally(e); // executor shut down: reserve in the caller's thread later
             }
+        } finally {
+            refill.unlock();
         }
     }
 
     /** The size of the block after {@code block}, from how long half of it lasted. */
     private long nextSize(Block block) {
         long halfLasted = ticker.getAsLong() - block.startedAt();
-        long size = block.reservation().count();
         if (halfLasted < TimeUnit.MILLISECONDS.toNanos(FAST_MILLIS)) {
-            return Math.min(Math.max(size, blockSize) * 2, settings.maxBlockSize());
+            return Math.min(blockSize * 2, settings.maxBlockSize());
         }
-        if (halfLasted > TimeUnit.SECONDS.toNanos(IDLE_SECONDS)) {
-            return settings.blockSize();
-        }
-        return Math.max(Math.min(size, settings.maxBlockSize()), settings.blockSize());
+        return halfLasted > TimeUnit.SECONDS.toNanos(IDLE_SECONDS) ? settings.blockSize() : blockSize;
     }
 
     private Reservation reserve(long count) {
