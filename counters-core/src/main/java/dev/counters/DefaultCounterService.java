@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 /** Validates, routes each counter to its strategy, and keeps recently used handles resolved. */
@@ -21,16 +22,19 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
 
     /** A configuration rule's strategy, and the increments it accepted. */
     record Route(String rule, CounterStrategy strategy, LongAdder increments) {
-
-        Route(String rule, CounterStrategy strategy) {
-            this(rule, strategy, new LongAdder());
-        }
     }
 
     private final NameRules<Route> router;
     private final List<Route> routes;
     private final CounterStore store;
-    private final Cache<String, Counter> handles;
+    private final Cache<String, RoutedCounter> handles;
+    /**
+     * The handles used last, by the hash of their name, in front of the cache: a hit is an array read and a string
+     * comparison, without the cache's bookkeeping. Plain reads and writes: a thread that misses an entry another
+     * thread wrote asks the cache, and handles are immutable.
+     */
+    private final @Nullable RoutedCounter[] recent = new RoutedCounter[RECENT_HANDLES];
+    private static final int RECENT_HANDLES = 1 << 10;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles) {
@@ -136,12 +140,18 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         if (name == null) {
             throw new IllegalArgumentException("Counter name must not be null");
         }
-        Counter counter = handles.getIfPresent(name);
+        int index = name.hashCode() & (RECENT_HANDLES - 1);
+        RoutedCounter counter = recent[index];
+        if (counter != null && counter.name().value().equals(name)) {
+            return counter;
+        }
+        counter = handles.getIfPresent(name);
         if (counter == null) {
             CounterName counterName = CounterName.of(name);
             counter = new RoutedCounter(counterName, router.select(counterName.value()));
             handles.put(name, counter);
         }
+        recent[index] = counter;
         return counter;
     }
 
@@ -166,8 +176,12 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         }
     }
 
-    /** A counter bound to its strategy. */
-    private record RoutedCounter(CounterName name, Route route) implements Counter {
+    /** A counter bound to its strategy, and to the strategy's increment of it. */
+    private record RoutedCounter(CounterName name, Route route, LongConsumer incrementer) implements Counter {
+
+        RoutedCounter(CounterName name, Route route) {
+            this(name, route, route.strategy().incrementer(name));
+        }
 
         @Override
         public String strategy() {
@@ -176,7 +190,7 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
 
         @Override
         public void increment(long delta) {
-            route.strategy().increment(name, checkDelta(delta));
+            incrementer.accept(checkDelta(delta));
             route.increments().increment();
         }
 

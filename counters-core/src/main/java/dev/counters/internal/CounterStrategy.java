@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
 
 /**
  * How a family of counters turns increments into storage writes and reads. One instance serves every counter
@@ -20,6 +21,14 @@ public interface CounterStrategy extends AutoCloseable {
     void increment(CounterName name, long delta);
 
     long incrementAndGet(CounterName name, long delta);
+
+    /**
+     * {@link #increment} of one counter, for the handle a caller keeps ({@link dev.counters.Counter}): a strategy
+     * that looks the counter up on each increment can look it up once here.
+     */
+    default LongConsumer incrementer(CounterName name) {
+        return delta -> increment(name, delta);
+    }
 
     /**
      * Adds {@code delta} and returns a future that completes once the increment is durable. Strategies that write

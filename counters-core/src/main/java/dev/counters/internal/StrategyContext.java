@@ -14,6 +14,7 @@ import io.github.resilience4j.retry.RetryRegistry;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.random.RandomGenerator;
 
 /**
@@ -24,9 +25,12 @@ import java.util.random.RandomGenerator;
  *
  * @param rule the configuration rule the strategy serves ({@link StrategyStatistics#DEFAULT_RULE} or a name or
  *     pattern): it names the strategy's Resilience4j instances
+ * @param increments the increments accepted under the rule, counted by the service once the strategy took them
+ *     (a write-behind strategy reads it for its flush threshold rather than counting them a second time)
  */
 public record StrategyContext(CounterStore store, Time time, RandomGenerator random, UniqueIds ids,
-        ThreadFactory threadFactory, RetryRegistry retries, CircuitBreakerRegistry circuitBreakers, String rule) {
+        ThreadFactory threadFactory, RetryRegistry retries, CircuitBreakerRegistry circuitBreakers, String rule,
+        LongAdder increments) {
 
     public StrategyContext {
         Objects.requireNonNull(store, "store");
@@ -37,6 +41,7 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
         Objects.requireNonNull(retries, "retries");
         Objects.requireNonNull(circuitBreakers, "circuitBreakers");
         Objects.requireNonNull(rule, "rule");
+        Objects.requireNonNull(increments, "increments");
     }
 
     /** The id of the service instance: the owner of its leases. */

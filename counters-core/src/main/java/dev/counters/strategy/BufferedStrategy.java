@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,7 +83,9 @@ final class BufferedStrategy implements CounterStrategy {
     private final UniqueIds ids;
 
     private final ConcurrentHashMap<CounterName, Slot> slots = new ConcurrentHashMap<>();
-    private final LongAdder pendingIncrements = new LongAdder();
+    /** The increments accepted under this strategy's rule, and how many of them there were at the last collect. */
+    private final LongAdder increments;
+    private volatile long incrementsCollected;
     private final ConcurrentLinkedQueue<DurableIncrement> durableQueue = new ConcurrentLinkedQueue<>();
 
     // Written by the flusher thread only; volatile for readers.
@@ -114,6 +117,8 @@ final class BufferedStrategy implements CounterStrategy {
     private static final class Slot {
         final LongAdder pending = new LongAdder();
         int idleFlushes;
+        /** Set when the slot leaves the map: a handle holding it looks the counter up again. */
+        volatile boolean retired;
     }
 
     private record Retired(CounterName name, Slot slot, long untilNanos) {
@@ -157,6 +162,7 @@ final class BufferedStrategy implements CounterStrategy {
         this.lastFlushedNanos = time.nanoTime();
         this.settings = settings;
         this.ids = context.ids();
+        this.increments = context.increments();
         this.breaker = context.circuitBreaker("buffered", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(3)
@@ -180,19 +186,46 @@ final class BufferedStrategy implements CounterStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
+        checkOpen(name);
+        add(name, slot(name), delta);
+    }
+
+    /** Keeps the counter's slot, so that an increment through a held handle is one add to it. */
+    @Override
+    public LongConsumer incrementer(CounterName name) {
+        return new LongConsumer() {
+            private @Nullable Slot held; // a stale read only costs a lookup: a retired slot is never added to
+
+            @Override
+            public void accept(long delta) {
+                checkOpen(name);
+                Slot slot = held;
+                if (slot == null || slot.retired) {
+                    slot = slot(name);
+                    held = slot;
+                }
+                add(name, slot, delta);
+            }
+        };
+    }
+
+    private void checkOpen(CounterName name) {
         if (closed) {
             throw new IllegalStateException("The buffered strategy is closed; counter '" + name + "' was not incremented");
         }
+    }
+
+    private Slot slot(CounterName name) {
         Slot slot = slots.get(name);
-        if (slot == null) {
-            slot = admit(name);
-        }
+        return slot != null ? slot : admit(name);
+    }
+
+    private static void add(CounterName name, Slot slot, long delta) {
         if (delta > LARGE_DELTA || delta < -LARGE_DELTA) {
             addLarge(name, slot, delta);
         } else {
             slot.pending.add(delta);
         }
-        pendingIncrements.increment(); // the flusher polls it: summing here would share cache lines between threads
     }
 
     /**
@@ -280,11 +313,12 @@ final class BufferedStrategy implements CounterStrategy {
 
     @Override
     public StrategyStatistics.Activity activity() {
-        boolean pending = inFlight != null || pendingIncrements.sum() != 0 || !durableQueue.isEmpty();
+        long pendingIncrements = pendingIncrements();
+        boolean pending = inFlight != null || pendingIncrements != 0 || !durableQueue.isEmpty();
         Duration lag = pending ? Duration.ofNanos(time.nanoTime() - lastFlushedNanos) : Duration.ZERO;
         return new StrategyStatistics.Activity(takenKeys.sum(), failedFlushes.sum(), 0,
                 new StrategyStatistics.BufferActivity(flushes.sum(), failedFlushes.sum(),
-                Duration.ofNanos(flushNanos.sum()), slots.size(), pendingIncrements.sum(),
+                Duration.ofNanos(flushNanos.sum()), slots.size(), pendingIncrements,
                 settings.maxPendingCounters(), lag, lastError));
     }
 
@@ -350,6 +384,7 @@ final class BufferedStrategy implements CounterStrategy {
     public void delete(CounterName name) {
         Slot slot = slots.remove(name);
         if (slot != null) {
+            slot.retired = true;
             slot.pending.reset();
         }
         store.delete(name);
@@ -363,7 +398,7 @@ final class BufferedStrategy implements CounterStrategy {
             long now = time.nanoTime();
             boolean due = inFlight != null
                     || now - lastFlushNanos >= settings.flushInterval().toNanos()
-                    || pendingIncrements.sum() >= settings.flushThreshold()
+                    || pendingIncrements() >= settings.flushThreshold()
                     || !durableQueue.isEmpty()
                     || slots.size() >= settings.maxPendingCounters();
             if (due && now >= nextAttemptNanos) {
@@ -482,9 +517,18 @@ final class BufferedStrategy implements CounterStrategy {
         return CounterName.of(e.counter());
     }
 
+    /**
+     * Increments accepted since the last collect. Counted by the service after the add, so a collect may take an
+     * increment counted only after it: this is for the flush threshold and statistics, never for values.
+     */
+    private long pendingIncrements() {
+        return Math.max(0, increments.sum() - incrementsCollected);
+    }
+
     /** Moves everything pending into a new batch, evicting slots that stayed idle; null when there is nothing. */
     private @Nullable Batch collect() {
         Map<CounterName, Long> deltas = new HashMap<>();
+        long collectedAt = increments.sum();
         flushEpoch.incrementAndGet();
         try {
             long nowNanos = time.nanoTime();
@@ -496,6 +540,7 @@ final class BufferedStrategy implements CounterStrategy {
                     slot.idleFlushes = 0;
                     deltas.merge(entry.getKey(), delta, Long::sum);
                 } else if (++slot.idleFlushes >= 2 || slots.size() >= settings.maxPendingCounters()) {
+                    slot.retired = true;
                     it.remove();
                     graveyard.add(new Retired(entry.getKey(), slot, nowNanos + GRAVEYARD_TIME.toNanos()));
                 }
@@ -508,7 +553,7 @@ final class BufferedStrategy implements CounterStrategy {
                 }
                 return nowNanos > retired.untilNanos();
             });
-            pendingIncrements.reset();
+            incrementsCollected = collectedAt;
             List<DurableIncrement> durable = new ArrayList<>();
             for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
                 durable.add(increment);

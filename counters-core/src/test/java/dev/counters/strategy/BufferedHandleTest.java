@@ -1,0 +1,56 @@
+package dev.counters.strategy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.counters.CounterName;
+import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.StrategyContext;
+import dev.counters.internal.Time;
+import dev.counters.internal.UniqueIds;
+import dev.counters.memory.InMemoryCounterStore;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.RetryRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A buffered counter's handle keeps its slot, so that an increment through it skips the lookup; once the slot has
+ * left the buffer (idle, or the counter deleted) the handle looks the counter up again, and nothing it adds is lost.
+ */
+class BufferedHandleTest {
+
+    private final AtomicLong ticker = new AtomicLong();
+    private final InMemoryCounterStore store = new InMemoryCounterStore();
+    private final CounterName name = CounterName.of("held");
+
+    @Test
+    void aHeldHandleCountsAfterItsSlotLeftTheBufferAndAfterADelete() throws Exception {
+        StrategyContext context = new StrategyContext(store, new Time(Clock.systemUTC(), ticker::get),
+                new SplittableRandom(1), UniqueIds.create(), Thread.ofPlatform().daemon().factory(),
+                RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), "default", new LongAdder());
+        BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
+        try (CounterStrategy buffered = Strategies.buffered(hourly).create(context)) {
+            LongConsumer handle = buffered.incrementer(name);
+            handle.accept(1);
+            for (int i = 0; i < 3; i++) { // two idle flushes retire the slot the handle holds
+                buffered.flush().get(30, TimeUnit.SECONDS);
+            }
+            ticker.addAndGet(Duration.ofMinutes(2).toNanos()); // past the time a retired slot is still drained
+            buffered.flush().get(30, TimeUnit.SECONDS);
+            handle.accept(2);
+            buffered.flush().get(30, TimeUnit.SECONDS);
+            assertThat(store.get(name)).isEqualTo(3);
+
+            buffered.delete(name);
+            handle.accept(4);
+            buffered.flush().get(30, TimeUnit.SECONDS);
+            assertThat(store.get(name)).as("counted after the delete").isEqualTo(4);
+        }
+    }
+}
