@@ -4,6 +4,7 @@ import dev.counters.CounterName;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
 import java.util.Optional;
+import java.util.function.LongConsumer;
 
 /**
  * One cell per counter, one atomic upsert per increment (seed 004, "single-row upsert"). The database's row lock
@@ -35,6 +36,20 @@ final class AtomicStrategy extends CellStrategy {
         } else {
             addCombined(name, CELL, delta, false);
         }
+    }
+
+    /** Holds the counter's combiner, so that an increment through a kept handle skips the combiners' cache. */
+    @Override
+    public LongConsumer incrementer(CounterName name) {
+        Combiner combiner = combiner(name, CELL);
+        return delta -> {
+            Optional<CounterStore> callerTransaction = store.callerTransaction();
+            if (callerTransaction.isPresent()) {
+                callerTransaction.get().add(name, CELL, delta);
+            } else {
+                combiner.submit(delta, false);
+            }
+        };
     }
 
     @Override

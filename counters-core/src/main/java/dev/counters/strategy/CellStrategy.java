@@ -57,7 +57,11 @@ abstract class CellStrategy implements CounterStrategy {
         return combiner != null && combiner.busy();
     }
 
-    private Combiner combiner(CounterName name, String cell) {
+    /**
+     * The cell's combiner. Whoever holds it keeps it in use (the cache holds combiners weakly), so a handle that
+     * holds it shares it with every other caller of the cell.
+     */
+    final Combiner combiner(CounterName name, String cell) {
         return combiners.get(new Cell(name, cell), key -> new Combiner(batch -> write(name, cell, batch)));
     }
 

@@ -11,6 +11,7 @@ import dev.counters.spi.CounterStore;
 import io.github.resilience4j.core.IntervalFunction;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
 
 /**
  * Optimistic locking with a version column (seed 004): read the cell's value and version, then
@@ -55,6 +56,20 @@ final class OptimisticStrategy extends CellStrategy {
     @Override
     public void increment(CounterName name, long delta) {
         incrementAndGet(name, delta);
+    }
+
+    /** Holds the counter's combiner, so that an increment through a kept handle skips the combiners' cache. */
+    @Override
+    public LongConsumer incrementer(CounterName name) {
+        Combiner combiner = combiner(name, AtomicStrategy.CELL);
+        return delta -> {
+            Optional<CounterStore> callerTransaction = store.callerTransaction();
+            if (callerTransaction.isPresent()) {
+                callerTransaction.get().addAndGet(name, AtomicStrategy.CELL, delta);
+            } else {
+                combiner.submit(delta, true);
+            }
+        };
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.counters.strategy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.counters.Counter;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
@@ -68,6 +69,23 @@ class CombiningTest {
             assertThat(counters.get("hot")).isEqualTo((1L << THREADS) - 1);
         }
         assertThat(store.writes.get()).as("delta rows for " + THREADS + " increments").isLessThan(THREADS / 2);
+    }
+
+    @Test
+    void incrementsThroughKeptHandlesShareWritesWithIncrementsByName() throws Exception {
+        SlowStore store = new SlowStore(Duration.ofMillis(20));
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.atomic()).build()) {
+            Counter handle = counters.counter("hot"); // holds the cell's combiner
+            runConcurrently(THREADS, i -> {
+                if (i % 2 == 0) {
+                    handle.increment(1L << i);
+                } else {
+                    counters.increment("hot", 1L << i);
+                }
+            });
+            assertThat(counters.get("hot")).isEqualTo((1L << THREADS) - 1);
+        }
+        assertThat(store.writes.get()).as("store writes for " + THREADS + " increments").isLessThan(THREADS / 2);
     }
 
     @ParameterizedTest(name = "{0}")
