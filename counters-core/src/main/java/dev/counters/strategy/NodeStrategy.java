@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,6 +111,22 @@ final class NodeStrategy extends CellStrategy {
     @Override
     public void increment(CounterName name, long delta) {
         addCombined(name, cellFor(name, delta), delta, false);
+    }
+
+    /**
+     * Holds the combiner of this node's increment cell, so that a positive increment through a kept handle skips
+     * the combiners' cache; the rest (decrements, a lost claim) goes the usual way.
+     */
+    @Override
+    public LongConsumer incrementer(CounterName name) {
+        Combiner increments = combiner(name, incrementCell);
+        return delta -> {
+            if (delta > 0 && !claimLost) {
+                increments.submit(delta, false);
+            } else {
+                increment(name, delta);
+            }
+        };
     }
 
     @Override
