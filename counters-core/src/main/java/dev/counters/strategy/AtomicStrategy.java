@@ -30,11 +30,15 @@ final class AtomicStrategy extends CellStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
+        increment(name, combiner(name, CELL), delta);
+    }
+
+    private void increment(CounterName name, Combiner combiner, long delta) {
         Optional<CounterStore> callerTransaction = store.callerTransaction();
         if (callerTransaction.isPresent()) {
             callerTransaction.get().add(name, CELL, delta);
         } else {
-            addCombined(name, CELL, delta, false);
+            combiner.submit(delta, false);
         }
     }
 
@@ -42,14 +46,7 @@ final class AtomicStrategy extends CellStrategy {
     @Override
     public LongConsumer incrementer(CounterName name) {
         Combiner combiner = combiner(name, CELL);
-        return delta -> {
-            Optional<CounterStore> callerTransaction = store.callerTransaction();
-            if (callerTransaction.isPresent()) {
-                callerTransaction.get().add(name, CELL, delta);
-            } else {
-                combiner.submit(delta, false);
-            }
-        };
+        return delta -> increment(name, combiner, delta);
     }
 
     @Override

@@ -62,23 +62,20 @@ final class OptimisticStrategy extends CellStrategy {
     @Override
     public LongConsumer incrementer(CounterName name) {
         Combiner combiner = combiner(name, AtomicStrategy.CELL);
-        return delta -> {
-            Optional<CounterStore> callerTransaction = store.callerTransaction();
-            if (callerTransaction.isPresent()) {
-                callerTransaction.get().addAndGet(name, AtomicStrategy.CELL, delta);
-            } else {
-                combiner.submit(delta, true);
-            }
-        };
+        return delta -> incrementAndGet(name, combiner, delta);
     }
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
+        return incrementAndGet(name, combiner(name, AtomicStrategy.CELL), delta);
+    }
+
+    private long incrementAndGet(CounterName name, Combiner combiner, long delta) {
         Optional<CounterStore> callerTransaction = store.callerTransaction();
         if (callerTransaction.isPresent()) {
             return callerTransaction.get().addAndGet(name, AtomicStrategy.CELL, delta);
         }
-        return addCombined(name, AtomicStrategy.CELL, delta, true);
+        return combiner.submit(delta, true);
     }
 
     /** One read and compare-and-set carrying the batch's deltas, including any queued since the last attempt. */
