@@ -2,6 +2,9 @@ package dev.counters.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,7 +84,20 @@ final class LoadDriver {
             }
             return measurement.result(database, kind.name(), threads, virtual, counters, failures.get(), exact);
         } finally {
+            if (database == BenchDatabase.H2 && !pools.isEmpty()) {
+                emptyH2(pools.getFirst());
+            }
             pools.forEach(HikariDataSource::close);
+        }
+    }
+
+    /**
+     * Drops what a point left in the in-memory H2 database, which lives as long as the JVM: its tables and rows would
+     * slow every later point down, and ratios would then depend on the order.
+     */
+    private static void emptyH2(DataSource dataSource) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement drop = connection.createStatement()) {
+            drop.execute("DROP ALL OBJECTS");
         }
     }
 

@@ -19,7 +19,7 @@ final class OverheadSection {
     }
 
     private static final List<Pair> PAIRS = List.of(new Pair("atomic", "jdbc-upsert"), new Pair("node", "jdbc-upsert"),
-            new Pair("sharded", "jdbc-upsert"), new Pair("optimistic", "jdbc-cas"),
+            new Pair("sharded", "jdbc-upsert-sharded"), new Pair("optimistic", "jdbc-cas"),
             new Pair("delta-log", "jdbc-insert"));
     private static final double TARGET = 0.9;
     private static final int REPETITIONS = 2;

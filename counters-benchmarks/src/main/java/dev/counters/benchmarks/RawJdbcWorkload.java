@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
@@ -13,15 +14,27 @@ import javax.sql.DataSource;
  * library's per-call overhead is measured against. One statement per increment in autocommit, as the strategies send
  * them outside a caller's transaction.
  * <ul>
- *   <li>{@link Statements#UPSERT}: what {@code atomic}, {@code node} and {@code sharded} send (H2: an update of the
- *       existing row, as the library does);
+ *   <li>{@link Statements#UPSERT}: what {@code atomic} and {@code node} send (H2: an update of the existing row, as
+ *       the library does);
+ *   <li>{@link Statements#SHARDED_UPSERT}: the same upsert, of one of 16 shard rows picked at random, as
+ *       {@code sharded} sends it;
  *   <li>{@link Statements#INSERT}: {@code delta-log}'s append of one delta row;
  *   <li>{@link Statements#COMPARE_AND_SET}: {@code optimistic}'s read and versioned update.
  * </ul>
  */
 final class RawJdbcWorkload implements Workload {
 
-    enum Statements { UPSERT, INSERT, COMPARE_AND_SET }
+    enum Statements {
+        UPSERT, SHARDED_UPSERT, INSERT, COMPARE_AND_SET;
+
+        /** The cells of one counter this statement writes. */
+        int cells() {
+            return this == SHARDED_UPSERT ? SHARDS : 1;
+        }
+    }
+
+    /** As many as the {@code sharded} workload's default. */
+    private static final int SHARDS = 16;
 
     private final DataSource dataSource;
     private final Statements statements;
@@ -41,7 +54,7 @@ final class RawJdbcWorkload implements Workload {
         this.cells = prefix + "counter_cells";
         this.deltas = prefix + "counter_deltas";
         this.write = switch (statements) {
-            case UPSERT -> switch (setup.database().vendor()) {
+            case UPSERT, SHARDED_UPSERT -> switch (setup.database().vendor()) {
                 case MARIADB -> "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, ?, ?, 1)"
                         + " ON DUPLICATE KEY UPDATE cell_value = cell_value + VALUES(cell_value), version = version + 1";
                 case POSTGRES -> "INSERT INTO " + cells + " AS c (counter_name, cell, cell_value, version)"
@@ -57,7 +70,9 @@ final class RawJdbcWorkload implements Workload {
         };
         if (statements != Statements.INSERT) {
             for (int i = 0; i < counters; i++) {
-                insertCell(i);
+                for (int cell = 0; cell < statements.cells(); cell++) {
+                    insertCell(i, cell(cell));
+                }
             }
         }
     }
@@ -70,10 +85,20 @@ final class RawJdbcWorkload implements Workload {
         return "bench.c" + counter;
     }
 
-    private void insertCell(int counter) {
+    /** The library's cell names: {@code v} for one cell, {@code s0}… for shards. */
+    private String cell(int index) {
+        return statements == Statements.SHARDED_UPSERT ? "s" + index : "v";
+    }
+
+    private String pickCell() {
+        return cell(statements.cells() == 1 ? 0 : ThreadLocalRandom.current().nextInt(statements.cells()));
+    }
+
+    private void insertCell(int counter, String cell) {
         try (Connection connection = dataSource.getConnection(); PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, 'v', 0, 0)")) {
+                "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, ?, 0, 0)")) {
             insert.setString(1, name(counter));
+            insert.setString(2, cell);
             insert.executeUpdate();
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -96,10 +121,10 @@ final class RawJdbcWorkload implements Workload {
                 } else if (write.startsWith("UPDATE")) {
                     statement.setLong(1, 1);
                     statement.setString(2, name(counter));
-                    statement.setString(3, "v");
+                    statement.setString(3, pickCell());
                 } else {
                     statement.setString(1, name(counter));
-                    statement.setString(2, "v");
+                    statement.setString(2, pickCell());
                     statement.setLong(3, 1);
                 }
                 statement.executeUpdate();

@@ -32,8 +32,10 @@ final class Workloads {
                         StrategyWorkload.of(Strategies.monotonic())),
                 new Workload.Kind("plain-update", "baseline: UPDATE … SET v = v + 1, one commit each",
                         setup -> new PlainUpdateWorkload(setup.dataSource(), setup.counters())),
-                new Workload.Kind("jdbc-upsert", "baseline: the upsert atomic, node and sharded send, by hand in JDBC",
+                new Workload.Kind("jdbc-upsert", "baseline: the upsert atomic and node send, by hand in JDBC",
                         RawJdbcWorkload.opener(RawJdbcWorkload.Statements.UPSERT)),
+                new Workload.Kind("jdbc-upsert-sharded", "baseline: sharded's upsert of a random one of 16 shards,"
+                        + " by hand in JDBC", RawJdbcWorkload.opener(RawJdbcWorkload.Statements.SHARDED_UPSERT)),
                 new Workload.Kind("jdbc-insert", "baseline: the delta row delta-log appends, by hand in JDBC",
                         RawJdbcWorkload.opener(RawJdbcWorkload.Statements.INSERT)),
                 new Workload.Kind("jdbc-cas", "baseline: optimistic's read and versioned update, by hand in JDBC",

@@ -7,9 +7,11 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import dev.counters.CounterName;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.LongConsumer;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -69,15 +71,45 @@ final class ShardedStrategy extends CellStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        addCombined(name, pickShard(name), delta, false);
-        if (totals != null) {
-            totals.asMap().computeIfPresent(name, (key, total) -> addOrForget(total, delta));
-        }
+        incrementer(name).accept(delta);
+    }
+
+    /**
+     * Holds the combiners of the counter's shards as it meets them, so that an increment through a kept handle picks
+     * a shard and writes through its combiner without a lookup in the combiners' cache.
+     */
+    @Override
+    public LongConsumer incrementer(CounterName name) {
+        return new LongConsumer() {
+            // Plain fields: a thread that misses another's write looks the combiner up, and finds the same one.
+            private Combiner[] held = new Combiner[0];
+
+            @Override
+            public void accept(long delta) {
+                int shards = shardCounts.get(name);
+                Combiner[] combiners = held;
+                if (combiners.length < shards) {
+                    combiners = Arrays.copyOf(combiners, shards);
+                    held = combiners;
+                }
+                int shard = pickShard(name, shards, combiners);
+                Combiner combiner = combiners[shard];
+                if (combiner == null) {
+                    combiner = combiner(name, CELLS[shard]);
+                    combiners[shard] = combiner;
+                }
+                combiner.submit(delta, false);
+                if (totals != null) {
+                    totals.asMap().computeIfPresent(name, (key, total) -> addOrForget(total, delta));
+                }
+            }
+        };
     }
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
-        long total = addCombined(name, pickShard(name), delta, true);
+        int shards = shardCounts.get(name);
+        long total = addCombined(name, CELLS[pickShard(name, shards, NO_COMBINERS)], delta, true);
         if (totals != null) {
             totals.put(name, total);
         }
@@ -128,22 +160,28 @@ final class ShardedStrategy extends CellStrategy {
         return now;
     }
 
-    private String pickShard(CounterName name) {
-        int shards = shardCounts.get(name);
+    private static final Combiner[] NO_COMBINERS = new Combiner[0];
+
+    /** A shard of {@code shards}; {@code combiners} are the caller's, for seeing which are busy without a lookup. */
+    private int pickShard(CounterName name, int shards, @Nullable Combiner[] combiners) {
         return switch (settings.selection()) {
             case RANDOM -> {
                 // A shard whose write is in flight in this JVM makes its callers wait for the commit: try another,
                 // twice at most; a busy one still takes the increment, combined with the others waiting there.
-                String shard = CELLS[random.nextInt(shards)];
-                for (int probe = 0; probe < 2 && busy(name, shard); probe++) {
-                    shard = CELLS[random.nextInt(shards)];
+                int shard = random.nextInt(shards);
+                for (int probe = 0; probe < 2 && busy(name, combiners, shard); probe++) {
+                    shard = random.nextInt(shards);
                 }
                 yield shard;
             }
             // Fibonacci hashing spreads consecutive thread ids over the shards.
-            case THREAD -> CELLS[Math.floorMod(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L >>> 16,
-                    shards)];
+            case THREAD -> (int) Math.floorMod(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L >>> 16, shards);
         };
+    }
+
+    private boolean busy(CounterName name, @Nullable Combiner[] combiners, int shard) {
+        Combiner combiner = shard < combiners.length ? combiners[shard] : null;
+        return combiner != null ? combiner.busy() : busy(name, CELLS[shard]);
     }
 
     private static @Nullable Long addOrForget(long total, long delta) {
