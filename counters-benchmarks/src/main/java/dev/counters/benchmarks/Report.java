@@ -193,12 +193,7 @@ final class Report {
             "blockSequence", "Until blocks have grown with the draw rate, a new block is due every few"
                     + " microseconds; its reservation runs on a virtual thread that competes for the 2 cores with the"
                     + " benchmark's threads, so callers wait at block boundaries. A larger block-size closes it from"
-                    + " the start (the 100,000 row).",
-            "autoIncrement", "The load driver times every number and records it for the uniqueness check, about"
-                    + " 100 ns per number per core, so 8 threads on 2 cores top out near 20 million numbers a"
-                    + " second; 1,000 times the insert rate needs more. The hand-out itself is not the limit: JMH"
-                    + " has it at 140-490 million a second, and blocks grow with the draw rate, so reservations are"
-                    + " a few a second.");
+                    + " the start (the 100,000 row).");
 
     private final java.util.Set<String> missed = new java.util.LinkedHashSet<>();
     private final java.util.Set<String> errors = new java.util.LinkedHashSet<>();
@@ -230,10 +225,6 @@ final class Report {
                                 + ") ≥ 50 % of AtomicLong, " + threads + " thread(s)", r, 0.5));
             }
         }
-        ratio(sequenceOps(BenchDatabase.MARIADB, "sequence-block", 8),
-                sequenceOps(BenchDatabase.MARIADB, "auto-increment", 8))
-                .ifPresent(r -> target(md, "autoIncrement",
-                        "block sequence ≥ 1,000× AUTO_INCREMENT inserts (MariaDB, 8 threads)", r, 1_000));
         md.append('\n');
         if (!missed.isEmpty()) {
             md.append("### Why targets were missed\n\n");
@@ -328,11 +319,6 @@ final class Report {
     private Optional<Double> loadOps(BenchDatabase database, String workload, int counters, int threads) {
         return find(counting, r -> r.database() == database && r.workload().equals(workload)
                 && r.counters() == counters && r.threads() == threads);
-    }
-
-    private Optional<Double> sequenceOps(BenchDatabase database, String workload, int threads) {
-        return find(sequences, r -> r.database() == database && r.workload().equals(workload)
-                && r.threads() == threads);
     }
 
     private static Optional<Double> find(List<LoadResult> results, Predicate<LoadResult> which) {

@@ -65,6 +65,11 @@ final class Workloads {
                         SequenceWorkload.databaseSequence()));
     }
 
+    static SequenceWorkload.Kind sequence(String name) {
+        return sequences().stream().filter(kind -> kind.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("Unknown sequence workload '" + name + "'"));
+    }
+
     static Workload.Kind counting(String name) {
         return counting().stream().filter(kind -> kind.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("Unknown workload '" + name + "'; known: "
