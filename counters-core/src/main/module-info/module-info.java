@@ -14,6 +14,8 @@ module dev.counters.core {
     requires transitive io.github.resilience4j.circuitbreaker;
     requires transitive io.github.resilience4j.core;
     requires transitive io.github.resilience4j.retry;
+    requires transitive micrometer.observation;
+    requires transitive micrometer.commons;
     requires com.github.benmanes.caffeine;
     requires org.slf4j;
     requires static transitive org.jspecify;

@@ -10,6 +10,7 @@ import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,6 +39,7 @@ public final class CounterServiceBuilder {
     private ThreadFactory threadFactory = Thread.ofPlatform().daemon().factory();
     private RetryRegistry retries = RetryRegistry.ofDefaults();
     private CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
+    private ObservationRegistry observations = ObservationRegistry.NOOP;
 
     /**
      * Looks up the calling thread's generator on every call. Keeping one {@code ThreadLocalRandom.current()} and using
@@ -132,6 +134,16 @@ public final class CounterServiceBuilder {
     }
 
     /**
+     * Where the strategies report their store operations as Micrometer observations: flushes
+     * ({@code counters.store.flush}), recounts ({@code counters.store.recount}) and combined writes
+     * ({@code counters.store.write}), tagged with the rule and the strategy. None unless set.
+     */
+    public CounterServiceBuilder observationRegistry(ObservationRegistry observations) {
+        this.observations = Objects.requireNonNull(observations, "observations");
+        return this;
+    }
+
+    /**
      * Builds the service, and each strategy with it.
      *
      * @throws IllegalStateException if a strategy needs a capability the store does not offer
@@ -154,8 +166,8 @@ public final class CounterServiceBuilder {
     }
 
     private StrategyContext context(Time time, UniqueIds ids, String rule) {
-        return new StrategyContext(store, time, random, ids, threadFactory, retries, circuitBreakers, rule,
-                new LongAdder());
+        return new StrategyContext(store, time, random, ids, threadFactory, retries, circuitBreakers, observations,
+                rule, new LongAdder());
     }
 
     private static DefaultCounterService.Route create(String rule, StrategyFactory factory, StrategyContext context,

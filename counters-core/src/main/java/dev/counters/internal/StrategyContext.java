@@ -11,17 +11,20 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
  * What a strategy is built from: the store, the one source of time and the randomness for spreading load it must
  * use (injected so that tests are deterministic), the source of the ids it writes (unique to the service instance
  * that owns it, never drawn from {@code random}), the factory of its background threads, and the Resilience4j
- * registries its one retry or circuit breaker comes from.
+ * registries its one retry or circuit breaker comes from, and the Micrometer registry its observations go to.
  *
  * @param rule the configuration rule the strategy serves ({@link StrategyStatistics#DEFAULT_RULE} or a name or
  *     pattern): it names the strategy's Resilience4j instances
@@ -29,8 +32,8 @@ import java.util.random.RandomGenerator;
  *     (a write-behind strategy reads it for its flush threshold rather than counting them a second time)
  */
 public record StrategyContext(CounterStore store, Time time, RandomGenerator random, UniqueIds ids,
-        ThreadFactory threadFactory, RetryRegistry retries, CircuitBreakerRegistry circuitBreakers, String rule,
-        LongAdder increments) {
+        ThreadFactory threadFactory, RetryRegistry retries, CircuitBreakerRegistry circuitBreakers,
+        ObservationRegistry observations, String rule, LongAdder increments) {
 
     public StrategyContext {
         Objects.requireNonNull(store, "store");
@@ -40,6 +43,7 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
         Objects.requireNonNull(threadFactory, "threadFactory");
         Objects.requireNonNull(retries, "retries");
         Objects.requireNonNull(circuitBreakers, "circuitBreakers");
+        Objects.requireNonNull(observations, "observations");
         Objects.requireNonNull(rule, "rule");
         Objects.requireNonNull(increments, "increments");
     }
@@ -75,6 +79,15 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
      */
     public Retry retry(String strategy, RetryConfig defaults) {
         return retries.retry(instanceName(strategy), () -> defaults);
+    }
+
+    /**
+     * Runs one of the strategy's store operations ({@link Observations#FLUSH}, ...) as an observation, tagged with
+     * the rule and the strategy.
+     */
+    public <T> T observe(String operation, String strategy, Supplier<T> work) {
+        return Observations.observe(observations, operation, () -> KeyValues.of("rule", rule, "strategy", strategy),
+                work);
     }
 
     /** The strategy's circuit breaker, from the registry, named and found like {@link #retry}. */

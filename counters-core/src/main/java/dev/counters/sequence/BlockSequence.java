@@ -1,9 +1,12 @@
 package dev.counters.sequence;
 
 import dev.counters.CounterName;
+import dev.counters.internal.Observations;
 import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.Sequences;
 import io.github.resilience4j.retry.Retry;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -16,10 +19,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Block allocation (hi/lo, pooled-lo): one round trip reserves a block of numbers, which are then handed out from
- * memory without a lock; when half of a block is gone the next one is reserved in the background, so a burst does
- * not wait on the database at the block boundary. Seed 003 gets its numbers from a sharded durable counter and a
- * cached counter re-synchronised under a lock; a reserved block gives the same speed with uniqueness guaranteed by
- * one atomic reservation, even when nodes start at once or crash.
+ * memory without a lock; when half of a block is gone the next one is reserved in the background, so a burst does not
+ * wait on the database at the block boundary. "Implementing Sequences with Google AppEngine" gets its numbers from a
+ * sharded durable counter and a cached counter re-synchronised under a lock; a reserved block gives the same speed with
+ * uniqueness guaranteed by one atomic reservation, even when nodes start at once or crash.
  *
  * <p>The block size follows the draw rate: while half a block goes in under {@value #FAST_MILLIS} ms, the next block
  * is twice as large, up to {@link SequenceSettings#maxBlockSize()}; once half a block took over
@@ -33,6 +36,8 @@ final class BlockSequence implements Sequence {
     private final Retry retry;
     private final SequenceSettings settings;
     private final Executor prefetcher;
+    private final ObservationRegistry observations;
+    private static final KeyValues MODE = KeyValues.of("mode", "block");
     private final ReentrantLock refill = new ReentrantLock();
     private final AtomicReference<@Nullable CompletableFuture<Reservation>> prefetched = new AtomicReference<>();
     private volatile @Nullable Block current;
@@ -51,12 +56,13 @@ final class BlockSequence implements Sequence {
     }
 
     BlockSequence(CounterName name, Sequences store, Retry retry, SequenceSettings settings, Executor prefetcher,
-            LongSupplier ticker) {
+            LongSupplier ticker, ObservationRegistry observations) {
         this.name = name;
         this.store = store;
         this.retry = retry;
         this.settings = settings;
         this.prefetcher = prefetcher;
+        this.observations = observations;
         this.ticker = ticker;
         this.blockSize = settings.blockSize();
     }
@@ -186,7 +192,7 @@ final class BlockSequence implements Sequence {
 
     private Reservation reserve(long count) {
         // Retried only when surely not reserved; a reservation whose outcome is unknown is a gap at worst.
-        return retry.executeSupplier(
-                () -> store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue()));
+        return Observations.observe(observations, Observations.RESERVE, () -> MODE, () -> retry.executeSupplier(
+                () -> store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue())));
     }
 }

@@ -5,6 +5,7 @@ import dev.counters.internal.NameRules;
 import dev.counters.spi.CounterStore.Sequences;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.Retry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,16 +17,18 @@ final class DefaultSequenceService implements SequenceService {
     private final Sequences sequencesStore;
     private final Retry retry;
     private final NameRules<SequenceSettings> rules;
+    private final ObservationRegistry observations;
     private final ConcurrentHashMap<String, Sequence> sequences = new ConcurrentHashMap<>();
     private final ExecutorService prefetcher = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("counters-sequence-prefetch-", 0).factory());
 
     DefaultSequenceService(CounterStore store, Sequences sequencesStore, Retry retry,
-            NameRules<SequenceSettings> settings) {
+            NameRules<SequenceSettings> settings, ObservationRegistry observations) {
         this.store = store;
         this.sequencesStore = sequencesStore;
         this.retry = retry;
         this.rules = settings;
+        this.observations = observations;
     }
 
     @Override
@@ -40,8 +43,9 @@ final class DefaultSequenceService implements SequenceService {
 
     private Sequence create(CounterName name, SequenceSettings settings) {
         return switch (settings.mode()) {
-            case BLOCK -> new BlockSequence(name, sequencesStore, retry, settings, prefetcher, System::nanoTime);
-            case GAPLESS -> new GaplessSequence(name, store, sequencesStore, retry, settings);
+            case BLOCK -> new BlockSequence(name, sequencesStore, retry, settings, prefetcher, System::nanoTime,
+                    observations);
+            case GAPLESS -> new GaplessSequence(name, store, sequencesStore, retry, settings, observations);
         };
     }
 

@@ -1,10 +1,13 @@
 package dev.counters.sequence;
 
 import dev.counters.CounterName;
+import dev.counters.internal.Observations;
 import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.Sequences;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.Retry;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.Optional;
 
 /**
@@ -23,13 +26,17 @@ final class GaplessSequence implements Sequence {
     private final Sequences sequences;
     private final Retry retry;
     private final SequenceSettings settings;
+    private final ObservationRegistry observations;
+    private static final KeyValues MODE = KeyValues.of("mode", "gapless");
 
-    GaplessSequence(CounterName name, CounterStore store, Sequences sequences, Retry retry, SequenceSettings settings) {
+    GaplessSequence(CounterName name, CounterStore store, Sequences sequences, Retry retry, SequenceSettings settings,
+            ObservationRegistry observations) {
         this.name = name;
         this.store = store;
         this.sequences = sequences;
         this.retry = retry;
         this.settings = settings;
+        this.observations = observations;
     }
 
     @Override
@@ -57,6 +64,7 @@ final class GaplessSequence implements Sequence {
     }
 
     private Reservation reserve(Sequences from, int count) {
-        return from.reserve(name, count, settings.start(), settings.increment(), settings.maxValue());
+        return Observations.observe(observations, Observations.RESERVE, () -> MODE,
+                () -> from.reserve(name, count, settings.start(), settings.increment(), settings.maxValue()));
     }
 }

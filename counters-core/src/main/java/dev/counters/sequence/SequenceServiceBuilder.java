@@ -5,6 +5,7 @@ import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore.Sequences;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -19,6 +20,7 @@ public final class SequenceServiceBuilder {
     private SequenceSettings defaults = SequenceSettings.defaults();
     private final Map<String, SequenceSettings> rules = new LinkedHashMap<>();
     private RetryRegistry retries = RetryRegistry.ofDefaults();
+    private ObservationRegistry observations = ObservationRegistry.NOOP;
 
     SequenceServiceBuilder(CounterStore store) {
         this.store = Objects.requireNonNull(store, "store");
@@ -45,6 +47,15 @@ public final class SequenceServiceBuilder {
     }
 
     /**
+     * Where reservations are reported as the Micrometer observation {@code counters.store.reserve}, tagged with the
+     * sequence's mode. None unless set.
+     */
+    public SequenceServiceBuilder observationRegistry(ObservationRegistry observations) {
+        this.observations = Objects.requireNonNull(observations, "observations");
+        return this;
+    }
+
+    /**
      * Builds the service.
      *
      * @throws IllegalStateException if the store does not offer {@link Sequences}
@@ -54,6 +65,7 @@ public final class SequenceServiceBuilder {
                 "Sequences need a store that offers CounterStore.Sequences, and " + store.getClass().getName()
                         + " does not"));
         return new DefaultSequenceService(store, sequences,
-                retries.retry("counters-sequences", StrategyContext::transientFailures), NameRules.of(rules, defaults));
+                retries.retry("counters-sequences", StrategyContext::transientFailures), NameRules.of(rules, defaults),
+                observations);
     }
 }

@@ -7,6 +7,7 @@ import dev.counters.CounterStoreException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
 import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
@@ -41,11 +42,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Write-behind counters (seed 001's cached delta flushed by one named task per interval, and seed 004's client-side
- * batching). An increment adds to an in-memory {@link LongAdder} and returns; a flusher thread writes every dirty
- * counter in one transaction per flush, every flush interval or sooner past a threshold of pending increments.
+ * Write-behind counters (the cached delta of "High concurrency counters without sharding", flushed by one named task
+ * per interval, and the client-side batching). An increment adds to an in-memory {@link LongAdder} and returns; a
+ * flusher thread writes every dirty counter in one transaction per flush, every flush interval or sooner past a
+ * threshold of pending increments.
  *
- * <p>Each flush carries an idempotency key written in the same transaction: the SQL form of the seed's named,
+ * <p>Each flush carries an idempotency key written in the same transaction: the SQL form of the write-up's named,
  * tombstoned task. The key is an id unique to this flush ({@link UniqueIds}) and a digest of its deltas. A flush whose
  * outcome is unknown (the connection broke during commit) is retried with the same key and the same deltas, so it is
  * applied exactly once; a key found recorded is taken as applied only by such a retry, and otherwise the deltas go
@@ -75,6 +77,7 @@ final class BufferedStrategy implements CounterStrategy {
     /** How often an open circuit breaker is asked whether a flush may be tried again. */
     private static final long BREAKER_POLL_NANOS = Duration.ofMillis(100).toNanos();
 
+    private final StrategyContext context;
     private final CounterStore store;
     private final CounterStore.IdempotentBatches batchStore;
     /** Steady time for flush keys' timestamps, which must not jump with the wall clock. */
@@ -156,6 +159,7 @@ final class BufferedStrategy implements CounterStrategy {
     }
 
     BufferedStrategy(StrategyContext context, BufferedSettings settings) {
+        this.context = context;
         this.store = context.store();
         this.batchStore = context.require(CounterStore.IdempotentBatches.class, "buffered");
         this.time = context.time();
@@ -436,12 +440,13 @@ final class BufferedStrategy implements CounterStrategy {
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            breaker.executeRunnable(() -> {
+            context.observe(Observations.FLUSH, type(), () -> breaker.executeSupplier(() -> {
                 boolean applied = batchStore.applyBatch(attempt.key(), CELL, attempt.deltas(), time.steady());
                 if (!applied && !inFlightUncertain) {
                     throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
                 }
-            });
+                return applied;
+            }));
             // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
             inFlight = null;
             inFlightUncertain = false;

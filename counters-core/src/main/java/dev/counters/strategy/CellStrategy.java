@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterName;
 import dev.counters.StrategyStatistics;
 import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.Retry;
@@ -24,12 +25,14 @@ abstract class CellStrategy implements CounterStrategy {
 
     final CounterStore store;
     final Retry retry;
+    private final StrategyContext context;
     private final LongAdder retries = new LongAdder();
     // Weak values: a cell nobody is incrementing needs no combiner, and one in use is held by its callers.
     private final Cache<Cell, Combiner> combiners = Caffeine.newBuilder().weakValues().build();
 
     CellStrategy(StrategyContext context, String type, RetryConfig retryDefaults) {
         this.store = context.store();
+        this.context = context;
         this.retry = context.retry(type, retryDefaults);
         this.retry.getEventPublisher().onRetry(event -> retries.increment());
     }
@@ -62,7 +65,8 @@ abstract class CellStrategy implements CounterStrategy {
      * holds it shares it with every other caller of the cell.
      */
     final Combiner combiner(CounterName name, String cell) {
-        return combiners.get(new Cell(name, cell), key -> new Combiner(batch -> write(name, cell, batch)));
+        return combiners.get(new Cell(name, cell), key -> new Combiner(batch ->
+                context.observe(Observations.WRITE, type(), () -> write(name, cell, batch))));
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.counters.CounterStoreException;
 import dev.counters.StoreUnavailableException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
+import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
@@ -32,12 +33,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A log of deltas (seed 004's first approach): each increment appends a row with a unique id (concurrent increments
- * of a counter in one JVM share a row), and a recount folds the deltas into the counter's base value, in one
- * transaction: it reads the unfolded deltas, sums them here, and has the store add the sum and mark exactly those
- * deltas folded, or do nothing if a concurrent recount got there first. Exact and idempotent by construction: an
- * append retried with the same id after an unknown outcome writes at most once, and a recount is
- * all or nothing, so rerunning one that failed halfway is safe.
+ * A log of deltas (the delta table of "Poor man's distributed counter"): each increment appends a row with a unique id
+ * (concurrent increments of a counter in one JVM share a row), and a recount folds the deltas into the counter's base
+ * value, in one transaction: it reads the unfolded deltas, sums them here, and has the store add the sum and mark
+ * exactly those deltas folded, or do nothing if a concurrent recount got there first. Exact and idempotent by
+ * construction: an append retried with the same id after an unknown outcome writes at most once, and a recount is all
+ * or nothing, so rerunning one that failed halfway is safe.
  *
  * <p>A recount is due when the folded value is older than a threshold or enough deltas piled up; at most one runs
  * per counter in this JVM, and a lease keeps other nodes from running theirs at the same time.
@@ -51,6 +52,7 @@ final class DeltaLogStrategy extends CellStrategy {
     /** The most deltas one recount folds: a bounded transaction; a larger backlog takes several recounts. */
     static final int MAX_FOLD = 10_000;
 
+    private final StrategyContext context;
     private final CounterStore.DeltaLog log;
     private final CounterStore.Leases leases;
     private final DeltaLogSettings settings;
@@ -79,6 +81,7 @@ final class DeltaLogStrategy extends CellStrategy {
                 .retryExceptions(CounterStoreException.class)
                 .ignoreExceptions(RetryWindowClosed.class, StoreUnavailableException.class)
                 .build());
+        this.context = context;
         this.log = context.require(CounterStore.DeltaLog.class, "delta-log");
         this.leases = context.require(CounterStore.Leases.class, "delta-log");
         this.settings = settings;
@@ -234,7 +237,10 @@ final class DeltaLogStrategy extends CellStrategy {
             if (leases.tryLease(lease, owner, now.plus(RECOUNT_LEASE), now)) {
                 try {
                     tracker.appends.set(0);
-                    fold(name);
+                    context.observe(Observations.RECOUNT, type(), () -> {
+                        fold(name);
+                        return null;
+                    });
                 } finally {
                     leases.releaseLease(lease, owner);
                 }

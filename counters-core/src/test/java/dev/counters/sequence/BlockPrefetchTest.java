@@ -7,6 +7,7 @@ import dev.counters.contract.Concurrently;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.CounterStore.Sequences;
 import io.github.resilience4j.retry.Retry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,7 +34,7 @@ class BlockPrefetchTest {
         int perThread = 50_000;
         try (ExecutorService prefetcher = Executors.newSingleThreadExecutor()) {
             BlockSequence sequence = new BlockSequence(CounterName.of("ids"), counting, Retry.ofDefaults("test"),
-                    settings, prefetcher, System::nanoTime);
+                    settings, prefetcher, System::nanoTime, ObservationRegistry.NOOP);
             Concurrently.run(threads, thread -> {
                 for (int i = 0; i < perThread; i++) {
                     sequence.next();

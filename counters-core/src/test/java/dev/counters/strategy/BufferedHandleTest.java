@@ -10,6 +10,7 @@ import dev.counters.internal.UniqueIds;
 import dev.counters.memory.InMemoryCounterStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.SplittableRandom;
@@ -33,7 +34,8 @@ class BufferedHandleTest {
     void aHeldHandleCountsAfterItsSlotLeftTheBufferAndAfterADelete() throws Exception {
         StrategyContext context = new StrategyContext(store, new Time(Clock.systemUTC(), ticker::get),
                 new SplittableRandom(1), UniqueIds.create(), Thread.ofPlatform().daemon().factory(),
-                RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), "default", new LongAdder());
+                RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), ObservationRegistry.NOOP, "default",
+                new LongAdder());
         BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
         try (CounterStrategy buffered = Strategies.buffered(hourly).create(context)) {
             LongConsumer handle = buffered.incrementer(name);
