@@ -54,6 +54,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     private static final int MAX_NAMES_PER_QUERY = 1_000;
 
     private final StatementRunner runner;
+    private final CounterTables tables;
     private final CellQueries cells;
     private final DeltaQueries deltas;
     private final BatchQueries batches;
@@ -66,6 +67,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     private JooqCounterStore(StatementRunner runner, CounterTables tables,
             @Nullable CallerTransactions callerTransactions, Optional<SessionLocks> sessionLocks) {
         this.runner = runner;
+        this.tables = tables;
         this.cells = new CellQueries(tables);
         this.deltas = new DeltaQueries(tables);
         this.batches = new BatchQueries(tables);
@@ -79,6 +81,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     /** {@code store}'s queries (and the statements they rendered), run by {@code runner}. */
     private JooqCounterStore(StatementRunner runner, JooqCounterStore store) {
         this.runner = runner;
+        this.tables = store.tables;
         this.cells = store.cells;
         this.deltas = store.deltas;
         this.batches = store.batches;
@@ -100,6 +103,19 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
      */
     public static Builder builder(DSLContext dsl) {
         return new Builder(null, Objects.requireNonNull(dsl, "dsl"));
+    }
+
+    /**
+     * Checks that the library's tables and their columns exist, as an application that applies the DDL itself should
+     * at startup: a missing table would otherwise show only at the first write that needs it. Reads only.
+     *
+     * @throws SchemaNotInitializedException naming what is missing and where the DDL is
+     */
+    public void checkSchema() {
+        List<String> missing = runner.run("check the schema", ctx -> SchemaMigrations.missing(ctx, tables));
+        if (!missing.isEmpty()) {
+            throw new SchemaNotInitializedException(missing, SchemaMigrations.location(dialect()));
+        }
     }
 
     /** The dialect this store renders SQL for. */

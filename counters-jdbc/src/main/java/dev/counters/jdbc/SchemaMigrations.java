@@ -1,10 +1,19 @@
 package dev.counters.jdbc;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.SQLDialect;
+import org.jooq.SelectField;
+import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
 
 /**
  * Applies the library's own migrations with Flyway: from a library-owned location, recorded in a history table of
@@ -21,7 +30,7 @@ final class SchemaMigrations {
     static MigrateResult migrate(DataSource dataSource, SQLDialect dialect, String prefix) {
         return Flyway.configure(SchemaMigrations.class.getClassLoader())
                 .dataSource(dataSource)
-                .locations(LOCATION + Databases.migrationFolder(dialect))
+                .locations(location(dialect))
                 .table(historyTable(prefix))
                 .placeholders(Map.of("prefix", prefix))
                 // The application's schema may hold tables already: record a baseline below our first version.
@@ -30,6 +39,49 @@ final class SchemaMigrations {
                 .cleanDisabled(true)
                 .load()
                 .migrate();
+    }
+
+    /** Where the migrations for {@code dialect} are. */
+    static String location(SQLDialect dialect) {
+        return LOCATION + Databases.migrationFolder(dialect) + "/";
+    }
+
+    /**
+     * SQL states of an unknown table or column: MySQL, MariaDB and H2 (42S02, 42S22; H2 also 42S03 and 42S04, with
+     * candidates or in an empty database); PostgreSQL (42P01, 42703).
+     */
+    private static final Set<String> UNDEFINED = Set.of("42S02", "42S03", "42S04", "42S22", "42P01", "42703");
+
+    /** What of the library's schema the database lacks: tables, or columns of the tables it has. */
+    static List<String> missing(DSLContext ctx, CounterTables tables) {
+        List<String> missing = new ArrayList<>();
+        for (CounterTables.TableColumns table : tables.all()) {
+            if (!absent(ctx, table.table(), table.columns())) {
+                continue;
+            }
+            if (absent(ctx, table.table(), List.of(DSL.inline(1)))) {
+                missing.add(table.table().getName());
+                continue;
+            }
+            for (Field<?> column : table.columns()) {
+                if (absent(ctx, table.table(), List.of(column))) {
+                    missing.add(table.table().getName() + "." + column.getName());
+                }
+            }
+        }
+        return missing;
+    }
+
+    private static boolean absent(DSLContext ctx, Table<?> table, List<? extends SelectField<?>> fields) {
+        try {
+            ctx.select(fields).from(table).where(DSL.falseCondition()).fetch();
+            return false;
+        } catch (DataAccessException e) {
+            if (UNDEFINED.contains(e.sqlState())) {
+                return true;
+            }
+            throw e;
+        }
     }
 
     static String historyTable(String prefix) {

@@ -57,6 +57,32 @@ class SchemaMigrationsTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void checkSchemaNamesWhatIsMissingAndWhereTheDdlIs(TestDatabase database) {
+        String prefix = newPrefix();
+        JooqCounterStore store = JooqCounterStore.builder(database.dataSource()).tablePrefix(prefix).build();
+        String location = "classpath:dev/counters/jdbc/migration/"
+                + (database == TestDatabase.MARIADB ? "mysql" : "standard") + "/";
+        assertThatThrownBy(store::checkSchema).isInstanceOfSatisfying(SchemaNotInitializedException.class, e -> {
+            assertThat(e.missing()).hasSize(new CounterTables(prefix).all().size())
+                    .contains(prefix + "counter_cells", prefix + "counter_leases");
+            assertThat(e.ddlLocation()).isEqualTo(location);
+            assertThat(e).hasMessageContaining(prefix + "counter_leases").hasMessageContaining(location)
+                    .hasMessageContaining("migrateSchema(true)");
+            assertThat(e.mayHaveBeenApplied()).isFalse();
+        });
+
+        JooqCounterStore.builder(database.dataSource()).tablePrefix(prefix).migrateSchema(true).build();
+        store.checkSchema();
+
+        // An upgrade whose DDL was not applied: a table without a column the library reads.
+        DSL.using(database.dataSource(), store.dialect())
+                .execute("ALTER TABLE " + prefix + "counter_cells DROP COLUMN version");
+        assertThatThrownBy(store::checkSchema).isInstanceOfSatisfying(SchemaNotInitializedException.class,
+                e -> assertThat(e.missing()).containsExactly(prefix + "counter_cells.version"));
+    }
+
     private static Map<String, String> columns(Field<?>[] fields) {
         return java.util.Arrays.stream(fields).collect(java.util.stream.Collectors.toMap(
                 f -> f.getName().toLowerCase(Locale.ROOT),
