@@ -3,58 +3,142 @@ package dev.counters.spring.boot;
 import dev.counters.CounterService;
 import dev.counters.CounterServiceBuilder;
 import dev.counters.jdbc.JooqCounterStore;
+import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceServiceBuilder;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.MonotonicCache;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
- * Gives the application a {@link CounterService} and a {@link SequenceService} on its {@link DataSource}. Every bean
- * backs off when the application defines its own.
+ * Gives the application a {@link CounterService} and a {@link SequenceService} on its {@link DataSource} (the one
+ * marked {@link CountersDataSource}, else its single or primary one), or in memory ({@code counters.store: memory}).
+ * Every bean backs off when the application defines its own; {@code counters.enabled: false} turns it all off. The
+ * store is built after the application's own database initialization (Flyway, Liquibase, SQL scripts), which may
+ * create the tables counters use.
  */
-@AutoConfiguration(after = DataSourceAutoConfiguration.class)
+@AutoConfiguration(after = DataSourceAutoConfiguration.class, afterName = {
+        "io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration",
+        "io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration",
+        "io.github.resilience4j.springboot3.retry.autoconfigure.RetryAutoConfiguration",
+        "io.github.resilience4j.springboot3.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration"})
 @ConditionalOnClass({CounterService.class, JooqCounterStore.class})
-@ConditionalOnBean(DataSource.class)
+@ConditionalOnBooleanProperty(name = "counters.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(CountersProperties.class)
+@Import({CountersAutoConfiguration.JdbcStore.class, CountersAutoConfiguration.MemoryStore.class,
+        DatabaseInitializationDependencyConfigurer.class})
+@ImportRuntimeHints(CountersRuntimeHints.class)
 public final class CountersAutoConfiguration {
 
+    /** Counters in the application's database. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "counters.store", havingValue = "jdbc", matchIfMissing = true)
+    @Conditional(OnCountersDataSource.class)
+    static final class JdbcStore {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @DependsOnDatabaseInitialization
+        CounterStore counterStore(ObjectProvider<DataSource> dataSources,
+                @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
+                ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
+            DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
+            CountersProperties.Jdbc jdbc = properties.jdbc();
+            boolean migrate = switch (jdbc.initializeSchema()) {
+                case ALWAYS -> true;
+                case NEVER -> false;
+                case EMBEDDED -> EmbeddedDatabaseConnection.isEmbedded(dataSource);
+            };
+            JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource)
+                    .tablePrefix(jdbc.tablePrefix())
+                    .migrateSchema(migrate);
+            if (jdbc.joinTransactions()) {
+                builder.callerTransactions(new SpringCallerTransactions(dataSource));
+            }
+            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            JooqCounterStore store = builder.build();
+            if (!migrate) {
+                store.checkSchema(); // at startup, rather than at the first write that needs a missing table
+            }
+            return store;
+        }
+    }
+
+    /** Counters in this JVM's memory, for tests that need no database. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "counters.store", havingValue = "memory")
+    static final class MemoryStore {
+
+        @Bean
+        @ConditionalOnMissingBean
+        CounterStore counterStore() {
+            return new InMemoryCounterStore();
+        }
+    }
+
+    /** A DataSource counters can use: the application's only (or primary) one, or one marked for counters. */
+    static final class OnCountersDataSource extends AnyNestedCondition {
+
+        OnCountersDataSource() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnSingleCandidate(DataSource.class)
+        static final class SingleDataSource {
+        }
+
+        @ConditionalOnBean(value = DataSource.class, annotation = CountersDataSource.class)
+        static final class MarkedDataSource {
+        }
+    }
+
+    /**
+     * Resilience4j's registries, as beans, unless the application has its own (or Resilience4j's starter made them):
+     * the retries and circuit breakers of the strategies and sequences are registered there, so Resilience4j's
+     * metrics and endpoints see them.
+     */
     @Bean
     @ConditionalOnMissingBean
-    CounterStore counterStore(DataSource dataSource, CountersProperties properties,
-            ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
-        CountersProperties.Jdbc jdbc = properties.jdbc();
-        boolean migrate = switch (jdbc.initializeSchema()) {
-            case ALWAYS -> true;
-            case NEVER -> false;
-            case EMBEDDED -> EmbeddedDatabaseConnection.isEmbedded(dataSource);
-        };
-        JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource)
-                .tablePrefix(jdbc.tablePrefix())
-                .migrateSchema(migrate);
-        if (jdbc.joinTransactions()) {
-            builder.callerTransactions(new SpringCallerTransactions(dataSource));
-        }
-        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-        return builder.build();
+    @ConditionalOnBean(CounterStore.class)
+    RetryRegistry countersRetryRegistry() {
+        return RetryRegistry.ofDefaults();
     }
 
     @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(CounterStore.class)
+    CircuitBreakerRegistry countersCircuitBreakerRegistry() {
+        return CircuitBreakerRegistry.ofDefaults();
+    }
+
+    @Bean
+    @ConditionalOnBean(CounterStore.class)
     CountersResilience countersResilience(ObjectProvider<RetryRegistry> retries,
             ObjectProvider<CircuitBreakerRegistry> circuitBreakers) {
         return new CountersResilience(retries.getIfUnique(RetryRegistry::ofDefaults),
@@ -63,12 +147,15 @@ public final class CountersAutoConfiguration {
 
     /**
      * The service, from {@code counters.*}, then the application's beans: a {@link Clock}, a {@link MonotonicCache}
-     * (shared by every monotonic counter, as across nodes), then each {@link CounterServiceBuilderCustomizer}.
+     * (shared by every monotonic counter, as across nodes), an {@link ObservationRegistry} (flushes, recounts and
+     * combined writes become timers and spans), then each {@link CounterServiceBuilderCustomizer}.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
+    @ConditionalOnBean(CounterStore.class)
     CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment,
             CountersResilience resilience, ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
+            ObjectProvider<ObservationRegistry> observations,
             ObjectProvider<CounterServiceBuilderCustomizer> customizers) {
         MonotonicCache cache = monotonicCache.getIfUnique();
         CounterServiceBuilder builder = CounterService.builder(counterStore)
@@ -77,6 +164,7 @@ public final class CountersAutoConfiguration {
                 .retryRegistry(resilience.retries())
                 .circuitBreakerRegistry(resilience.circuitBreakers());
         clock.ifUnique(builder::clock);
+        observations.ifUnique(builder::observationRegistry);
         properties.counters().keySet().forEach(nameOrPattern ->
                 builder.strategy(nameOrPattern, properties.factory(nameOrPattern, cache)));
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
@@ -85,15 +173,18 @@ public final class CountersAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnBean(CounterService.class)
     CountersLifecycle countersLifecycle(CounterService counterService, CountersProperties properties) {
         return new CountersLifecycle(counterService, properties.shutdownTimeout());
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
+    @ConditionalOnBean(CounterStore.class)
     SequenceService sequenceService(CounterStore counterStore, CountersProperties properties,
-            CountersResilience resilience) {
+            CountersResilience resilience, ObjectProvider<ObservationRegistry> observations) {
         SequenceServiceBuilder builder = SequenceService.builder(counterStore).retryRegistry(resilience.retries());
+        observations.ifUnique(builder::observationRegistry);
         properties.sequences().forEach((nameOrPattern, sequence) -> builder.sequence(nameOrPattern, sequence.settings()));
         return builder.build();
     }

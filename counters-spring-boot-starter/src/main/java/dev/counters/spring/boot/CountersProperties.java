@@ -28,6 +28,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * one fails startup with a message naming the property; a property this class does not know fails it too, so a typo
  * is not silently ignored.
  *
+ * @param enabled Whether to auto-configure counters at all
+ * @param store Where counters are kept: 'jdbc', the application's DataSource; 'memory', this JVM only (for tests)
  * @param defaultStrategy The strategy of every counter not configured otherwise
  * @param counters Rules for particular counters, by exact name or by pattern ('*' any run of characters, '?' one);
  *     in YAML, write a key with dots or wildcards in brackets: '"[orders.*]"'
@@ -42,6 +44,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties(prefix = "counters", ignoreUnknownFields = false)
 public record CountersProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue("jdbc") Store store,
         @DefaultValue("atomic") StrategyType defaultStrategy,
         Map<String, CounterProperties> counters,
         @Nullable Optimistic optimistic,
@@ -249,8 +253,8 @@ public record CountersProperties(
      *
      * @param id This application node's id (1 to 40 letters, digits, '.', '_', '-'); unset generates one per start
      * @param decrements Whether negative deltas are allowed (PN-Counter) or refused (G-Counter)
-     * @param leaseTtl How long the claim on the node id lasts without renewal (H2); on MariaDB, MySQL and PostgreSQL the
-     *     claim is a database session lock, checked every third of this
+     * @param leaseTtl How long the claim on the node id lasts without renewal (H2); on MariaDB, MySQL and PostgreSQL
+     * the claim is a database session lock, checked every third of this
      */
     public record Node(@Nullable String id, @Nullable Boolean decrements, @Nullable Duration leaseTtl)
             implements Group<NodeSettings> {
@@ -356,6 +360,14 @@ public record CountersProperties(
         ALWAYS,
         /** Never: the tables are created by other means (the README shows the DDL). */
         NEVER
+    }
+
+    /** Where counters are kept. */
+    public enum Store {
+        /** In the application's {@code DataSource} (or the one marked {@link CountersDataSource}). */
+        JDBC,
+        /** In this JVM's memory, lost when it stops: for tests that need no database. */
+        MEMORY
     }
 
     /**

@@ -11,7 +11,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
-/** {@code /actuator/counters} over HTTP with its default access: reads work, writes are refused. */
+/** {@code /actuator/counters} over HTTP with its default access: reads work, writes are refused with the reason. */
 @SpringBootTest(classes = EndpointApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.datasource.generate-unique-name=true",
                 "management.endpoints.web.exposure.include=counters,health",
@@ -64,9 +64,13 @@ class EndpointReadOnlyHttpTest {
 
         http.post().uri("/actuator/counters/downloads").contentType(MediaType.APPLICATION_JSON)
                 .body(Map.of("delta", 5)).exchange()
-                .expectStatus().is4xxClientError();
+                .expectStatus().isEqualTo(405)
+                .expectHeader().valueEquals("Allow", "GET")
+                .expectBody().jsonPath("$.message").value(message -> assertThat((String) message)
+                        .contains("read-only").contains("management.endpoint.counters.access=unrestricted"));
         http.delete().uri("/actuator/counters/downloads").exchange()
-                .expectStatus().is4xxClientError();
+                .expectStatus().isEqualTo(405)
+                .expectBody().jsonPath("$.message").isEqualTo(CountersEndpointWritesOff.REASON);
 
         assertThat(counters.getExact("downloads")).isEqualTo(7);
     }

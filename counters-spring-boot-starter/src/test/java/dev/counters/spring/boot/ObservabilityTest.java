@@ -8,6 +8,10 @@ import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.contract.ForwardingCounterStore;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,6 +25,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -34,6 +39,32 @@ class ObservabilityTest {
                     SimpleMetricsExportAutoConfiguration.class, CountersAutoConfiguration.class,
                     CountersMetricsAutoConfiguration.class, CountersHealthAutoConfiguration.class,
                     CountersEndpointAutoConfiguration.class));
+
+    @Test
+    void flushesAndCombinedWritesAreTimedThroughTheApplicationsObservationRegistry() {
+        runner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+                .withPropertyValues("counters.counters.[views.*].strategy=buffered").run(context -> {
+                    CounterService counters = context.getBean(CounterService.class);
+                    counters.increment("orders");
+                    counters.incrementDurably("views.home", 1).join();
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get("counters.store.write").tags("rule", "(default)", "strategy", "atomic")
+                            .timer().count()).isPositive();
+                    assertThat(registry.get("counters.store.flush").tags("rule", "views.*", "strategy", "buffered")
+                            .timer().count()).isPositive();
+                });
+    }
+
+    @Test
+    void theRetriesAndCircuitBreakersAreInRegistryBeansForResilience4jsOwnMetricsAndEndpoints() {
+        runner.withPropertyValues("counters.counters.[views.*].strategy=buffered").run(context -> {
+            context.getBean(CounterService.class).increment("x");
+            assertThat(context.getBean(RetryRegistry.class).getAllRetries()).extracting(Retry::getName)
+                    .contains("counters-atomic");
+            assertThat(context.getBean(CircuitBreakerRegistry.class).getAllCircuitBreakers())
+                    .extracting(CircuitBreaker::getName).anyMatch(name -> name.startsWith("counters-buffered"));
+        });
+    }
 
     @Test
     void metersCountIncrementsFlushesAndPendingDeltasPerRule() {
