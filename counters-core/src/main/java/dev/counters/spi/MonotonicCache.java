@@ -4,9 +4,9 @@ import dev.counters.CounterName;
 import java.util.OptionalLong;
 
 /**
- * Where monotonic counters keep their current value (the seed's memcache): an atomic add on a present value, and
- * add-if-absent, so that concurrent cold loaders agree. The default lives in this JVM; a cache shared by several
- * nodes (Redis, Hazelcast) makes one monotonic sequence across them.
+ * Where monotonic counters keep their current value (the shared memcache of "Efficient Global Counters, revisited"): an
+ * atomic add on a present value, and add-if-absent, so that concurrent cold loaders agree. The default lives in this
+ * JVM; a cache shared by several nodes (Redis, Hazelcast) makes one monotonic sequence across them.
  */
 public interface MonotonicCache {
 

@@ -7,12 +7,12 @@ import java.util.Optional;
 import java.util.function.LongConsumer;
 
 /**
- * One cell per counter, one atomic upsert per increment (seed 004, "single-row upsert"). The database's row lock
- * makes it exact; the same lock is why it does not scale on one hot counter. Inside a caller's transaction that
- * the store can join, the upsert is part of it (and holds the row lock until it ends), and it is neither combined
- * nor retried: the database may have rolled back the caller's whole transaction, which only the caller can repeat.
- * Outside one, the concurrent increments of a counter in this JVM share upserts ({@link Combiner}): while one
- * upsert waits for its commit, the deltas arriving meanwhile queue up for the next.
+ * One cell per counter, one atomic upsert per increment (the single-row upsert of "Poor man's distributed counter").
+ * The database's row lock makes it exact; the same lock is why it does not scale on one hot counter. Inside a caller's
+ * transaction that the store can join, the upsert is part of it (and holds the row lock until it ends), and it is
+ * neither combined nor retried: the database may have rolled back the caller's whole transaction, which only the caller
+ * can repeat. Outside one, the concurrent increments of a counter in this JVM share upserts ({@link Combiner}): while
+ * one upsert waits for its commit, the deltas arriving meanwhile queue up for the next.
  */
 final class AtomicStrategy extends CellStrategy {
 

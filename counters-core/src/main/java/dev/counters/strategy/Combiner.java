@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Folds the concurrent increments of one stored row in this JVM into one write (seed 004's "a retry carries the
- * updated pending delta", applied to every durable strategy). The first caller to find the row free writes, carrying
- * every delta queued meanwhile; the others wait for the write that carries theirs. Every caller returns only once
- * that write has committed, and learns its own outcome: a failure goes to exactly the callers whose deltas the
- * failed write carried. With one caller at a time nothing waits: the caller writes its own delta at once.
+ * Folds the concurrent increments of one stored row in this JVM into one write ("Poor man's distributed counter": "a
+ * retry carries the updated pending delta", applied to every durable strategy). The first caller to find the row free
+ * writes, carrying every delta queued meanwhile; the others wait for the write that carries theirs. Every caller
+ * returns only once that write has committed, and learns its own outcome: a failure goes to exactly the callers whose
+ * deltas the failed write carried. With one caller at a time nothing waits: the caller writes its own delta at once.
  *
  * <p>A write carries deltas of one sign only, in queue order. The values between the row's total before and after
  * it are then all in range, so each caller can be given the total as if the deltas had been applied one by one: the

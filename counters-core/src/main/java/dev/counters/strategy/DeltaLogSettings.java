@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * Settings of the {@code delta-log} strategy.
  *
- * @param recountAfter a recount is due once the folded value is older than this (the seed's "a second ago")
+ * @param recountAfter a recount is due once the folded value is older than this (the write-up's "a second ago")
  * @param recountAtDeltas a recount is due once this many deltas were appended since the last one
  * @param readFolded whether {@code get} returns the folded value only (one row, possibly stale by the unfolded
  *     deltas) instead of folded plus unfolded (exact); {@code getExact} is always exact

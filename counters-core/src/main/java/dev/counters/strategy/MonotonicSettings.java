@@ -1,7 +1,8 @@
 package dev.counters.strategy;
 
 /**
- * Settings of the {@code monotonic} strategy (the seed's argument checks: 1 to 999 shards, a chance within [0, 1]).
+ * Settings of the {@code monotonic} strategy (the argument checks of "Efficient Global Counters, revisited": 1 to 999
+ * shards, a chance within [0, 1]).
  *
  * @param shards how many rows hold the durable maximum
  * @param chanceToWrite the probability that an increment writes its value to a random shard; 1.0 writes every

@@ -12,10 +12,10 @@ import java.util.OptionalLong;
 import java.util.random.RandomGenerator;
 
 /**
- * A cached monotonic counter (seed 000): the current value lives in a cache with atomic increment; the durable copy
- * is the maximum over N shard rows, each increment raising a random shard to its value with probability
- * {@code chance-to-write}; a cold start loads the maximum and seeds the cache with add-if-absent, so concurrent
- * loaders agree. It never goes down, only up.
+ * A cached monotonic counter ("Efficient Global Counters, revisited"): the current value lives in a cache with atomic
+ * increment; the durable copy is the maximum over N shard rows, each increment raising a random shard to its value with
+ * probability {@code chance-to-write}; a cold start loads the maximum and seeds the cache with add-if-absent, so
+ * concurrent loaders agree. It never goes down, only up.
  *
  * <p>What it promises depends on the chance: at 1.0 every value is durable before it is returned, so after a restart
  * the counter continues above every value it handed out (an id generator, on one node). Below 1.0, a restart

@@ -19,10 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Per-node counters (seed 004's closing design, a G-Counter, or a PN-Counter when decrements are allowed): each
- * application node adds only to its own rows, so nodes never wait for each other; a read sums every node's rows,
- * including those of nodes long gone. The PN form keeps two rows per node, increments and decrements, each only
- * growing in magnitude.
+ * Per-node counters (the closing design of "Poor man's distributed counter", a G-Counter, or a PN-Counter when
+ * decrements are allowed): each application node adds only to its own rows, so nodes never wait for each other; a read
+ * sums every node's rows, including those of nodes long gone. The PN form keeps two rows per node, increments and
+ * decrements, each only growing in magnitude.
  *
  * <p>The node id is claimed when the strategy starts, so that a second live process configured with the same id fails
  * fast instead of silently sharing rows. Where the store has {@link SessionLocks} (MySQL, MariaDB, PostgreSQL), the

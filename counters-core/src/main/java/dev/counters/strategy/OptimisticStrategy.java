@@ -14,11 +14,11 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
 
 /**
- * Optimistic locking with a version column (seed 004): read the cell's value and version, then
+ * Optimistic locking with a version column ("Poor man's distributed counter"): read the cell's value and version, then
  * {@code UPDATE … SET value = ?, version = version + 1 WHERE version = ?}; no row updated is a conflict, retried
  * with exponential backoff and jitter (Resilience4j).
  *
- * <p>As the seed asks, a retry carries every delta that arrived meanwhile: in each JVM one thread at a time writes
+ * <p>As the write-up asks, a retry carries every delta that arrived meanwhile: in each JVM one thread at a time writes
  * a counter, on behalf of every caller waiting on it ({@link Combiner}), so a burst of N increments costs a few
  * updates rather than N fighting ones. Every caller learns the outcome of the attempt that carried its delta.
  *

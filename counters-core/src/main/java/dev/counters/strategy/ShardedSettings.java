@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  *     is larger keeps the larger one, and a larger configured count grows the persisted one
  * @param selection how an increment picks its shard
  * @param cachedTotalExpiry when not null, reads are served from a local cache of the total that local increments
- *     update and that expires this long after it was loaded (seed 002's memcache); null reads the shards every time
+ * update and that expires this long after it was loaded (the memcache of "Sharding Counters"); null reads the shards
+ * every time
  * @param shardCountRefresh how often a node re-reads a counter's persisted shard count, to see growth made elsewhere
  */
 public record ShardedSettings(int shards, Selection selection, @Nullable Duration cachedTotalExpiry,
@@ -61,7 +62,7 @@ public record ShardedSettings(int shards, Selection selection, @Nullable Duratio
 
     /** How a sharded increment picks its shard. */
     public enum Selection {
-        /** A random shard per increment, as in seed 002: spreads any load evenly. */
+        /** A random shard per increment, as in "Sharding Counters": spreads any load evenly. */
         RANDOM,
         /**
          * A shard fixed per thread: a thread's increments stay on one row, so two threads of this JVM contend only

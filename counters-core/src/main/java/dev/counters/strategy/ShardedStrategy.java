@@ -16,11 +16,11 @@ import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Sharded counters (seed 002): a counter is N shard rows; an increment adds to one of them, a read sums them all,
- * so N writers can commit at once where one row admits one. The shard count can grow at runtime (it is persisted,
- * so every node sees it) and never shrinks; reads stay exact throughout because they sum every shard that exists.
- * An optional cached total plays the seed's memcache. Concurrent increments of one shard in this JVM share writes
- * ({@link Combiner}), and a random pick avoids a shard whose write is in flight.
+ * Sharded counters ("Sharding Counters", App Engine): a counter is N shard rows; an increment adds to one of them, a
+ * read sums them all, so N writers can commit at once where one row admits one. The shard count can grow at runtime (it
+ * is persisted, so every node sees it) and never shrinks; reads stay exact throughout because they sum every shard that
+ * exists. An optional cached total plays the write-up's memcache. Concurrent increments of one shard in this JVM share
+ * writes ({@link Combiner}), and a random pick avoids a shard whose write is in flight.
  */
 final class ShardedStrategy extends CellStrategy {
 
