@@ -4,6 +4,7 @@ import dev.counters.CounterService;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /** {@code POST /api/articles/{id}/view} and {@code POST /api/articles/{id}/like}: each answers the new total. */
@@ -29,10 +30,17 @@ class ArticleController {
         return new Views(article.value(), counters.incrementAndGet(article.viewsCounter(), 1));
     }
 
-    /** The total includes this like at once, although it reaches the database with the next flush. */
+    /**
+     * The total includes this like at once, although it reaches the database with the next flush. With
+     * {@code durable=true} the answer waits for the flush that carries the like to commit.
+     */
     @PostMapping("/like")
-    Likes like(@PathVariable String id) {
+    Likes like(@PathVariable String id, @RequestParam(defaultValue = "false") boolean durable) {
         ArticleId article = new ArticleId(id);
+        if (durable) {
+            counters.incrementDurably(article.likesCounter(), 1).join();
+            return new Likes(article.value(), counters.get(article.likesCounter()));
+        }
         return new Likes(article.value(), counters.incrementAndGet(article.likesCounter(), 1));
     }
 }

