@@ -8,12 +8,10 @@ import dev.counters.jdbc.SchemaNotInitializedException;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.sequence.SequenceService;
 import dev.counters.spi.CounterStore;
-import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import java.sql.ResultSet;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -37,7 +35,7 @@ class CountersAutoConfigurationTest {
             counters.increment("page-views", 4);
             assertThat(counters.get("page-views")).isEqualTo(5);
             assertThat(counters.counter("page-views").strategy()).isEqualTo("atomic");
-            assertThat(tableExists(context.getBean(DataSource.class), "COUNTER_CELLS")).isTrue();
+            assertThat(RealApplicationTest.tableExists(context.getBean(DataSource.class), "COUNTER_CELLS")).isTrue();
         });
     }
 
@@ -46,8 +44,8 @@ class CountersAutoConfigurationTest {
         runner.withPropertyValues("counters.jdbc.table-prefix=app_").run(context -> {
             context.getBean(CounterService.class).increment("likes");
             DataSource dataSource = context.getBean(DataSource.class);
-            assertThat(tableExists(dataSource, "APP_COUNTER_CELLS")).isTrue();
-            assertThat(tableExists(dataSource, "COUNTER_CELLS")).isFalse();
+            assertThat(RealApplicationTest.tableExists(dataSource, "APP_COUNTER_CELLS")).isTrue();
+            assertThat(RealApplicationTest.tableExists(dataSource, "COUNTER_CELLS")).isFalse();
         });
     }
 
@@ -259,13 +257,6 @@ class CountersAutoConfigurationTest {
     void withoutTheJdbcModuleNothingIsConfigured() {
         runner.withClassLoader(new FilteredClassLoader(dev.counters.jdbc.JooqCounterStore.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(CounterService.class));
-    }
-
-    private static boolean tableExists(DataSource dataSource, String table) throws Exception {
-        try (Connection connection = dataSource.getConnection();
-                ResultSet tables = connection.getMetaData().getTables(null, null, table, null)) {
-            return tables.next();
-        }
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -157,7 +157,8 @@ class RealApplicationTest {
         return application.run(args);
     }
 
-    private static boolean tableExists(DataSource dataSource, String table) throws Exception {
+    /** Whether the database has the table, whatever the case the database folded its name to. */
+    static boolean tableExists(DataSource dataSource, String table) throws Exception {
         try (Connection connection = dataSource.getConnection();
                 ResultSet tables = connection.getMetaData().getTables(null, null, null, null)) {
             while (tables.next()) {
