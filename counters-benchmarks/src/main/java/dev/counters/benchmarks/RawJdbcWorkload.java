@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import javax.sql.DataSource;
 
 /**
@@ -19,7 +20,8 @@ import javax.sql.DataSource;
  *   <li>{@link Statements#SHARDED_UPSERT}: the same upsert, of one of 16 shard rows picked at random, as
  *       {@code sharded} sends it;
  *   <li>{@link Statements#INSERT}: {@code delta-log}'s append of one delta row;
- *   <li>{@link Statements#COMPARE_AND_SET}: {@code optimistic}'s read and versioned update.
+ *   <li>{@link Statements#COMPARE_AND_SET}: {@code optimistic}'s versioned update, with a read first only when the
+ *       cell is no longer as the last update left it.
  * </ul>
  */
 final class RawJdbcWorkload implements Workload {
@@ -44,6 +46,8 @@ final class RawJdbcWorkload implements Workload {
     private final String write;
     private final String idPrefix = UUID.randomUUID().toString().substring(0, 8) + ".";
     private final AtomicLong ids = new AtomicLong();
+    /** Per counter, its value and version as the last compare-and-set left them, if no other thread came since. */
+    private final AtomicReferenceArray<long[]> written;
 
     private RawJdbcWorkload(Workload.Setup setup, Statements statements) {
         String prefix = FreshTables.name("r") + "_";
@@ -51,6 +55,7 @@ final class RawJdbcWorkload implements Workload {
         this.dataSource = setup.dataSource();
         this.statements = statements;
         this.counters = setup.counters();
+        this.written = new AtomicReferenceArray<>(counters);
         this.cells = prefix + "counter_cells";
         this.deltas = prefix + "counter_deltas";
         this.write = switch (statements) {
@@ -66,7 +71,7 @@ final class RawJdbcWorkload implements Workload {
             case INSERT -> "INSERT INTO " + deltas + " (counter_name, delta_id, delta, appended_at, folded)"
                     + " VALUES (?, ?, ?, ?, 0)";
             case COMPARE_AND_SET -> "UPDATE " + cells + " SET cell_value = ?, version = version + 1"
-                    + " WHERE counter_name = ? AND cell = ? AND version = ?";
+                    + " WHERE counter_name = ? AND cell = ? AND version = ? AND cell_value = ?";
         };
         if (statements != Statements.INSERT) {
             for (int i = 0; i < counters; i++) {
@@ -132,28 +137,40 @@ final class RawJdbcWorkload implements Workload {
         }
     }
 
-    /** Read the value and version, write value + 1 if the version is unchanged; again on a conflict. */
+    /**
+     * Write value + 1 if value and version are still as this workload's last write left them; otherwise read them and
+     * try again, as the strategy does.
+     */
     private void compareAndSet(Connection connection, int counter) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement(write)) {
+            long[] known = written.getAndSet(counter, null);
+            while (known == null || !compareAndSet(update, counter, known)) {
+                known = read(connection, counter);
+            }
+        }
+    }
+
+    private boolean compareAndSet(PreparedStatement update, int counter, long[] known) throws SQLException {
+        update.setLong(1, known[0] + 1);
+        update.setString(2, name(counter));
+        update.setString(3, "v");
+        update.setLong(4, known[1]);
+        update.setLong(5, known[0]);
+        if (update.executeUpdate() != 1) {
+            return false;
+        }
+        written.set(counter, new long[] {known[0] + 1, known[1] + 1});
+        return true;
+    }
+
+    private long[] read(Connection connection, int counter) throws SQLException {
         try (PreparedStatement read = connection.prepareStatement(
-                "SELECT cell_value, version FROM " + cells + " WHERE counter_name = ? AND cell = ?");
-                PreparedStatement update = connection.prepareStatement(write)) {
-            while (true) {
-                read.setString(1, name(counter));
-                read.setString(2, "v");
-                long value;
-                long version;
-                try (ResultSet row = read.executeQuery()) {
-                    row.next();
-                    value = row.getLong(1);
-                    version = row.getLong(2);
-                }
-                update.setLong(1, value + 1);
-                update.setString(2, name(counter));
-                update.setString(3, "v");
-                update.setLong(4, version);
-                if (update.executeUpdate() == 1) {
-                    return;
-                }
+                "SELECT cell_value, version FROM " + cells + " WHERE counter_name = ? AND cell = ?")) {
+            read.setString(1, name(counter));
+            read.setString(2, "v");
+            try (ResultSet row = read.executeQuery()) {
+                row.next();
+                return new long[] {row.getLong(1), row.getLong(2)};
             }
         }
     }

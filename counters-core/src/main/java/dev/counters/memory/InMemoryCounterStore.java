@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -129,17 +130,16 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
     }
 
     @Override
-    public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
+    public boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
         boolean[] written = {false};
         counters.compute(counter, (name, cells) -> {
             Map<String, VersionedValue> current = cells == null ? Map.of() : cells;
             VersionedValue existing = current.get(cell);
-            long version = existing == null ? 0 : existing.version();
-            if (version != expectedVersion) {
+            if (!Objects.equals(existing, expected)) {
                 return cells;
             }
             Map<String, VersionedValue> next = new HashMap<>(current);
-            next.put(cell, new VersionedValue(newValue, version + 1));
+            next.put(cell, new VersionedValue(newValue, existing == null ? 1 : existing.version() + 1));
             written[0] = true;
             return Map.copyOf(next);
         });

@@ -72,12 +72,14 @@ public interface CounterStore {
     Optional<VersionedValue> read(CounterName counter, String cell);
 
     /**
-     * Sets a cell to {@code newValue} if its version is still {@code expectedVersion}, raising the version by one;
-     * an {@code expectedVersion} of 0 means the cell must not exist yet, and creates it with version 1.
+     * Sets a cell to {@code newValue} if it is still exactly as {@code expected} (its value and its version), raising
+     * the version by one; a null {@code expected} means the cell must not exist yet, and creates it with version 1.
+     * Both are compared: a version alone repeats when a counter is deleted and written again, and a caller that
+     * remembers a cell from its own last write (rather than reading it again) must not overwrite such a cell.
      *
      * @return whether the cell was written; {@code false} (a conflict) writes nothing
      */
-    boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue);
+    boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue);
 
     /**
      * Removes everything stored for the counter, by any capability: cells, deltas, shard count, maximum shards.

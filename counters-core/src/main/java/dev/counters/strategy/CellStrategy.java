@@ -65,16 +65,19 @@ abstract class CellStrategy implements CounterStrategy {
      * holds it shares it with every other caller of the cell.
      */
     final Combiner combiner(CounterName name, String cell) {
-        return combiners.get(new Cell(name, cell), key -> new Combiner(batch ->
-                context.observe(Observations.WRITE, type(), () -> write(name, cell, batch))));
+        return combiners.get(new Cell(name, cell), key -> {
+            Combiner.Write write = writer(name, cell);
+            return new Combiner(batch -> context.observe(Observations.WRITE, type(), () -> write.apply(batch)));
+        });
     }
 
     /**
-     * One combined write of a batch's deltas to a cell: the counter's total after it when the batch needs it. An
-     * upsert, repeated by the strategy's retry; optimistic counters write by compare-and-set instead.
+     * How the cell's combiner writes a batch: the counter's total after it when the batch needs it. An upsert,
+     * repeated by the strategy's retry; optimistic counters write by compare-and-set instead. The combiner runs one
+     * write at a time, so a writer may keep state between its writes.
      */
-    long write(CounterName name, String cell, Combiner.Batch batch) {
-        return retrying(() -> {
+    Combiner.Write writer(CounterName name, String cell) {
+        return batch -> retrying(() -> {
             long sum = batch.sum();
             if (batch.needsTotal()) {
                 return store.addAndGet(name, cell, sum);

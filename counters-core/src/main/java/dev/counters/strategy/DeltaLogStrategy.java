@@ -115,7 +115,11 @@ final class DeltaLogStrategy extends CellStrategy {
 
     /** One row for a batch: its sum is fixed before the first attempt, so a retry carries the same delta and id. */
     @Override
-    long write(CounterName name, String cell, Combiner.Batch batch) {
+    Combiner.Write writer(CounterName name, String cell) {
+        return batch -> append(name, batch);
+    }
+
+    private long append(CounterName name, Combiner.Batch batch) {
         Append append = new Append(name, batch.sum());
         try {
             retrying(append::attempt);

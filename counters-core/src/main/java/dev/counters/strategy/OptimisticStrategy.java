@@ -12,11 +12,13 @@ import io.github.resilience4j.core.IntervalFunction;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Optimistic locking with a version column ("Poor man's distributed counter"): read the cell's value and version, then
- * {@code UPDATE … SET value = ?, version = version + 1 WHERE version = ?}; no row updated is a conflict, retried
- * with exponential backoff and jitter (Resilience4j).
+ * {@code UPDATE … SET value = ?, version = version + 1 WHERE version = ? AND value = ?}; no row updated is a
+ * conflict, retried with exponential backoff and jitter (Resilience4j). The read is skipped while the cell is as
+ * this JVM's last write left it.
  *
  * <p>As the write-up asks, a retry carries every delta that arrived meanwhile: in each JVM one thread at a time writes
  * a counter, on behalf of every caller waiting on it ({@link Combiner}), so a burst of N increments costs a few
@@ -78,30 +80,71 @@ final class OptimisticStrategy extends CellStrategy {
         return combiner.submit(delta, true);
     }
 
-    /** One read and compare-and-set carrying the batch's deltas, including any queued since the last attempt. */
     @Override
-    long write(CounterName name, String cell, Combiner.Batch batch) {
-        try {
-            return retrying(() -> {
-                long sum = batch.sum();
-                Optional<VersionedValue> current = store.read(name, cell);
-                long value = current.map(VersionedValue::value).orElse(0L);
-                long version = current.map(VersionedValue::version).orElse(0L);
-                long next;
-                try {
-                    next = Math.addExact(value, sum);
-                } catch (ArithmeticException e) {
-                    throw new CounterOverflowException(name, sum);
-                }
-                if (store.compareAndSet(name, cell, version, next)) {
-                    return next;
-                }
-                conflicts.increment();
-                throw new Conflict(name);
-            });
-        } catch (Conflict e) {
-            contentionFailures.add(batch.size());
-            throw new CounterContentionException(name, maxAttempts);
+    Combiner.Write writer(CounterName name, String cell) {
+        return new CompareAndSet(name, cell);
+    }
+
+    /**
+     * The combined writes of one cell: a read and a compare-and-set carrying the batch's deltas, including any queued
+     * since the last attempt. It remembers the cell as its own last write left it, and tries that first: while no other
+     * writer came between, as with one busy application process, a write is one statement. The compare-and-set checks
+     * value and version, so a remembered cell can never overwrite one deleted and written again meanwhile.
+     */
+    private final class CompareAndSet implements Combiner.Write {
+
+        private final CounterName name;
+        private final String cell;
+        /** The cell after this writer's last write; only the combiner's writer uses it, one write at a time. */
+        private @Nullable VersionedValue written;
+
+        CompareAndSet(CounterName name, String cell) {
+            this.name = name;
+            this.cell = cell;
+        }
+
+        @Override
+        public long apply(Combiner.Batch batch) {
+            try {
+                return retrying(() -> attempt(batch.sum()));
+            } catch (Conflict e) {
+                contentionFailures.add(batch.size());
+                throw new CounterContentionException(name, maxAttempts);
+            }
+        }
+
+        private long attempt(long sum) {
+            VersionedValue remembered = written;
+            written = null; // kept only by a write that succeeds
+            if (remembered != null && fits(remembered, sum) && write(remembered, sum)) {
+                return remembered.value() + sum;
+            }
+            if (remembered != null) {
+                conflicts.increment(); // another writer came between: read, as without a remembered cell
+            }
+            VersionedValue current = store.read(name, cell).orElse(null);
+            if (current != null && !fits(current, sum)) {
+                throw new CounterOverflowException(name, sum);
+            }
+            if (write(current, sum)) {
+                return current == null ? sum : current.value() + sum;
+            }
+            conflicts.increment();
+            throw new Conflict(name);
+        }
+
+        private boolean write(@Nullable VersionedValue expected, long sum) {
+            long next = expected == null ? sum : expected.value() + sum;
+            if (!store.compareAndSet(name, cell, expected, next)) {
+                return false;
+            }
+            written = new VersionedValue(next, expected == null ? 1 : expected.version() + 1);
+            return true;
+        }
+
+        private static boolean fits(VersionedValue current, long sum) {
+            long next = current.value() + sum;
+            return ((current.value() ^ next) & (sum ^ next)) >= 0;
         }
     }
 

@@ -148,20 +148,35 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(store().read(views, "main")).contains(new VersionedValue(5, 1));
         store().add(views, "main", 2);
         assertThat(store().read(views, "main")).contains(new VersionedValue(7, 2));
-        assertThat(store().compareAndSet(views, "main", 2, 100)).isTrue();
+        assertThat(store().compareAndSet(views, "main", new VersionedValue(7, 2), 100)).isTrue();
         assertThat(store().read(views, "main")).contains(new VersionedValue(100, 3));
     }
 
     @Test
     void compareAndSetCreatesOnlyAnAbsentCellAndRefusesStaleVersions() {
         CounterName likes = name("likes");
-        assertThat(store().compareAndSet(likes, "main", 0, 10)).isTrue();
-        assertThat(store().compareAndSet(likes, "main", 0, 99)).isFalse();
-        assertThat(store().compareAndSet(likes, "main", 2, 99)).isFalse();
+        assertThat(store().compareAndSet(likes, "main", null, 10)).isTrue();
+        assertThat(store().compareAndSet(likes, "main", null, 99)).isFalse();
+        assertThat(store().compareAndSet(likes, "main", new VersionedValue(10, 2), 99)).isFalse();
         assertThat(store().read(likes, "main")).contains(new VersionedValue(10, 1));
-        assertThat(store().compareAndSet(likes, "main", 1, 11)).isTrue();
-        assertThat(store().compareAndSet(likes, "main", 1, 12)).isFalse();
+        assertThat(store().compareAndSet(likes, "main", new VersionedValue(10, 1), 11)).isTrue();
+        assertThat(store().compareAndSet(likes, "main", new VersionedValue(10, 1), 12)).isFalse();
         assertThat(store().get(likes)).isEqualTo(11);
+    }
+
+    /** A deleted counter written again starts over at version 1: the version alone would take it for the old one. */
+    @Test
+    void compareAndSetRefusesACellAtTheExpectedVersionWithAnotherValue() {
+        CounterName reset = name("reset");
+        store().add(reset, "main", 40);
+        store().add(reset, "main", 2);
+        VersionedValue remembered = store().read(reset, "main").orElseThrow();
+        store().delete(reset);
+        store().add(reset, "main", 1);
+        store().add(reset, "main", 1);
+        assertThat(store().read(reset, "main")).contains(new VersionedValue(2, remembered.version()));
+        assertThat(store().compareAndSet(reset, "main", remembered, 43)).isFalse();
+        assertThat(store().get(reset)).isEqualTo(2);
     }
 
     @Test
@@ -172,10 +187,9 @@ public abstract class CounterStoreContract extends ContractSupport {
         Concurrently.run(threads, thread -> {
             for (int i = 0; i < perThread; i++) {
                 while (true) {
-                    var current = store().read(contended, "main");
-                    long version = current.map(VersionedValue::version).orElse(0L);
-                    long value = current.map(VersionedValue::value).orElse(0L);
-                    if (store().compareAndSet(contended, "main", version, value + 1)) {
+                    VersionedValue current = store().read(contended, "main").orElse(null);
+                    long value = current == null ? 0 : current.value();
+                    if (store().compareAndSet(contended, "main", current, value + 1)) {
                         break;
                     }
                 }

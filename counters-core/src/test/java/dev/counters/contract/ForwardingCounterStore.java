@@ -78,8 +78,8 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     }
 
     @Override
-    public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
-        return delegate.compareAndSet(counter, cell, expectedVersion, newValue);
+    public boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
+        return delegate.compareAndSet(counter, cell, expected, newValue);
     }
 
     @Override

@@ -2,10 +2,12 @@ package dev.counters.contract;
 
 import dev.counters.CounterName;
 import dev.counters.spi.CounterStore;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Wraps a real store, counts compare-and-set statements, and can play a competing writer: before each of the next
+ * Wraps a real store, counts reads and compare-and-set statements, and can play a competing writer: before each of the next
  * {@code conflicts} compare-and-sets it really changes the cell's version in the store (adding 0), so the
  * compare-and-set meets a genuine conflict in the database.
  */
@@ -13,6 +15,7 @@ public final class InterferingStore extends ForwardingCounterStore {
 
     private final long latencyNanos;
     private final AtomicInteger conflictsLeft = new AtomicInteger();
+    public final AtomicInteger reads = new AtomicInteger();
     public final AtomicInteger compareAndSets = new AtomicInteger();
     public final AtomicInteger successfulCompareAndSets = new AtomicInteger();
 
@@ -31,7 +34,13 @@ public final class InterferingStore extends ForwardingCounterStore {
     }
 
     @Override
-    public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
+    public Optional<VersionedValue> read(CounterName counter, String cell) {
+        reads.incrementAndGet();
+        return delegate().read(counter, cell);
+    }
+
+    @Override
+    public boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
         compareAndSets.incrementAndGet();
         if (latencyNanos > 0) {
             // Sleep, not park: a park returns at once on a permit left by the combiner's hand-offs between threads.
@@ -44,7 +53,7 @@ public final class InterferingStore extends ForwardingCounterStore {
         if (conflictsLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             delegate().add(counter, cell, 0);
         }
-        boolean written = delegate().compareAndSet(counter, cell, expectedVersion, newValue);
+        boolean written = delegate().compareAndSet(counter, cell, expected, newValue);
         if (written) {
             successfulCompareAndSets.incrementAndGet();
         }

@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -210,9 +211,9 @@ class CombiningTest {
         }
 
         @Override
-        public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
+        public boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
             write(0);
-            return super.compareAndSet(counter, cell, expectedVersion, newValue);
+            return super.compareAndSet(counter, cell, expected, newValue);
         }
 
         private void write(long delta) {

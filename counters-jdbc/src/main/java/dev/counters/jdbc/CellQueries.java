@@ -57,7 +57,7 @@ final class CellQueries {
                 .set(t.cellsValue, marker(3, Long.class))
                 .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)))
                 .where(t.cellsName.eq(marker(0, String.class)), t.cellsCell.eq(marker(1, String.class)),
-                        t.cellsVersion.eq(marker(2, Long.class))));
+                        t.cellsVersion.eq(marker(2, Long.class)), t.cellsValue.eq(marker(4, Long.class))));
     }
 
     /**
@@ -129,15 +129,16 @@ final class CellQueries {
                 : Optional.empty(), counter.value(), cell);
     }
 
-    boolean compareAndSet(DSLContext ctx, CounterName counter, String cell, long expectedVersion, long newValue) {
-        if (expectedVersion == 0) {
+    boolean compareAndSet(DSLContext ctx, CounterName counter, String cell, @Nullable VersionedValue expected,
+            long newValue) {
+        if (expected == null) {
             return ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
                     .values(counter.value(), cell, newValue, 1L)
                     .onConflict(t.cellsName, t.cellsCell)
                     .doNothing()
                     .execute() == 1;
         }
-        return compareAndSet.execute(ctx, counter.value(), cell, expectedVersion, newValue) == 1;
+        return compareAndSet.execute(ctx, counter.value(), cell, expected.version(), newValue, expected.value()) == 1;
     }
 
     int delete(DSLContext ctx, CounterName counter) {

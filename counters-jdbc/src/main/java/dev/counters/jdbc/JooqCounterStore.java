@@ -192,12 +192,12 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     }
 
     @Override
-    public boolean compareAndSet(CounterName counter, String cell, long expectedVersion, long newValue) {
+    public boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
         try {
             return runner.run("compareAndSet", counter, 0,
-                    ctx -> cells.compareAndSet(ctx, counter, cell, expectedVersion, newValue));
+                    ctx -> cells.compareAndSet(ctx, counter, cell, expected, newValue));
         } catch (TransientStoreException e) {
-            if (expectedVersion == 0) {
+            if (expected == null) {
                 return false; // a concurrent first write of the cell won the race to create it: a conflict
             }
             throw e;
