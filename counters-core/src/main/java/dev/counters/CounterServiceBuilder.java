@@ -20,7 +20,6 @@ import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Builds a {@link CounterService}: a default strategy, and strategies for particular counters chosen by exact
@@ -167,13 +166,13 @@ public final class CounterServiceBuilder {
 
     private StrategyContext context(Time time, UniqueIds ids, String rule) {
         return new StrategyContext(store, time, random, ids, threadFactory, retries, circuitBreakers, observations,
-                rule, new LongAdder());
+                rule);
     }
 
     private static DefaultCounterService.Route create(String rule, StrategyFactory factory, StrategyContext context,
             List<DefaultCounterService.Route> created) {
         CounterStrategy strategy = Objects.requireNonNull(factory.create(context), "a StrategyFactory returned null");
-        DefaultCounterService.Route route = new DefaultCounterService.Route(rule, strategy, context.increments());
+        DefaultCounterService.Route route = new DefaultCounterService.Route(rule, strategy);
         created.add(route);
         return route;
     }

@@ -20,8 +20,22 @@ import org.jspecify.annotations.Nullable;
 /** Validates, routes each counter to its strategy, and keeps recently used handles resolved. */
 final class DefaultCounterService implements CounterService, CounterAdmin {
 
-    /** A configuration rule's strategy, and the increments it accepted. */
-    record Route(String rule, CounterStrategy strategy, LongAdder increments) {
+    /** A configuration rule's strategy, and the increments it accepted, unless the strategy counts them itself. */
+    record Route(String rule, CounterStrategy strategy, @Nullable LongAdder counted) {
+
+        Route(String rule, CounterStrategy strategy) {
+            this(rule, strategy, strategy.acceptedIncrements().isPresent() ? null : new LongAdder());
+        }
+
+        void count() {
+            if (counted != null) {
+                counted.increment();
+            }
+        }
+
+        long increments() {
+            return counted != null ? counted.sum() : strategy.acceptedIncrements().orElseThrow();
+        }
     }
 
     private final NameRules<Route> router;
@@ -129,7 +143,7 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     @Override
     public List<StrategyStatistics> statistics() {
         return routes.stream().map(route -> new StrategyStatistics(route.rule(), route.strategy().type(),
-                route.increments().sum(), route.strategy().activity())).toList();
+                route.increments(), route.strategy().activity())).toList();
     }
 
     @Override
@@ -191,20 +205,20 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         @Override
         public void increment(long delta) {
             incrementer.accept(checkDelta(delta));
-            route.increments().increment();
+            route.count();
         }
 
         @Override
         public CompletableFuture<Void> incrementDurably(long delta) {
             CompletableFuture<Void> durable = route.strategy().incrementDurably(name, checkDelta(delta));
-            route.increments().increment();
+            route.count();
             return durable;
         }
 
         @Override
         public long incrementAndGet(long delta) {
             long value = route.strategy().incrementAndGet(name, checkDelta(delta));
-            route.increments().increment();
+            route.count();
             return value;
         }
 

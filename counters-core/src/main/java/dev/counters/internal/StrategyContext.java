@@ -16,7 +16,6 @@ import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -28,12 +27,10 @@ import java.util.random.RandomGenerator;
  *
  * @param rule the configuration rule the strategy serves ({@link StrategyStatistics#DEFAULT_RULE} or a name or
  *     pattern): it names the strategy's Resilience4j instances
- * @param increments the increments accepted under the rule, counted by the service once the strategy took them
- *     (a write-behind strategy reads it for its flush threshold rather than counting them a second time)
  */
 public record StrategyContext(CounterStore store, Time time, RandomGenerator random, UniqueIds ids,
         ThreadFactory threadFactory, RetryRegistry retries, CircuitBreakerRegistry circuitBreakers,
-        ObservationRegistry observations, String rule, LongAdder increments) {
+        ObservationRegistry observations, String rule) {
 
     public StrategyContext {
         Objects.requireNonNull(store, "store");
@@ -45,7 +42,6 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
         Objects.requireNonNull(circuitBreakers, "circuitBreakers");
         Objects.requireNonNull(observations, "observations");
         Objects.requireNonNull(rule, "rule");
-        Objects.requireNonNull(increments, "increments");
     }
 
     /** The id of the service instance: the owner of its leases. */

@@ -28,6 +28,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -86,9 +87,17 @@ final class BufferedStrategy implements CounterStrategy {
     private final UniqueIds ids;
 
     private final ConcurrentHashMap<CounterName, Slot> slots = new ConcurrentHashMap<>();
-    /** The increments accepted under this strategy's rule, and how many of them there were at the last collect. */
-    private final LongAdder increments;
-    private volatile long incrementsCollected;
+    /**
+     * The increments this strategy accepted, counted without a second add on the hot path: an increment of 1 is
+     * counted by the add to its slot's {@code ones}; every other increment (another delta, a durable one) here.
+     */
+    private final LongAdder otherIncrements = new LongAdder();
+    /** The slots' {@code ones} once taken from them (a flush, a delete). */
+    private final LongAdder collectedOnes = new LongAdder();
+    /** {@link #otherIncrements} at the last collect, for the flush threshold. */
+    private volatile long othersAtCollect;
+    /** The most {@link #acceptedIncrements()} reported, so that it never goes back (see there). */
+    private final AtomicLong reportedIncrements = new AtomicLong();
     private final ConcurrentLinkedQueue<DurableIncrement> durableQueue = new ConcurrentLinkedQueue<>();
 
     // Written by the flusher thread only; volatile for readers.
@@ -118,10 +127,17 @@ final class BufferedStrategy implements CounterStrategy {
     private volatile long lastFlushedNanos;
 
     private static final class Slot {
-        final LongAdder pending = new LongAdder();
+        /** Increments of 1, which most are: their count and their sum in one add. */
+        final LongAdder ones = new LongAdder();
+        /** The sum of every other delta. */
+        final LongAdder others = new LongAdder();
         int idleFlushes;
         /** Set when the slot leaves the map: a handle holding it looks the counter up again. */
         volatile boolean retired;
+
+        long pending() {
+            return ones.sum() + others.sum();
+        }
     }
 
     private record Retired(CounterName name, Slot slot, long untilNanos) {
@@ -166,7 +182,6 @@ final class BufferedStrategy implements CounterStrategy {
         this.lastFlushedNanos = time.nanoTime();
         this.settings = settings;
         this.ids = context.ids();
-        this.increments = context.increments();
         this.breaker = context.circuitBreaker("buffered", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(3)
@@ -202,9 +217,9 @@ final class BufferedStrategy implements CounterStrategy {
 
             @Override
             public void accept(long delta) {
-                checkOpen(name);
                 Slot slot = held;
-                if (slot == null || slot.retired) {
+                if (slot == null || slot.retired) { // closing retires every slot, so this is where it is noticed
+                    checkOpen(name);
                     slot = slot(name);
                     held = slot;
                 }
@@ -224,12 +239,17 @@ final class BufferedStrategy implements CounterStrategy {
         return slot != null ? slot : admit(name);
     }
 
-    private static void add(CounterName name, Slot slot, long delta) {
+    private void add(CounterName name, Slot slot, long delta) {
+        if (delta == 1) {
+            slot.ones.increment();
+            return;
+        }
         if (delta > LARGE_DELTA || delta < -LARGE_DELTA) {
             addLarge(name, slot, delta);
         } else {
-            slot.pending.add(delta);
+            slot.others.add(delta);
         }
+        otherIncrements.increment();
     }
 
     /**
@@ -240,12 +260,12 @@ final class BufferedStrategy implements CounterStrategy {
 
     private static void addLarge(CounterName name, Slot slot, long delta) {
         synchronized (slot) {
-            long pending = slot.pending.sum();
+            long pending = slot.pending();
             long sum = pending + delta;
             if (((pending ^ sum) & (delta ^ sum)) < 0) {
                 throw new CounterOverflowException(name, delta);
             }
-            slot.pending.add(delta);
+            slot.others.add(delta);
         }
     }
 
@@ -291,6 +311,7 @@ final class BufferedStrategy implements CounterStrategy {
         }
         DurableIncrement increment = new DurableIncrement(name, delta, new CompletableFuture<>());
         durableQueue.add(increment);
+        otherIncrements.increment();
         LockSupport.unpark(flusher);
         return increment.done();
     }
@@ -356,7 +377,7 @@ final class BufferedStrategy implements CounterStrategy {
             Batch batch = inFlight;
             for (CounterName name : names) {
                 Slot slot = slots.get(name);
-                long pending = slot == null ? 0 : slot.pending.sum();
+                long pending = slot == null ? 0 : slot.pending();
                 if (batch != null) {
                     pending += batch.deltas().getOrDefault(name, 0L);
                 }
@@ -389,7 +410,7 @@ final class BufferedStrategy implements CounterStrategy {
         Slot slot = slots.remove(name);
         if (slot != null) {
             slot.retired = true;
-            slot.pending.reset();
+            take(slot);
         }
         store.delete(name);
     }
@@ -411,8 +432,8 @@ final class BufferedStrategy implements CounterStrategy {
             } else {
                 long untilInterval = lastFlushNanos + settings.flushInterval().toNanos() - now;
                 long untilRetry = nextAttemptNanos - now;
-                // Wake at least every THRESHOLD_POLL to see whether the pending increments passed the threshold.
-                LockSupport.parkNanos(Math.max(100_000, Math.min(THRESHOLD_POLL_NANOS, due ? untilRetry : untilInterval)));
+                // Wake at least every threshold poll to see whether the pending increments passed the threshold.
+                LockSupport.parkNanos(Math.max(100_000, Math.min(thresholdPollNanos(), due ? untilRetry : untilInterval)));
             }
         }
         drainOnClose();
@@ -523,24 +544,57 @@ final class BufferedStrategy implements CounterStrategy {
     }
 
     /**
-     * Increments accepted since the last collect. Counted by the service after the add, so a collect may take an
-     * increment counted only after it: this is for the flush threshold and statistics, never for values.
+     * How often the flusher looks whether the pending increments passed the threshold. A look sums every slot (a few
+     * nanoseconds each), so with many slots it looks less often, and spends about 1 % of its time on it at most.
+     */
+    private long thresholdPollNanos() {
+        return Math.max(THRESHOLD_POLL_NANOS, slots.size() * 500L);
+    }
+
+    /**
+     * Increments accepted since the last collect, about: an increment other than 1 is counted just after its add, so a
+     * collect may take it before it is counted. For the flush threshold and statistics, never for values.
      */
     private long pendingIncrements() {
-        return Math.max(0, increments.sum() - incrementsCollected);
+        long pending = otherIncrements.sum() - othersAtCollect;
+        for (Slot slot : slots.values()) {
+            pending += slot.ones.sum();
+        }
+        return Math.max(0, pending);
+    }
+
+    /**
+     * Counted when asked, from the slots: the service does not count a buffered increment, which would be a second
+     * add. A slot's {@code ones} move to {@link #collectedOnes} after they leave it, and are read from there first, so
+     * a move under way can make the count short but never count anything twice; the count reported never goes back.
+     */
+    @Override
+    public OptionalLong acceptedIncrements() {
+        long counted = collectedOnes.sum() + otherIncrements.sum();
+        for (Slot slot : slots.values()) {
+            counted += slot.ones.sum();
+        }
+        return OptionalLong.of(reportedIncrements.accumulateAndGet(counted, Math::max));
+    }
+
+    /** Empties the slot: its sum, with its increments of 1 counted as collected. */
+    private long take(Slot slot) {
+        long ones = slot.ones.sumThenReset();
+        collectedOnes.add(ones);
+        return ones + slot.others.sumThenReset();
     }
 
     /** Moves everything pending into a new batch, evicting slots that stayed idle; null when there is nothing. */
     private @Nullable Batch collect() {
         Map<CounterName, Long> deltas = new HashMap<>();
-        long collectedAt = increments.sum();
+        long othersAt = otherIncrements.sum();
         flushEpoch.incrementAndGet();
         try {
             long nowNanos = time.nanoTime();
             for (Iterator<Map.Entry<CounterName, Slot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<CounterName, Slot> entry = it.next();
                 Slot slot = entry.getValue();
-                long delta = slot.pending.sumThenReset();
+                long delta = take(slot);
                 if (delta != 0) {
                     slot.idleFlushes = 0;
                     deltas.merge(entry.getKey(), delta, Long::sum);
@@ -552,13 +606,13 @@ final class BufferedStrategy implements CounterStrategy {
             }
             // An add that looked a slot up just before its eviction lands in it a moment later: keep draining.
             graveyard.removeIf(retired -> {
-                long late = retired.slot().pending.sumThenReset();
+                long late = take(retired.slot());
                 if (late != 0) {
                     deltas.merge(retired.name(), late, Long::sum);
                 }
                 return nowNanos > retired.untilNanos();
             });
-            incrementsCollected = collectedAt;
+            othersAtCollect = othersAt;
             List<DurableIncrement> durable = new ArrayList<>();
             for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
                 durable.add(increment);
@@ -589,7 +643,7 @@ final class BufferedStrategy implements CounterStrategy {
             }
             if (time.nanoTime() >= deadline && hasPending()) {
                 Batch batch = inFlight;
-                long counters = slots.values().stream().filter(slot -> slot.pending.sum() != 0).count()
+                long counters = slots.values().stream().filter(slot -> slot.pending() != 0).count()
                         + (batch == null ? 0 : batch.deltas().size());
                 log.error("Closing with increments that could not be written within the shutdown timeout of {}:"
                         + " the pending deltas of {} counters are lost ({})", settings.shutdownTimeout(), counters,
@@ -605,13 +659,13 @@ final class BufferedStrategy implements CounterStrategy {
 
     private boolean hasPending() {
         return inFlight != null || !durableQueue.isEmpty() || pendingTotal() != 0
-                || graveyard.stream().anyMatch(retired -> retired.slot().pending.sum() != 0);
+                || graveyard.stream().anyMatch(retired -> retired.slot().pending() != 0);
     }
 
     private long pendingTotal() {
         long total = 0;
         for (Slot slot : slots.values()) {
-            total += Math.abs(slot.pending.sum());
+            total += Math.abs(slot.pending());
         }
         return total;
     }
@@ -623,6 +677,7 @@ final class BufferedStrategy implements CounterStrategy {
             return;
         }
         closed = true;
+        slots.values().forEach(slot -> slot.retired = true); // handles holding a slot look again, and are refused
         closing = true;
         LockSupport.unpark(flusher);
         try {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.counters.BufferFullException;
+import dev.counters.Counter;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
@@ -450,6 +451,64 @@ public abstract class StrategyContract extends ContractSupport {
     private static BufferedSettings quickFlushes() {
         return BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(50))
                 .withShutdownTimeout(Duration.ofSeconds(20));
+    }
+
+    /**
+     * A buffered increment of 1 is counted by its one add to the slot; the others, durable ones and incrementAndGet
+     * also once. The count survives flushes and deletes, and never goes back while flushes move what slots hold.
+     */
+    @Test
+    void bufferedCountsEachAcceptedIncrementOnceAndTheCountNeverGoesBack() throws Exception {
+        BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
+        try (CounterService counters = service(store(), Strategies.buffered(hourly))) {
+            Counter a = counters.counter(name("counted.a"));
+            for (int i = 0; i < 5; i++) {
+                a.increment();
+            }
+            a.increment(7);
+            counters.increment(name("counted.b"), -2);
+            counters.incrementAndGet(name("counted.b"), 1);
+            assertThat(counters.statistics().getFirst().increments()).isEqualTo(8);
+            assertThat(counters.statistics().getFirst().activity().buffer().pendingIncrements()).isEqualTo(8);
+            counters.incrementDurably(name("counted.c"), 3).get(30, TimeUnit.SECONDS); // its flush takes them all
+            assertThat(counters.statistics().getFirst().increments()).isEqualTo(9);
+            assertThat(counters.statistics().getFirst().activity().buffer().pendingIncrements()).isZero();
+            counters.delete(name("counted.a"));
+            a.increment();
+            assertThat(counters.statistics().getFirst().increments()).isEqualTo(10);
+            assertThat(counters.statistics().getFirst().activity().buffer().pendingIncrements()).isEqualTo(1);
+            counters.flush().get(30, TimeUnit.SECONDS);
+            assertThat(counters.get(name("counted.a"))).isEqualTo(1);
+        }
+        BufferedSettings busy = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(1))
+                .withFlushThreshold(500);
+        try (CounterService counters = service(store(), Strategies.buffered(busy))) {
+            AtomicLong lastSeen = new AtomicLong();
+            AtomicInteger wentBack = new AtomicInteger();
+            Thread watcher = Thread.ofPlatform().start(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    long seen = counters.statistics().getFirst().increments();
+                    if (seen < lastSeen.getAndSet(seen)) {
+                        wentBack.incrementAndGet();
+                    }
+                }
+            });
+            int threads = 8;
+            int perThread = 20_000;
+            Concurrently.run(threads, thread -> {
+                for (int i = 0; i < perThread; i++) {
+                    counters.increment(name("counted.hot" + (i % 3)), i % 10 == 0 ? 2 : 1);
+                }
+            });
+            watcher.interrupt();
+            watcher.join();
+            assertThat(wentBack).as("times the count went back").hasValue(0);
+            assertThat(counters.statistics().getFirst().increments()).isEqualTo((long) threads * perThread);
+            counters.flush().get(30, TimeUnit.SECONDS);
+            assertThat(counters.statistics().getFirst().activity().buffer().pendingIncrements()).isZero();
+            assertThat(counters.get(List.of(name("counted.hot0"), name("counted.hot1"), name("counted.hot2")))
+                    .values().stream().mapToLong(Long::longValue).sum()).isEqualTo(threads * perThread * 11L / 10);
+        }
     }
 
     @Test

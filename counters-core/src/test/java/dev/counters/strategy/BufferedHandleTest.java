@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
@@ -34,8 +33,7 @@ class BufferedHandleTest {
     void aHeldHandleCountsAfterItsSlotLeftTheBufferAndAfterADelete() throws Exception {
         StrategyContext context = new StrategyContext(store, new Time(Clock.systemUTC(), ticker::get),
                 new SplittableRandom(1), UniqueIds.create(), Thread.ofPlatform().daemon().factory(),
-                RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), ObservationRegistry.NOOP, "default",
-                new LongAdder());
+                RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), ObservationRegistry.NOOP, "default");
         BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
         try (CounterStrategy buffered = Strategies.buffered(hourly).create(context)) {
             LongConsumer handle = buffered.incrementer(name);
