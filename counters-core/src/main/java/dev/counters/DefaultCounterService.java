@@ -49,7 +49,8 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
      */
     private final @Nullable RoutedCounter[] recent = new RoutedCounter[RECENT_HANDLES];
     private static final int RECENT_HANDLES = 1 << 10;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    /** A plain volatile rather than an AtomicBoolean: every increment by name reads it, one load fewer. */
+    private volatile boolean closed;
 
     DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles) {
         this.router = router;
@@ -148,7 +149,7 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
 
     @Override
     public Counter counter(String name) {
-        if (closed.get()) {
+        if (closed) {
             throw new IllegalStateException("The CounterService is closed");
         }
         if (name == null) {
@@ -156,7 +157,7 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         }
         int index = name.hashCode() & (RECENT_HANDLES - 1);
         RoutedCounter counter = recent[index];
-        if (counter != null && counter.name().value().equals(name)) {
+        if (counter != null && counter.key().equals(name)) {
             return counter;
         }
         counter = handles.getIfPresent(name);
@@ -169,9 +170,16 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         return counter;
     }
 
+    /** Whether this call closed the service (only the first does). */
+    private synchronized boolean markClosed() {
+        boolean first = !closed;
+        closed = true;
+        return first;
+    }
+
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
+        if (markClosed()) {
             RuntimeException failure = null;
             for (Route route : routes) {
                 try {
@@ -191,10 +199,18 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     }
 
     /** A counter bound to its strategy, and to the strategy's increment of it. */
-    private record RoutedCounter(CounterName name, Route route, LongConsumer incrementer) implements Counter {
+    private record RoutedCounter(String key, CounterName name, Route route, LongConsumer incrementer)
+            implements Counter {
 
+        /** {@code key} is the name's value, one load closer for the lookup by name. */
         RoutedCounter(CounterName name, Route route) {
-            this(name, route, route.strategy().incrementer(name));
+            this(name.value(), name, route, counted(route, route.strategy().incrementer(name)));
+        }
+
+        /** The strategy's incrementer, followed by the rule's count unless the strategy counts them itself. */
+        private static LongConsumer counted(Route route, LongConsumer incrementer) {
+            LongAdder counted = route.counted();
+            return counted == null ? incrementer : incrementer.andThen(delta -> counted.increment());
         }
 
         @Override
@@ -205,7 +221,6 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         @Override
         public void increment(long delta) {
             incrementer.accept(checkDelta(delta));
-            route.count();
         }
 
         @Override

@@ -89,10 +89,10 @@ final class BufferedStrategy implements CounterStrategy {
     private final ConcurrentHashMap<CounterName, Slot> slots = new ConcurrentHashMap<>();
     /**
      * The increments this strategy accepted, counted without a second add on the hot path: an increment of 1 is
-     * counted by the add to its slot's {@code ones}; every other increment (another delta, a durable one) here.
+     * counted by the add to its slot; every other increment (another delta, a durable one) here.
      */
     private final LongAdder otherIncrements = new LongAdder();
-    /** The slots' {@code ones} once taken from them (a flush, a delete). */
+    /** The slots' increments of 1 once taken from them (a flush, a delete). */
     private final LongAdder collectedOnes = new LongAdder();
     /** {@link #otherIncrements} at the last collect, for the flush threshold. */
     private volatile long othersAtCollect;
@@ -126,9 +126,12 @@ final class BufferedStrategy implements CounterStrategy {
     private final LongAdder flushNanos = new LongAdder();
     private volatile long lastFlushedNanos;
 
-    private static final class Slot {
-        /** Increments of 1, which most are: their count and their sum in one add. */
-        final LongAdder ones = new LongAdder();
+    /**
+     * A counter's pending deltas. The slot is itself the adder of its increments of 1, which most are: their count and
+     * their sum in one add, one pointer from the handle that holds the slot.
+     */
+    @SuppressWarnings("serial") // never serialized
+    private static final class Slot extends LongAdder {
         /** The sum of every other delta. */
         final LongAdder others = new LongAdder();
         int idleFlushes;
@@ -136,7 +139,7 @@ final class BufferedStrategy implements CounterStrategy {
         volatile boolean retired;
 
         long pending() {
-            return ones.sum() + others.sum();
+            return sum() + others.sum();
         }
     }
 
@@ -241,7 +244,7 @@ final class BufferedStrategy implements CounterStrategy {
 
     private void add(CounterName name, Slot slot, long delta) {
         if (delta == 1) {
-            slot.ones.increment();
+            slot.increment();
             return;
         }
         if (delta > LARGE_DELTA || delta < -LARGE_DELTA) {
@@ -558,28 +561,28 @@ final class BufferedStrategy implements CounterStrategy {
     private long pendingIncrements() {
         long pending = otherIncrements.sum() - othersAtCollect;
         for (Slot slot : slots.values()) {
-            pending += slot.ones.sum();
+            pending += slot.sum();
         }
         return Math.max(0, pending);
     }
 
     /**
      * Counted when asked, from the slots: the service does not count a buffered increment, which would be a second
-     * add. A slot's {@code ones} move to {@link #collectedOnes} after they leave it, and are read from there first, so
+     * add. A slot's increments of 1 move to {@link #collectedOnes} after they leave it, and are read from there first, so
      * a move under way can make the count short but never count anything twice; the count reported never goes back.
      */
     @Override
     public OptionalLong acceptedIncrements() {
         long counted = collectedOnes.sum() + otherIncrements.sum();
         for (Slot slot : slots.values()) {
-            counted += slot.ones.sum();
+            counted += slot.sum();
         }
         return OptionalLong.of(reportedIncrements.accumulateAndGet(counted, Math::max));
     }
 
     /** Empties the slot: its sum, with its increments of 1 counted as collected. */
     private long take(Slot slot) {
-        long ones = slot.ones.sumThenReset();
+        long ones = slot.sumThenReset();
         collectedOnes.add(ones);
         return ones + slot.others.sumThenReset();
     }

@@ -1,6 +1,7 @@
 package dev.counters.strategy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.counters.CounterName;
 import dev.counters.internal.CounterStrategy;
@@ -51,6 +52,13 @@ class BufferedHandleTest {
             handle.accept(4);
             buffered.flush().get(30, TimeUnit.SECONDS);
             assertThat(store.get(name)).as("counted after the delete").isEqualTo(4);
+
+            handle.accept(1);
+            buffered.close();
+            assertThat(store.get(name)).as("written by closing").isEqualTo(5);
+            assertThatThrownBy(() -> handle.accept(1)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("closed").hasMessageContaining("'held' was not incremented");
+            assertThat(store.get(name)).isEqualTo(5);
         }
     }
 }
