@@ -59,9 +59,10 @@ final class ProductionSection {
                     + " asks each caller to wait about one cycle (64 ÷ 60); durable buffered's p50 is within a"
                     + " fraction of a cycle of that, level with atomic's combined writes and with Redis's own"
                     + " durable increments where the sync cycle is alike (PostgreSQL).",
-            "optimistic", "each combined attempt is two statements (a read, then the compare-and-set and its commit),"
-                    + " where atomic's combined write is one; on 2 cores shared with the database the extra round"
-                    + " trip is CPU the other strategies spend on commits.",
+            "optimistic", "a combined write is one compare-and-set while the row is as this JVM's last write"
+                    + " left it, as atomic's is one upsert; but its new value is computed in the client, so a batch"
+                    + " can only start once the previous one's result is back, and on 2 cores shared with the"
+                    + " database that turnaround is what separates it from atomic.",
             "sharded", "combining works per shard: spreading 64 callers over 16 shards makes smaller batches, so more"
                     + " commits for the same increments, and the commits are CPU-bound on 2 cores. Fewer shards, or"
                     + " per-thread shards, trade contention for batch size.",
@@ -77,9 +78,11 @@ final class ProductionSection {
             "sequence", "the load driver times every number and records it for the uniqueness check, which tops"
                     + " 8 threads on 2 cores out at some tens of millions of numbers a second.",
             "spread", "with 100 counters the plain update's 64 callers rarely meet on a row, so it is no longer"
-                    + " bound by one row lock; a strategy that writes more than one statement per increment"
-                    + " (optimistic's read, delta-log's later folding) or that combines little (each row sees few"
-                    + " concurrent callers) has nothing left to win back its own cost.");
+                    + " bound by one row lock, and there is little for combining to fold (each row sees few"
+                    + " concurrent callers). What a strategy writes beyond one statement then shows: delta-log"
+                    + " writes each increment three times (its append, the recount that marks it folded, the purge),"
+                    + " where the plain update writes the row once in place; the log pays that back only on a hot"
+                    + " row.");
 
     /** Concurrent callers: platform threads, or virtual ones as a Boot 4 web server with virtual threads runs. */
     record Callers(int threads, boolean virtual) {

@@ -176,11 +176,11 @@ final class Report {
             "bufferedByName", "`counters.increment(name)` first finds the handle: the name's hash and a comparison"
                     + " in an array of recently used handles, with a Caffeine cache behind it, about as long again as"
                     + " the LongAdder add. Hot loops should keep a `Counter` handle (`bufferedHandle`).",
-            "bufferedHandle", "A handle keeps its counter's slot, and its increment is two adds: the counter's"
-                    + " pending sum, and the rule's increment count (metrics and the flush threshold read it);"
-                    + " LongAdder alone is one, so half of LongAdder is the most two adds reach, and the checks"
-                    + " around them (delta not 0, buffer open, slot not retired) take the rest. Closing it would"
-                    + " mean counting increments without an add of their own, for example only the deltas of 1.",
+            "bufferedHandle", "A handle's increment of 1 is one add to its counter's slot, which also counts it;"
+                    + " around it, the checks that the delta is not 0 and the slot still in use, and a chain of"
+                    + " dependent loads (handle, incrementer, slot) that LongAdder's benchmark does not have. The"
+                    + " add's atomic instruction waits for them, so they show at 1 thread; with 2 threads they"
+                    + " overlap with the other thread's adds.",
             "plain-update", "On this machine the database and the benchmark share 2 cores, so a strategy that"
                     + " spreads the row lock (sharded) or shares commits (buffered-durable) runs into the CPU"
                     + " rather than the lock; and with `innodb_flush_log_at_trx_commit=2` a plain commit costs no"

@@ -38,7 +38,7 @@ final class Workloads {
                         + " by hand in JDBC", RawJdbcWorkload.opener(RawJdbcWorkload.Statements.SHARDED_UPSERT)),
                 new Workload.Kind("jdbc-insert", "baseline: the delta row delta-log appends, by hand in JDBC",
                         RawJdbcWorkload.opener(RawJdbcWorkload.Statements.INSERT)),
-                new Workload.Kind("jdbc-cas", "baseline: optimistic's read and versioned update, by hand in JDBC",
+                new Workload.Kind("jdbc-cas", "baseline: optimistic's versioned update (and its read after a lost update), by hand in JDBC",
                         RawJdbcWorkload.opener(RawJdbcWorkload.Statements.COMPARE_AND_SET)),
                 new Workload.Kind("jpa-version", "baseline: Hibernate entity with @Version, retried on conflicts",
                         setup -> new JpaVersionWorkload(setup.dataSource(), setup.database(), setup.counters()))));
