@@ -269,6 +269,27 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(batches(store()).applyBatch(prefix() + "flush-3", "main", Map.of(), now)).isTrue();
     }
 
+    /** A flush of many counters: more rows than one statement carries, half of them new, applied once. */
+    @Test
+    void aBatchOfThousandsOfCountersIsAppliedOnceWithItsKey() {
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        Map<CounterName, Long> deltas = new java.util.HashMap<>();
+        for (int i = 0; i < 2_500; i++) {
+            CounterName counter = name("many." + i);
+            if (i % 2 == 0) {
+                store().add(counter, "main", 1_000);
+            }
+            deltas.put(counter, i % 3 == 0 ? -(long) i : (long) i);
+        }
+        assertThat(batches(store()).applyBatch(prefix() + "many", "main", deltas, now)).isTrue();
+        assertThat(batches(anotherStore()).applyBatch(prefix() + "many", "main", deltas, now)).as("a retry").isFalse();
+        Map<CounterName, Long> stored = store().getAll(deltas.keySet());
+        deltas.forEach((counter, delta) -> {
+            int i = Integer.parseInt(counter.value().substring(counter.value().lastIndexOf('.') + 1));
+            assertThat(stored.get(counter)).as(counter.value()).isEqualTo((i % 2 == 0 ? 1_000 : 0) + delta);
+        });
+    }
+
     @Test
     void concurrentRetriesOfOneBatchApplyItOnce() {
         CounterName counter = name("retried");

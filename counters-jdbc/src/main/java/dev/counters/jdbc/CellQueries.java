@@ -17,7 +17,9 @@ import java.util.Map;
 import java.util.Optional;
 import org.jooq.BatchBindStep;
 import org.jooq.DSLContext;
+import org.jooq.InsertValuesStep4;
 import org.jooq.Query;
+import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.SQLDialect;
@@ -72,22 +74,46 @@ final class CellQueries {
         upsert.execute(ctx, counter.value(), cell, delta);
     }
 
-    /** Adds each delta to its counter's cell, in one batch of upserts, in the order given. */
+    /**
+     * Adds each delta to its counter's cell, in the order given: multi-row upserts of up to {@link #ROWS_PER_STATEMENT}
+     * rows, each one round trip whatever the driver does with JDBC batches (MySQL Connector/J, unless told to rewrite
+     * them, sends a batch's statements one by one). Rendered per flush, not per increment. H2 runs in process, where a
+     * JDBC batch costs no round trips, and its multi-row upsert (a {@code MERGE} over a union of rows) nests one level
+     * per row: it gets a batch of one-row upserts.
+     */
     void addAll(DSLContext ctx, String cell, List<Map.Entry<CounterName, Long>> deltas) {
-        if (deltas.isEmpty()) {
+        if (ctx.dialect() == SQLDialect.H2) {
+            if (!deltas.isEmpty()) {
+                BatchBindStep batch = ctx.batch(upsertAll(ctx.insertInto(t.cells, t.cellsName, t.cellsCell,
+                        t.cellsValue, t.cellsVersion).values((String) null, null, null, null)));
+                for (Map.Entry<CounterName, Long> entry : deltas) {
+                    batch = batch.bind(entry.getKey().value(), cell, entry.getValue(), 1L);
+                }
+                batch.execute();
+            }
             return;
         }
-        BatchBindStep batch = ctx.batch(ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
-                .values((String) null, null, null, null)
-                .onConflict(t.cellsName, t.cellsCell)
+        for (int from = 0; from < deltas.size(); from += ROWS_PER_STATEMENT) {
+            InsertValuesStep4<Record, String, String, Long, Long> insert = ctx.insertInto(t.cells, t.cellsName,
+                    t.cellsCell, t.cellsValue, t.cellsVersion);
+            for (Map.Entry<CounterName, Long> entry : deltas.subList(from,
+                    Math.min(deltas.size(), from + ROWS_PER_STATEMENT))) {
+                insert = insert.values(entry.getKey().value(), cell, entry.getValue(), 1L);
+            }
+            upsertAll(insert).execute();
+        }
+    }
+
+    /** The rows' deltas added to their cells, created at the delta when new. */
+    private Query upsertAll(InsertValuesStep4<Record, String, String, Long, Long> rows) {
+        return rows.onConflict(t.cellsName, t.cellsCell)
                 .doUpdate()
                 .set(t.cellsValue, t.cellsValue.plus(excluded(t.cellsValue)))
-                .set(t.cellsVersion, t.cellsVersion.plus(inline(1L))));
-        for (Map.Entry<CounterName, Long> entry : deltas) {
-            batch = batch.bind(entry.getKey().value(), cell, entry.getValue(), 1L);
-        }
-        batch.execute();
+                .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)));
     }
+
+    /** Four values a row: within every supported database's limit of bound values per statement (PostgreSQL's 32,767). */
+    static final int ROWS_PER_STATEMENT = 1_000;
 
     boolean exists(DSLContext ctx, CounterName counter, String cell) {
         return ctx.fetchExists(t.cells, t.cellsName.eq(counter.value()).and(t.cellsCell.eq(cell)));
