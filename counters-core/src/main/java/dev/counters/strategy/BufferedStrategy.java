@@ -559,11 +559,7 @@ final class BufferedStrategy implements CounterStrategy {
      * collect may take it before it is counted. For the flush threshold and statistics, never for values.
      */
     private long pendingIncrements() {
-        long pending = otherIncrements.sum() - othersAtCollect;
-        for (Slot slot : slots.values()) {
-            pending += slot.sum();
-        }
-        return Math.max(0, pending);
+        return Math.max(0, otherIncrements.sum() - othersAtCollect + onesInSlots());
     }
 
     /**
@@ -573,11 +569,18 @@ final class BufferedStrategy implements CounterStrategy {
      */
     @Override
     public OptionalLong acceptedIncrements() {
-        long counted = collectedOnes.sum() + otherIncrements.sum();
-        for (Slot slot : slots.values()) {
-            counted += slot.sum();
-        }
+        long counted = collectedOnes.sum() + otherIncrements.sum(); // before the slots, see above
+        counted += onesInSlots();
         return OptionalLong.of(reportedIncrements.accumulateAndGet(counted, Math::max));
+    }
+
+    /** The increments of 1 the slots hold now. */
+    private long onesInSlots() {
+        long ones = 0;
+        for (Slot slot : slots.values()) {
+            ones += slot.sum();
+        }
+        return ones;
     }
 
     /** Empties the slot: its sum, with its increments of 1 counted as collected. */

@@ -116,30 +116,34 @@ final class OptimisticStrategy extends CellStrategy {
         private long attempt(long sum) {
             VersionedValue remembered = written;
             written = null; // kept only by a write that succeeds
-            if (remembered != null && fits(remembered, sum) && write(remembered, sum)) {
-                return remembered.value() + sum;
-            }
             if (remembered != null) {
+                VersionedValue next = fits(remembered, sum) ? write(remembered, sum) : null;
+                if (next != null) {
+                    return next.value();
+                }
                 conflicts.increment(); // another writer came between: read, as without a remembered cell
             }
             VersionedValue current = store.read(name, cell).orElse(null);
             if (current != null && !fits(current, sum)) {
                 throw new CounterOverflowException(name, sum);
             }
-            if (write(current, sum)) {
-                return current == null ? sum : current.value() + sum;
+            VersionedValue next = write(current, sum);
+            if (next != null) {
+                return next.value();
             }
             conflicts.increment();
             throw new Conflict(name);
         }
 
-        private boolean write(@Nullable VersionedValue expected, long sum) {
-            long next = expected == null ? sum : expected.value() + sum;
-            if (!store.compareAndSet(name, cell, expected, next)) {
-                return false;
+        /** The cell after a compare-and-set from {@code expected}, remembered; null if another writer came first. */
+        private @Nullable VersionedValue write(@Nullable VersionedValue expected, long sum) {
+            VersionedValue next = expected == null ? new VersionedValue(sum, 1)
+                    : new VersionedValue(expected.value() + sum, expected.version() + 1);
+            if (!store.compareAndSet(name, cell, expected, next.value())) {
+                return null;
             }
-            written = new VersionedValue(next, expected == null ? 1 : expected.version() + 1);
-            return true;
+            written = next;
+            return next;
         }
 
         private static boolean fits(VersionedValue current, long sum) {
