@@ -1,6 +1,7 @@
 package dev.counters.jdbc.reliability;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.counters.CounterContentionException;
 import dev.counters.CounterService;
 import dev.counters.TransientStoreException;
 import dev.counters.contract.CollidingIdsStore;
@@ -25,8 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * it is stopped (SIGTERM closes the service gracefully) or killed. Each thread keeps its tally in a memory-mapped
  * file, which outlives a {@code kill -9}: acknowledged increments, increments whose outcome is unknown, and whether
  * one is in flight. Arguments: jdbcUrl user password tablePrefix counter threads strategy tallyFile, where strategy is
- * {@code delta-log}, {@code delta-log-colliding} or {@code buffered-colliding} (durable increments through a store
- * whose ids collide with every other process's, see {@link CollidingIdsStore}).
+ * {@code delta-log}, {@code optimistic}, {@code delta-log-colliding} or {@code buffered-colliding} (durable increments
+ * through a store whose ids collide with every other process's, see {@link CollidingIdsStore}). A refusal that wrote
+ * nothing (rolled back, or optimistic's contention) is neither acknowledged nor unknown.
  */
 public final class ChildTallyIncrementer {
 
@@ -67,7 +69,8 @@ public final class ChildTallyIncrementer {
                         }
                         tally.putLong(at, ++acknowledged);
                     } catch (RuntimeException e) {
-                        if (!(e instanceof TransientStoreException || e.getCause() instanceof TransientStoreException)) {
+                        if (!(e instanceof TransientStoreException || e instanceof CounterContentionException
+                                || e.getCause() instanceof TransientStoreException)) {
                             tally.putLong(at + Long.BYTES, ++unknown);
                         }
                     }
@@ -100,6 +103,7 @@ public final class ChildTallyIncrementer {
     private static StrategyFactory strategy(String name) {
         return switch (name) {
             case "delta-log", "delta-log-colliding" -> Strategies.deltaLog();
+            case "optimistic" -> Strategies.optimistic();
             case "buffered-colliding" -> Strategies.buffered(BufferedSettings.defaults()
                     .withFlushInterval(Duration.ofMillis(20)));
             default -> throw new IllegalArgumentException("unknown strategy " + name);
