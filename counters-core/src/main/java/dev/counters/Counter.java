@@ -21,6 +21,12 @@ public interface Counter {
     /** See {@link CounterService#increment(String, long)}. */
     void increment(long delta);
 
+    /** See {@link CounterService#increment(String, long, IdempotencyKey)}. */
+    void increment(long delta, IdempotencyKey key);
+
+    /** See {@link CounterService#incrementAndGet(String, long, IdempotencyKey)}. */
+    long incrementAndGet(long delta, IdempotencyKey key);
+
     /** See {@link CounterService#incrementDurably(String, long)}. */
     CompletableFuture<Void> incrementDurably(long delta);
 

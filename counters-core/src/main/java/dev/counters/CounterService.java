@@ -43,6 +43,26 @@ public interface CounterService extends AutoCloseable {
     void increment(String name, long delta);
 
     /**
+     * Adds {@code delta} at most once under the caller's {@code key} (see {@link IdempotencyKey}): repeating the call
+     * with the same key, from any process and within the key retention, writes nothing more. Repeat a call that failed
+     * with an unknown outcome ({@link CountersException#mayHaveBeenApplied()}) to settle it. The key is recorded in
+     * the transaction of the write, for {@code atomic}, {@code optimistic}, {@code sharded}, {@code node} and
+     * {@code delta-log}; {@code buffered} recognises a repeat in its buffer, and its flush one recorded before.
+     *
+     * @throws IllegalArgumentException for an invalid name, delta or key
+     * @throws IdempotencyKeyReusedException if the key was recorded for another counter or delta; nothing is written
+     * @throws IllegalStateException if the counter's strategy takes no keys ({@code monotonic})
+     */
+    void increment(String name, long delta, IdempotencyKey key);
+
+    /**
+     * Adds {@code delta} at most once under {@code key}, as {@link #increment(String, long, IdempotencyKey)}, and
+     * returns the counter's value right after it. A repeat returns what the first call returned (the current value if
+     * the first call was an {@code increment}, which recorded none).
+     */
+    long incrementAndGet(String name, long delta, IdempotencyKey key);
+
+    /**
      * Adds {@code delta} and returns a future that completes when the increment is durable: at once for strategies
      * that write before returning, when the flush carrying it commits for {@code buffered} (many callers share one
      * commit). The future fails with the reason the increment could not be written.

@@ -12,6 +12,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +40,10 @@ public final class CounterServiceBuilder {
     private RetryRegistry retries = RetryRegistry.ofDefaults();
     private CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
     private ObservationRegistry observations = ObservationRegistry.NOOP;
+    private Duration keyRetention = DEFAULT_KEY_RETENTION;
+
+    /** How long an idempotency key is remembered unless set: a day, like the idempotency keys of payment APIs. */
+    public static final Duration DEFAULT_KEY_RETENTION = Duration.ofDays(1);
 
     /**
      * Looks up the calling thread's generator on every call. Keeping one {@code ThreadLocalRandom.current()} and using
@@ -143,6 +148,21 @@ public final class CounterServiceBuilder {
     }
 
     /**
+     * How long an idempotency key is remembered ({@link CounterService#increment(String, long, IdempotencyKey)}): a
+     * repeat within it writes nothing, one after it counts again. Make it longer than any caller repeats a call (a
+     * message broker's redelivery window, a client's retry budget). Keys are forgotten in the background, by one
+     * process at a time. A day unless set; at least a minute.
+     */
+    public CounterServiceBuilder keyRetention(Duration keyRetention) {
+        Objects.requireNonNull(keyRetention, "keyRetention");
+        if (keyRetention.compareTo(Duration.ofMinutes(1)) < 0) {
+            throw new IllegalArgumentException("keyRetention must be at least 1 minute, was " + keyRetention);
+        }
+        this.keyRetention = keyRetention;
+        return this;
+    }
+
+    /**
      * Builds the service, and each strategy with it.
      *
      * @throws IllegalStateException if a strategy needs a capability the store does not offer
@@ -157,7 +177,8 @@ public final class CounterServiceBuilder {
                     create(nameOrPattern, factory, context(time, ids, nameOrPattern), created)));
             DefaultCounterService.Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy,
                     context(time, ids, StrategyStatistics.DEFAULT_RULE), created);
-            return new DefaultCounterService(NameRules.of(routes, fallback), created, store, maxCachedHandles);
+            return new DefaultCounterService(NameRules.of(routes, fallback), created, store, maxCachedHandles,
+                    Housekeeping.of(store, time, ids.instanceId(), keyRetention, threadFactory));
         } catch (RuntimeException e) {
             created.forEach(route -> route.strategy().close());
             throw e;

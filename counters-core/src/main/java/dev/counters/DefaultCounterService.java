@@ -52,7 +52,11 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     /** A plain volatile rather than an AtomicBoolean: every increment by name reads it, one load fewer. */
     private volatile boolean closed;
 
-    DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles) {
+    private final Housekeeping housekeeping;
+
+    DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles,
+            Housekeeping housekeeping) {
+        this.housekeeping = housekeeping;
         this.router = router;
         this.routes = List.copyOf(routes);
         this.store = store;
@@ -62,6 +66,16 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     @Override
     public void increment(String name, long delta) {
         counter(name).increment(delta);
+    }
+
+    @Override
+    public void increment(String name, long delta, IdempotencyKey key) {
+        counter(name).increment(delta, key);
+    }
+
+    @Override
+    public long incrementAndGet(String name, long delta, IdempotencyKey key) {
+        return counter(name).incrementAndGet(delta, key);
     }
 
     @Override
@@ -163,7 +177,7 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         counter = handles.getIfPresent(name);
         if (counter == null) {
             CounterName counterName = CounterName.of(name);
-            counter = new RoutedCounter(counterName, router.select(counterName.value()));
+            counter = new RoutedCounter(counterName, router.select(counterName.value()), housekeeping);
             handles.put(name, counter);
         }
         recent[index] = counter;
@@ -180,6 +194,7 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     @Override
     public void close() {
         if (markClosed()) {
+            housekeeping.close();
             RuntimeException failure = null;
             for (Route route : routes) {
                 try {
@@ -199,12 +214,12 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     }
 
     /** A counter bound to its strategy, and to the strategy's increment of it. */
-    private record RoutedCounter(String key, CounterName name, Route route, LongConsumer incrementer)
-            implements Counter {
+    private record RoutedCounter(String key, CounterName name, Route route, LongConsumer incrementer,
+            Housekeeping housekeeping) implements Counter {
 
         /** {@code key} is the name's value, one load closer for the lookup by name. */
-        RoutedCounter(CounterName name, Route route) {
-            this(name.value(), name, route, counted(route, route.strategy().incrementer(name)));
+        RoutedCounter(CounterName name, Route route, Housekeeping housekeeping) {
+            this(name.value(), name, route, counted(route, route.strategy().incrementer(name)), housekeeping);
         }
 
         /** The strategy's incrementer, followed by the rule's count unless the strategy counts them itself. */
@@ -238,6 +253,19 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         }
 
         @Override
+        public void increment(long delta, IdempotencyKey key) {
+            route.strategy().increment(name, checkDelta(delta), checkKey(key), false);
+            route.count();
+        }
+
+        @Override
+        public long incrementAndGet(long delta, IdempotencyKey key) {
+            long value = route.strategy().increment(name, checkDelta(delta), checkKey(key), true);
+            route.count();
+            return value;
+        }
+
+        @Override
         public long get() {
             return route.strategy().get(name);
         }
@@ -250,6 +278,15 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         @Override
         public void delete() {
             route.strategy().delete(name);
+        }
+
+        /** Checks the key; keys are recorded from now on, so the service forgets them after their retention. */
+        private IdempotencyKey checkKey(IdempotencyKey key) {
+            if (key == null) {
+                throw new IllegalArgumentException("Idempotency key for counter '" + name + "' must not be null");
+            }
+            housekeeping.start();
+            return key;
         }
 
         private long checkDelta(long delta) {

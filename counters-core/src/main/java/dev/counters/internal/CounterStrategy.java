@@ -1,6 +1,7 @@
 package dev.counters.internal;
 
 import dev.counters.CounterName;
+import dev.counters.IdempotencyKey;
 import dev.counters.StrategyStatistics;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -22,6 +23,19 @@ public interface CounterStrategy extends AutoCloseable {
     void increment(CounterName name, long delta);
 
     long incrementAndGet(CounterName name, long delta);
+
+    /**
+     * Adds {@code delta} at most once under {@code key}: a repeat of the key with the same counter and delta writes
+     * nothing, one with another is an {@link dev.counters.IdempotencyKeyReusedException}.
+     *
+     * @return the counter's value right after the increment when {@code needsValue} (for a repeat, the value the
+     *     first call returned, or the current value if the first call did not ask for one); otherwise 0
+     * @throws IllegalStateException for a strategy that takes no keys
+     */
+    default long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
+        throw new IllegalStateException("Counter '" + name + "' uses the " + type() + " strategy, which takes no"
+                + " idempotency keys: it hands out values rather than counting each increment exactly once");
+    }
 
     /**
      * {@link #increment} of one counter, for the handle a caller keeps ({@link dev.counters.Counter}): a strategy

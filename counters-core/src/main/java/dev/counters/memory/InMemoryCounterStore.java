@@ -6,7 +6,9 @@ import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.CounterStore;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,13 +26,16 @@ import org.jspecify.annotations.Nullable;
  * It passes the same contract tests as the database stores.
  */
 public final class InMemoryCounterStore implements CounterStore, CounterStore.Leases, CounterStore.IdempotentBatches,
-        CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
+        CounterStore.IdempotencyKeys, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
 
     // Each counter's cells are an immutable map replaced atomically, so reads need no lock.
     private final ConcurrentHashMap<CounterName, Map<String, VersionedValue>> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Integer> shardCounts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Instant> batchKeys = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, RecordedKey> keys = new ConcurrentHashMap<>();
+    /** The undo journal of the keyed write under way on this thread, if any. */
+    private final ThreadLocal<@Nullable List<Runnable>> undo = new ThreadLocal<>();
     private final ConcurrentHashMap<CounterName, ConcurrentHashMap<String, Delta>> deltas = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Map<Integer, Long>> maxShards = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Long> sequences = new ConcurrentHashMap<>();
@@ -45,9 +50,30 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
     private record Lease(String owner, Instant expiresAt) {
     }
 
+    private record RecordedKey(CounterName counter, long delta, OptionalLong value, Instant appliedAt) {
+    }
+
     @Override
     public void add(CounterName counter, String cell, long delta) {
-        counters.compute(counter, (name, cells) -> {
+        addToCell(counter, cell, delta);
+        journal(() -> addToCell(counter, cell, -delta));
+    }
+
+    /**
+     * Records how to undo a write when a keyed write on this thread is under way ({@link #applyOnce}), which undoes
+     * it if it fails: what a database's rollback would do. An inverse add, not a restored snapshot, so that the
+     * concurrent writes of other threads stay.
+     */
+    private void journal(Runnable undo) {
+        List<Runnable> journal = this.undo.get();
+        if (journal != null) {
+            journal.add(undo);
+        }
+    }
+
+    /** The add, and the counter's cells right after it. */
+    private Map<String, VersionedValue> addToCell(CounterName counter, String cell, long delta) {
+        return counters.compute(counter, (name, cells) -> {
             Map<String, VersionedValue> next = cells == null ? new HashMap<>() : new HashMap<>(cells);
             VersionedValue current = next.get(cell);
             long value = current == null ? 0 : current.value();
@@ -62,9 +88,14 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
 
     @Override
     public long addAndGet(CounterName counter, String cell, long delta) {
-        add(counter, cell, delta);
-        // Another add may land between the two steps; the result still includes this delta, as documented.
-        return get(counter);
+        Map<String, VersionedValue> cells = addToCell(counter, cell, delta);
+        journal(() -> addToCell(counter, cell, -delta));
+        // The cells as this add left them: the total includes it and no later add, as in a database transaction.
+        try {
+            return cells.values().stream().mapToLong(VersionedValue::value).reduce(0, Math::addExact);
+        } catch (ArithmeticException e) {
+            throw CounterOverflowException.ofTotal(counter);
+        }
     }
 
     @Override
@@ -143,6 +174,10 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
             written[0] = true;
             return Map.copyOf(next);
         });
+        if (written[0]) {
+            long change = newValue - (expected == null ? 0 : expected.value());
+            journal(() -> addToCell(counter, cell, -change));
+        }
         return written[0];
     }
 
@@ -158,13 +193,23 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
     }
 
     @Override
-    public synchronized boolean applyBatch(String key, String cell, Map<CounterName, Long> batch, Instant now) {
+    public synchronized AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> batch,
+            Map<String, KeyedDelta> keyed, Instant now) {
         if (batchKeys.containsKey(key)) {
-            return false;
+            return AppliedBatch.NOT_APPLIED;
         }
+        Map<CounterName, Long> sums = new LinkedHashMap<>(batch);
+        Map<String, KeyedDelta> repeated = new HashMap<>();
+        keyed.forEach((idempotencyKey, increment) -> {
+            RecordedKey recorded = keys.get(idempotencyKey);
+            if (recorded != null) {
+                repeated.put(idempotencyKey, new KeyedDelta(recorded.counter(), recorded.delta()));
+                sums.merge(increment.counter(), -increment.delta(), Long::sum);
+            }
+        });
         Map<CounterName, Long> applied = new LinkedHashMap<>();
         try {
-            batch.forEach((counter, delta) -> {
+            sums.forEach((counter, delta) -> {
                 add(counter, cell, delta);
                 applied.put(counter, delta);
             });
@@ -172,8 +217,45 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
             applied.forEach((counter, delta) -> add(counter, cell, -delta)); // all or nothing
             throw e;
         }
+        keyed.forEach((idempotencyKey, increment) -> keys.putIfAbsent(idempotencyKey,
+                new RecordedKey(increment.counter(), increment.delta(), OptionalLong.empty(), now)));
         batchKeys.put(key, now);
-        return true;
+        return new AppliedBatch(true, repeated);
+    }
+
+    @Override
+    public synchronized KeyedIncrement applyOnce(String key, CounterName counter, long delta, Instant now,
+            KeyedWrite write) {
+        RecordedKey recorded = keys.get(key);
+        if (recorded != null) {
+            return new KeyedIncrement(recorded.counter(), recorded.delta(), recorded.value(), false);
+        }
+        List<Runnable> journal = new ArrayList<>();
+        undo.set(journal);
+        OptionalLong value;
+        try {
+            value = write.apply(this);
+        } catch (RuntimeException e) {
+            undo.remove();
+            journal.reversed().forEach(Runnable::run); // records no key, and undoes what the write did
+            throw e;
+        } finally {
+            undo.remove();
+        }
+        keys.put(key, new RecordedKey(counter, delta, value, now));
+        return new KeyedIncrement(counter, delta, value, true);
+    }
+
+    @Override
+    public synchronized int pruneKeys(Instant appliedBefore, int limit) {
+        List<String> old = keys.entrySet().stream()
+                .filter(entry -> entry.getValue().appliedAt().isBefore(appliedBefore))
+                .sorted(Map.Entry.comparingByValue(Comparator.comparing(RecordedKey::appliedAt)))
+                .limit(limit)
+                .map(Map.Entry::getKey)
+                .toList();
+        old.forEach(keys::remove);
+        return old.size();
     }
 
     @Override
@@ -185,8 +267,11 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
 
     @Override
     public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
-        Delta stored = deltas.computeIfAbsent(counter, name -> new ConcurrentHashMap<>())
-                .putIfAbsent(deltaId, new Delta(delta, now, false));
+        ConcurrentHashMap<String, Delta> log = deltas.computeIfAbsent(counter, name -> new ConcurrentHashMap<>());
+        Delta stored = log.putIfAbsent(deltaId, new Delta(delta, now, false));
+        if (stored == null) {
+            journal(() -> log.remove(deltaId));
+        }
         return stored == null ? OptionalLong.empty() : OptionalLong.of(stored.delta());
     }
 

@@ -18,9 +18,9 @@ import org.jspecify.annotations.Nullable;
  * sum, moving a counter from one of them to another keeps its value.
  *
  * <p>This interface is what every store offers. What only some strategies need is an opt-in capability, a nested
- * interface a store implements when its database can: {@link Leases}, {@link IdempotentBatches}, {@link DeltaLog},
- * {@link Maxima}, {@link Sequences}, {@link SessionLocks}. A strategy asks for the capability it needs with
- * {@link #capability} when it is built, and fails then if the store lacks it.
+ * interface a store implements when its database can: {@link Leases}, {@link IdempotentBatches},
+ * {@link IdempotencyKeys}, {@link DeltaLog}, {@link Maxima}, {@link Sequences}, {@link SessionLocks}. A strategy asks
+ * for the capability it needs with {@link #capability} when it is built, and fails then if the store lacks it.
  *
  * <p>Each method is atomic and tried once: a store translates its database's errors and never retries, because only
  * the strategy knows whether repeating a write is safe. A method that fails with
@@ -139,14 +139,76 @@ public interface CounterStore {
          * only if no attempt committed. Keys should name their content (a digest of the deltas), so that a recorded
          * key also proves what it applied.
          *
-         * @return true if this call applied the deltas; false if the key was recorded already (nothing written),
-         *     which the caller may take as its own earlier attempt only if it made one whose outcome is unknown
+         * <p>{@code keyed} are callers' increments under their idempotency keys (see {@link IdempotencyKeys}), whose
+         * deltas are among {@code deltas} (or were among an earlier batch's): each key is recorded with its increment
+         * in the same transaction, and for a key recorded before (by an earlier batch, or another process) its
+         * increment's delta is taken out of the batch and the key reported.
+         *
+         * @return whether this call applied the batch (if not, the key was recorded already and nothing was written,
+         *     which the caller may take as its own earlier attempt only if it made one whose outcome is unknown), and
+         *     the idempotency keys it skipped
          * @throws dev.counters.CounterOverflowException naming a counter that would overflow; nothing is written
          */
-        boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now);
+        AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
+                Map<String, KeyedDelta> keyed, Instant now);
 
         /** Forgets batch keys recorded before {@code appliedBefore}; returns how many. */
         int pruneBatchKeys(Instant appliedBefore);
+    }
+
+    /**
+     * What a batch did: whether it was applied, and the idempotency keys of its keyed increments that were recorded
+     * before, each with the increment it was recorded with (which may differ from the batch's: then the batch's
+     * increment was a misuse of the key, and skipped all the same).
+     */
+    record AppliedBatch(boolean applied, Map<String, KeyedDelta> repeatedKeys) {
+
+        /** The batch's key was recorded already: nothing was written. */
+        public static final AppliedBatch NOT_APPLIED = new AppliedBatch(false, Map.of());
+
+        public AppliedBatch {
+            repeatedKeys = Map.copyOf(repeatedKeys);
+        }
+    }
+
+    /** An increment as an idempotency key records it: the counter and the delta. */
+    record KeyedDelta(CounterName counter, long delta) {
+    }
+
+    /**
+     * Increments applied at most once under a caller's idempotency key: the key is recorded in the transaction that
+     * applies the increment, so a repeat finds it (or waits for an attempt still in flight) and writes nothing.
+     */
+    interface IdempotencyKeys {
+
+        /**
+         * In one transaction: records {@code key} for {@code delta} to {@code counter}, then runs {@code write} on
+         * this store bound to that transaction and records the value it returns; unless {@code key} is recorded
+         * already, in which case it writes nothing and returns what the key was recorded with. A failure of
+         * {@code write} rolls back the key with it. On a store bound to a caller's transaction
+         * ({@link CounterStore#callerTransaction()}) it runs in that transaction.
+         *
+         * @return the key's increment, and whether this call applied it
+         */
+        KeyedIncrement applyOnce(String key, CounterName counter, long delta, Instant now, KeyedWrite write);
+
+        /** Forgets up to {@code limit} keys recorded before {@code appliedBefore}, oldest first; returns how many. */
+        int pruneKeys(Instant appliedBefore, int limit);
+    }
+
+    /** The write an idempotency key guards, on the store bound to the key's transaction. */
+    @FunctionalInterface
+    interface KeyedWrite {
+
+        /** Writes, and returns the counter's value after the write if the caller asked for it. */
+        OptionalLong apply(CounterStore transaction);
+    }
+
+    /**
+     * An increment recorded under an idempotency key: the counter and delta it was recorded for, the counter's
+     * value after it if that was recorded, and whether the call that returned this applied it.
+     */
+    record KeyedIncrement(CounterName counter, long delta, OptionalLong value, boolean appliedNow) {
     }
 
     /**

@@ -50,6 +50,16 @@ final class AtomicStrategy extends CellStrategy {
     }
 
     @Override
+    boolean joinsCallerTransactions() {
+        return true;
+    }
+
+    @Override
+    KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
+        return KeyedIncrements.KeyedCellWrite.add(name, CELL, delta);
+    }
+
+    @Override
     public long incrementAndGet(CounterName name, long delta) {
         Optional<CounterStore> callerTransaction = store.callerTransaction();
         return callerTransaction.isPresent() ? callerTransaction.get().addAndGet(name, CELL, delta)

@@ -1,9 +1,13 @@
 package dev.counters.strategy;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.BufferFullException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
+import dev.counters.IdempotencyKey;
+import dev.counters.IdempotencyKeyReusedException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
 import dev.counters.internal.CounterStrategy;
@@ -12,6 +16,7 @@ import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.CounterStore.KeyedDelta;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -99,6 +104,19 @@ final class BufferedStrategy implements CounterStrategy {
     /** The most {@link #acceptedIncrements()} reported, so that it never goes back (see there). */
     private final AtomicLong reportedIncrements = new AtomicLong();
     private final ConcurrentLinkedQueue<DurableIncrement> durableQueue = new ConcurrentLinkedQueue<>();
+    /**
+     * The idempotency keys of keyed increments accepted and not yet in a committed batch, where a repeat is recognised;
+     * once committed, the store's record of the key recognises it.
+     */
+    private final ConcurrentHashMap<String, KeyedDelta> pendingKeys = new ConcurrentHashMap<>();
+    /**
+     * Keys this node flushed lately, so that a repeat here is recognised without a round trip, and a misuse refused.
+     * Bounded: a repeat of a key it forgot is still recognised by the store, at the flush.
+     */
+    private final Cache<String, KeyedDelta> flushedKeys;
+    private static final int FLUSHED_KEYS_KEPT = 100_000;
+    /** Keyed increments for the next batch; their deltas are in the slots already (added before they are queued). */
+    private final ConcurrentLinkedQueue<Map.Entry<String, KeyedDelta>> keyedQueue = new ConcurrentLinkedQueue<>();
 
     // Written by the flusher thread only; volatile for readers.
     private volatile @Nullable Batch inFlight;
@@ -150,17 +168,21 @@ final class BufferedStrategy implements CounterStrategy {
     private record DurableIncrement(CounterName name, long delta, CompletableFuture<Void> done) {
     }
 
-    /** A flush in progress: its key, deltas and waiting durable callers stay the same across retries. */
-    private record Batch(String key, Map<CounterName, Long> deltas, List<DurableIncrement> durable) {
+    /**
+     * A flush in progress: its key, deltas, keyed increments (whose deltas are among the batch's, or an earlier
+     * batch's) and waiting durable callers stay the same across retries.
+     */
+    private record Batch(String key, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed,
+            List<DurableIncrement> durable) {
     }
 
-    /** A batch under a key of its own: a new id and the digest of the deltas, so that the key also names them. */
-    private Batch batch(Map<CounterName, Long> deltas, List<DurableIncrement> durable) {
-        return new Batch(ids.next() + "." + digest(deltas), deltas, durable);
+    /** A batch under a key of its own: a new id and the digest of its content, so that the key also names it. */
+    private Batch batch(Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, List<DurableIncrement> durable) {
+        return new Batch(ids.next() + "." + digest(deltas, keyed), deltas, keyed, durable);
     }
 
-    /** 128 bits of SHA-256 over the cell and the deltas in name order. */
-    private static String digest(Map<CounterName, Long> deltas) {
+    /** 128 bits of SHA-256 over the cell, the deltas in name order and the keyed increments in key order. */
+    private static String digest(Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed) {
         MessageDigest sha;
         try {
             sha = MessageDigest.getInstance("SHA-256");
@@ -174,6 +196,14 @@ final class BufferedStrategy implements CounterStrategy {
             sha.update((byte) 0);
             sha.update(Long.toString(delta).getBytes(StandardCharsets.US_ASCII));
         });
+        new TreeMap<>(keyed).forEach((key, increment) -> {
+            sha.update((byte) 1);
+            sha.update(key.getBytes(StandardCharsets.US_ASCII));
+            sha.update((byte) 0);
+            sha.update(increment.counter().value().getBytes(StandardCharsets.US_ASCII));
+            sha.update((byte) 0);
+            sha.update(Long.toString(increment.delta()).getBytes(StandardCharsets.US_ASCII));
+        });
         return HexFormat.of().formatHex(sha.digest(), 0, 16);
     }
 
@@ -185,6 +215,8 @@ final class BufferedStrategy implements CounterStrategy {
         this.lastFlushedNanos = time.nanoTime();
         this.settings = settings;
         this.ids = context.ids();
+        this.flushedKeys = Caffeine.newBuilder().maximumSize(FLUSHED_KEYS_KEPT)
+                .expireAfterWrite(settings.keyRetention()).build();
         this.breaker = context.circuitBreaker("buffered", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(3)
@@ -300,6 +332,34 @@ final class BufferedStrategy implements CounterStrategy {
                     + " counters, its limit (max-pending-counters); counter '" + name + "' was not incremented"
                     + (lastError == null ? "" : ". The store is failing: " + lastError));
         }
+    }
+
+    /**
+     * Adds the delta to the counter's slot, and queues its key for the next flush, which records it in the same
+     * transaction: a repeat while the key is pending is recognised here, one after it is committed by the store, which
+     * then leaves its delta out. Until that flush, this node's reads include the repeated delta.
+     */
+    @Override
+    public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
+        checkOpen(name);
+        KeyedDelta increment = new KeyedDelta(name, delta);
+        KeyedDelta pending = flushedKeys.getIfPresent(key.value());
+        if (pending == null) {
+            pending = pendingKeys.putIfAbsent(key.value(), increment);
+        }
+        if (pending == null) {
+            try {
+                add(name, slot(name), delta);
+            } catch (RuntimeException e) {
+                pendingKeys.remove(key.value(), increment);
+                throw e;
+            }
+            keyedQueue.add(Map.entry(key.value(), increment)); // after the add: a batch never has a key without its delta
+        } else if (!pending.equals(increment)) {
+            throw new IdempotencyKeyReusedException(key, pending.counter().value(), pending.delta(), name.value(),
+                    delta);
+        }
+        return needsValue ? get(name) : 0;
     }
 
     /**
@@ -452,7 +512,7 @@ final class BufferedStrategy implements CounterStrategy {
                 return;
             }
         }
-        if (batch.deltas().isEmpty()) {
+        if (batch.deltas().isEmpty() && batch.keyed().isEmpty()) {
             // Only callers waiting for what came before them, which is durable already: nothing to write.
             inFlight = null;
             lastFlushedNanos = time.nanoTime();
@@ -464,13 +524,12 @@ final class BufferedStrategy implements CounterStrategy {
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            context.observe(Observations.FLUSH, type(), () -> breaker.executeSupplier(() -> {
-                boolean applied = batchStore.applyBatch(attempt.key(), CELL, attempt.deltas(), time.steady());
-                if (!applied && !inFlightUncertain) {
-                    throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
-                }
-                return applied;
-            }));
+            CounterStore.AppliedBatch result = context.observe(Observations.FLUSH, type(),
+                    () -> breaker.executeSupplier(() -> apply(attempt)));
+            attempt.keyed().forEach((key, increment) -> {
+                flushedKeys.put(key, result.repeatedKeys().getOrDefault(key, increment));
+                pendingKeys.remove(key, increment); // the store recognises it now
+            });
             // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
             inFlight = null;
             inFlightUncertain = false;
@@ -489,6 +548,9 @@ final class BufferedStrategy implements CounterStrategy {
             log.error("Dropping the pending delta {} of counter '{}': {}", dropped, e.counter(), e.getMessage());
             Map<CounterName, Long> rest = new HashMap<>(attempt.deltas());
             rest.remove(nameOf(e));
+            Map<String, KeyedDelta> keyed = new HashMap<>(attempt.keyed());
+            keyed.entrySet().removeIf(entry -> entry.getValue().counter().equals(nameOf(e))
+                    && pendingKeys.remove(entry.getKey(), entry.getValue()));
             List<DurableIncrement> waiting = new ArrayList<>();
             for (DurableIncrement increment : attempt.durable()) {
                 if (increment.delta() != 0 && increment.name().equals(nameOf(e))) {
@@ -497,7 +559,7 @@ final class BufferedStrategy implements CounterStrategy {
                     waiting.add(increment);
                 }
             }
-            inFlight = batch(rest, waiting); // new deltas, so a new key that names them
+            inFlight = batch(rest, keyed, waiting); // new deltas, so a new key that names them
             inFlightUncertain = false; // refused whole: no earlier attempt of this key can have been applied
             return;
         } catch (KeyTaken e) {
@@ -506,7 +568,7 @@ final class BufferedStrategy implements CounterStrategy {
             takenKeys.increment();
             log.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
                     attempt.key());
-            inFlight = batch(attempt.deltas(), attempt.durable());
+            inFlight = batch(attempt.deltas(), attempt.keyed(), attempt.durable());
             return;
         } catch (CallNotPermittedException e) {
             nextAttemptNanos = time.nanoTime() + BREAKER_POLL_NANOS;
@@ -530,6 +592,32 @@ final class BufferedStrategy implements CounterStrategy {
                 room.notifyAll();
             }
         }
+    }
+
+    /** One attempt to apply the batch; its outcome may be unknown if it fails. */
+    private CounterStore.AppliedBatch apply(Batch attempt) {
+        CounterStore.AppliedBatch applied = batchStore.applyBatch(attempt.key(), CELL, attempt.deltas(),
+                attempt.keyed(), time.steady());
+        if (!applied.applied() && !inFlightUncertain) {
+            throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
+        }
+        reportMisusedKeys(attempt, applied);
+        return applied;
+    }
+
+    /**
+     * A key the store had recorded for another increment: this node's increment under it was a misuse of the key,
+     * acknowledged before the flush found out, and left out all the same. Only the log can say so now.
+     */
+    private void reportMisusedKeys(Batch batch, CounterStore.AppliedBatch applied) {
+        applied.repeatedKeys().forEach((key, recorded) -> {
+            KeyedDelta ours = batch.keyed().get(key);
+            if (ours != null && !ours.equals(recorded)) {
+                log.error("{}; the buffered increment was acknowledged before its flush found the key, and is left out",
+                        new IdempotencyKeyReusedException(IdempotencyKey.of(key), recorded.counter().value(),
+                                recorded.delta(), ours.counter().value(), ours.delta()).getMessage());
+            }
+        });
     }
 
     /** A flush key found recorded, though no attempt of ours can have recorded it. */
@@ -596,6 +684,12 @@ final class BufferedStrategy implements CounterStrategy {
         long othersAt = otherIncrements.sum();
         flushEpoch.incrementAndGet();
         try {
+            // The keys before the slots: a key's delta was added before the key was queued, so it is in this batch or
+            // an earlier one, never a later one.
+            Map<String, KeyedDelta> keyed = new HashMap<>();
+            for (Map.Entry<String, KeyedDelta> entry; (entry = keyedQueue.poll()) != null; ) {
+                keyed.put(entry.getKey(), entry.getValue());
+            }
             long nowNanos = time.nanoTime();
             for (Iterator<Map.Entry<CounterName, Slot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<CounterName, Slot> entry = it.next();
@@ -627,11 +721,11 @@ final class BufferedStrategy implements CounterStrategy {
                 }
             }
             deltas.values().removeIf(delta -> delta == 0);
-            if (deltas.isEmpty() && durable.isEmpty()) {
+            if (deltas.isEmpty() && durable.isEmpty() && keyed.isEmpty()) {
                 return null;
             }
             batches++;
-            Batch batch = batch(deltas, durable);
+            Batch batch = batch(deltas, keyed, durable);
             inFlight = batch;
             return batch;
         } finally {
@@ -664,7 +758,7 @@ final class BufferedStrategy implements CounterStrategy {
     }
 
     private boolean hasPending() {
-        return inFlight != null || !durableQueue.isEmpty() || pendingTotal() != 0
+        return inFlight != null || !durableQueue.isEmpty() || !keyedQueue.isEmpty() || pendingTotal() != 0
                 || graveyard.stream().anyMatch(retired -> retired.slot().pending() != 0);
     }
 

@@ -3,6 +3,7 @@ package dev.counters.strategy;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterName;
+import dev.counters.IdempotencyKey;
 import dev.counters.StrategyStatistics;
 import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.Observations;
@@ -13,6 +14,7 @@ import io.github.resilience4j.retry.RetryConfig;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -27,6 +29,7 @@ abstract class CellStrategy implements CounterStrategy {
     final Retry retry;
     private final StrategyContext context;
     private final LongAdder retries = new LongAdder();
+    private final KeyedIncrements keyed;
     // Weak values: a cell nobody is incrementing needs no combiner, and one in use is held by its callers.
     private final Cache<Cell, Combiner> combiners = Caffeine.newBuilder().weakValues().build();
 
@@ -35,7 +38,28 @@ abstract class CellStrategy implements CounterStrategy {
         this.context = context;
         this.retry = context.retry(type, retryDefaults);
         this.retry.getEventPublisher().onRetry(event -> retries.increment());
+        this.keyed = new KeyedIncrements(context, type);
     }
+
+    @Override
+    public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
+        return keyed.apply(name, delta, key, needsValue, keyedWrite(name, delta),
+                joinsCallerTransactions() ? store.callerTransaction() : Optional.empty(), this::getExact);
+    }
+
+    /**
+     * Whether the strategy's writes take part in the caller's transaction when the store can join it: only those
+     * whose undoing is harmless (see {@link CounterStore#callerTransaction()}).
+     */
+    boolean joinsCallerTransactions() {
+        return false;
+    }
+
+    /**
+     * The change of an increment under an idempotency key, run in the key's transaction: an add to the cell the
+     * strategy writes, or what the strategy writes instead.
+     */
+    abstract KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta);
 
     /** Runs a store call, repeated by the strategy's retry while it fails in a way that surely wrote nothing. */
     final <T> T retrying(Supplier<T> call) {

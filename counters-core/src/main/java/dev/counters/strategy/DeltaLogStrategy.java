@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
+import dev.counters.IdempotencyKey;
 import dev.counters.StoreUnavailableException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
@@ -188,6 +189,29 @@ final class DeltaLogStrategy extends CellStrategy {
                 maybeApplied = false;
             }
         }
+    }
+
+    /**
+     * An append under a new id in the key's transaction: the key makes a repeat safe, so the id need not outlive the
+     * call. The value, when asked, is read in the same transaction: cells and unfolded deltas.
+     */
+    @Override
+    KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
+        return (transaction, needsValue) -> {
+            CounterStore.DeltaLog appended = transaction.capability(CounterStore.DeltaLog.class).orElseThrow();
+            appended.appendDelta(name, ids.next(), delta, time.steady());
+            return needsValue ? OptionalLong.of(appended.getWithDeltas(List.of(name)).getOrDefault(name, 0L))
+                    : OptionalLong.empty();
+        };
+    }
+
+    @Override
+    public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
+        long value = super.increment(name, delta, key, needsValue);
+        Tracker tracker = trackers.get(name, ignored -> new Tracker());
+        tracker.appends.incrementAndGet();
+        recountIfDue(name, tracker);
+        return value;
     }
 
     @Override

@@ -134,6 +134,11 @@ final class NodeStrategy extends CellStrategy {
         return addCombined(name, cellFor(name, delta), delta, true);
     }
 
+    @Override
+    KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
+        return KeyedIncrements.KeyedCellWrite.add(name, cellFor(name, delta), delta);
+    }
+
     private String cellFor(CounterName name, long delta) {
         if (claimLost) {
             throw new NodeIdInUseException("Node id '" + nodeId + "' was claimed by another process; counter '" + name

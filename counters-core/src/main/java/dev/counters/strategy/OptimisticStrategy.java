@@ -10,6 +10,7 @@ import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.core.IntervalFunction;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
@@ -78,6 +79,33 @@ final class OptimisticStrategy extends CellStrategy {
             return callerTransaction.get().addAndGet(name, AtomicStrategy.CELL, delta);
         }
         return combiner.submit(delta, true);
+    }
+
+    @Override
+    boolean joinsCallerTransactions() {
+        return true;
+    }
+
+    /**
+     * A read and a compare-and-set in the key's transaction. A conflict rolls the key back with it, and the keyed
+     * retry tries again; a database that reads a snapshot (MySQL's repeatable read) would repeat the same read inside
+     * the transaction.
+     */
+    @Override
+    KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
+        return (transaction, needsValue) -> {
+            VersionedValue current = transaction.read(name, AtomicStrategy.CELL).orElse(null);
+            long value = current == null ? 0 : current.value();
+            long next = value + delta;
+            if (((value ^ next) & (delta ^ next)) < 0) {
+                throw new CounterOverflowException(name, delta);
+            }
+            if (!transaction.compareAndSet(name, AtomicStrategy.CELL, current, next)) {
+                conflicts.increment();
+                throw new CounterContentionException(name, 1);
+            }
+            return needsValue ? OptionalLong.of(next) : OptionalLong.empty();
+        };
     }
 
     @Override

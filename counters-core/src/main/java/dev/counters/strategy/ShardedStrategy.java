@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.counters.CounterName;
+import dev.counters.IdempotencyKey;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
 import java.util.Arrays;
@@ -114,6 +115,22 @@ final class ShardedStrategy extends CellStrategy {
             totals.put(name, total);
         }
         return total;
+    }
+
+    @Override
+    KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
+        return KeyedIncrements.KeyedCellWrite.add(name, CELLS[pickShard(name, shardCounts.get(name), NO_COMBINERS)],
+                delta);
+    }
+
+    /** A keyed increment may or may not have added to the total: the cached one is read again. */
+    @Override
+    public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
+        long value = super.increment(name, delta, key, needsValue);
+        if (totals != null) {
+            totals.invalidate(name);
+        }
+        return value;
     }
 
     @Override

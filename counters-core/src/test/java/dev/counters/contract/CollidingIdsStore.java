@@ -1,6 +1,8 @@
 package dev.counters.contract;
 
 import dev.counters.CounterName;
+import dev.counters.spi.CounterStore.AppliedBatch;
+import dev.counters.spi.CounterStore.KeyedDelta;
 import dev.counters.spi.CounterStore;
 import java.time.Instant;
 import java.util.Map;
@@ -30,7 +32,8 @@ public final class CollidingIdsStore extends ForwardingCounterStore {
     }
 
     @Override
-    public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
-        return super.applyBatch(number(key), cell, deltas, now);
+    public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
+            Map<String, KeyedDelta> keyed, Instant now) {
+        return super.applyBatch(number(key), cell, deltas, keyed, now);
     }
 }

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -262,11 +263,11 @@ public abstract class CounterStoreContract extends ContractSupport {
         CounterName b = name("b");
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         String key = prefix() + "flush-1";
-        assertThat(batches(store()).applyBatch(key, "main", Map.of(a, 3L, b, 4L), now)).isTrue();
-        assertThat(batches(anotherStore()).applyBatch(key, "main", Map.of(a, 3L, b, 4L), now)).as("a retry").isFalse();
-        assertThat(batches(store()).applyBatch(prefix() + "flush-2", "main", Map.of(a, 10L), now)).isTrue();
+        assertThat(applied(store(), key, "main", Map.of(a, 3L, b, 4L), now)).isTrue();
+        assertThat(applied(anotherStore(), key, "main", Map.of(a, 3L, b, 4L), now)).as("a retry").isFalse();
+        assertThat(applied(store(), prefix() + "flush-2", "main", Map.of(a, 10L), now)).isTrue();
         assertThat(store().getAll(List.of(a, b))).containsExactlyInAnyOrderEntriesOf(Map.of(a, 13L, b, 4L));
-        assertThat(batches(store()).applyBatch(prefix() + "flush-3", "main", Map.of(), now)).isTrue();
+        assertThat(applied(store(), prefix() + "flush-3", "main", Map.of(), now)).isTrue();
     }
 
     /** A flush of many counters: more rows than one statement carries, half of them new, applied once. */
@@ -281,8 +282,8 @@ public abstract class CounterStoreContract extends ContractSupport {
             }
             deltas.put(counter, i % 3 == 0 ? -(long) i : (long) i);
         }
-        assertThat(batches(store()).applyBatch(prefix() + "many", "main", deltas, now)).isTrue();
-        assertThat(batches(anotherStore()).applyBatch(prefix() + "many", "main", deltas, now)).as("a retry").isFalse();
+        assertThat(applied(store(), prefix() + "many", "main", deltas, now)).isTrue();
+        assertThat(applied(anotherStore(), prefix() + "many", "main", deltas, now)).as("a retry").isFalse();
         Map<CounterName, Long> stored = store().getAll(deltas.keySet());
         deltas.forEach((counter, delta) -> {
             int i = Integer.parseInt(counter.value().substring(counter.value().lastIndexOf('.') + 1));
@@ -297,7 +298,7 @@ public abstract class CounterStoreContract extends ContractSupport {
         java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
         Concurrently.run(8, thread -> {
             CounterStore mine = thread % 2 == 0 ? store() : anotherStore();
-            if (retried(() -> batches(mine).applyBatch(prefix() + "same", "main", Map.of(counter, 5L), now))) {
+            if (retried(() -> applied(mine, prefix() + "same", "main", Map.of(counter, 5L), now))) {
                 applied.incrementAndGet();
             }
         });
@@ -312,11 +313,11 @@ public abstract class CounterStoreContract extends ContractSupport {
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         store().add(full, "main", Long.MAX_VALUE - 1);
         store().add(fine, "main", 1);
-        assertThatThrownBy(() -> batches(store()).applyBatch(prefix() + "k", "main", Map.of(fine, 1L, full, 5L), now))
+        assertThatThrownBy(() -> applied(store(), prefix() + "k", "main", Map.of(fine, 1L, full, 5L), now))
                 .isInstanceOf(CounterOverflowException.class).hasMessageContaining(full.value());
         assertThat(store().getAll(List.of(full, fine)))
                 .containsExactlyInAnyOrderEntriesOf(Map.of(full, Long.MAX_VALUE - 1, fine, 1L));
-        assertThat(batches(store()).applyBatch(prefix() + "k", "main", Map.of(fine, 1L), now)).as("key not recorded").isTrue();
+        assertThat(applied(store(), prefix() + "k", "main", Map.of(fine, 1L), now)).as("key not recorded").isTrue();
         assertThat(store().get(fine)).isEqualTo(2);
     }
 
@@ -324,10 +325,113 @@ public abstract class CounterStoreContract extends ContractSupport {
     void prunedKeysAreForgotten() {
         CounterName counter = name("pruned");
         Instant old = Instant.parse("2020-01-01T00:00:00Z");
-        assertThat(batches(store()).applyBatch(prefix() + "old", "main", Map.of(counter, 1L), old)).isTrue();
+        assertThat(applied(store(), prefix() + "old", "main", Map.of(counter, 1L), old)).isTrue();
         assertThat(batches(store()).pruneBatchKeys(old.plusSeconds(1))).isGreaterThanOrEqualTo(1);
-        assertThat(batches(store()).applyBatch(prefix() + "old", "main", Map.of(counter, 1L), old)).isTrue();
+        assertThat(applied(store(), prefix() + "old", "main", Map.of(counter, 1L), old)).isTrue();
         assertThat(store().get(counter)).isEqualTo(2);
+    }
+
+    /** Applies a batch without keyed increments: whether it was applied. */
+    private static boolean applied(CounterStore store, String key, String cell, Map<CounterName, Long> deltas,
+            Instant now) {
+        return batches(store).applyBatch(key, cell, deltas, Map.of(), now).applied();
+    }
+
+    // ---- idempotency keys ----
+
+    private static CounterStore.IdempotencyKeys keys(CounterStore store) {
+        return store.capability(CounterStore.IdempotencyKeys.class).orElseThrow();
+    }
+
+    /** The write of a keyed increment: an add to {@code main}, returning the counter's value after it. */
+    private static CounterStore.KeyedWrite addToMain(CounterName counter, long delta) {
+        return transaction -> OptionalLong.of(transaction.addAndGet(counter, "main", delta));
+    }
+
+    @Test
+    void aKeyedIncrementIsAppliedOnceAndARepeatReturnsWhatTheFirstRecorded() {
+        CounterName counter = name("keyed");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        String key = prefix() + "request-1";
+        CounterStore.KeyedIncrement first = keys(store()).applyOnce(key, counter, 5, now, addToMain(counter, 5));
+        assertThat(first).isEqualTo(new CounterStore.KeyedIncrement(counter, 5, OptionalLong.of(5), true));
+        store().add(counter, "main", 100);
+        CounterStore.KeyedIncrement repeat = keys(anotherStore()).applyOnce(key, counter, 5, now,
+                addToMain(counter, 5));
+        assertThat(repeat).as("recorded with the first call's value; nothing written")
+                .isEqualTo(new CounterStore.KeyedIncrement(counter, 5, OptionalLong.of(5), false));
+        assertThat(store().get(counter)).isEqualTo(105);
+        CounterStore.KeyedIncrement misuse = keys(store()).applyOnce(key, name("other"), 7, now,
+                addToMain(name("other"), 7));
+        assertThat(misuse.counter()).as("what the key was recorded with").isEqualTo(counter);
+        assertThat(misuse.appliedNow()).isFalse();
+        assertThat(store().get(name("other"))).isZero();
+    }
+
+    @Test
+    void aKeyedWriteThatFailsRecordsNoKey() {
+        CounterName counter = name("keyed-failing");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        String key = prefix() + "request-failing";
+        assertThatThrownBy(() -> keys(store()).applyOnce(key, counter, 5, now, transaction -> {
+            transaction.add(counter, "main", 5);
+            throw new IllegalStateException("the write fails after its add (test)");
+        })).hasMessageContaining("(test)");
+        assertThat(store().get(counter)).as("rolled back with the key").isZero();
+        assertThat(keys(store()).applyOnce(key, counter, 5, now, addToMain(counter, 5)).appliedNow()).isTrue();
+        assertThat(store().get(counter)).isEqualTo(5);
+    }
+
+    @Test
+    void concurrentRepeatsOfOneKeyApplyItOnce() {
+        CounterName counter = name("keyed-concurrent");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
+        Concurrently.run(8, thread -> {
+            CounterStore mine = thread % 2 == 0 ? store() : anotherStore();
+            if (retried(() -> keys(mine).applyOnce(prefix() + "same-key", counter, 5, now, addToMain(counter, 5))
+                    .appliedNow())) {
+                applied.incrementAndGet();
+            }
+        });
+        assertThat(applied).hasValue(1);
+        assertThat(store().get(counter)).isEqualTo(5);
+    }
+
+    @Test
+    void aBatchLeavesOutTheDeltasOfKeysRecordedBeforeAndReportsThem() {
+        CounterName counter = name("keyed-batch");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        String before = prefix() + "batch-key-before";
+        String fresh = prefix() + "batch-key-fresh";
+        keys(store()).applyOnce(before, counter, 5, now, addToMain(counter, 5));
+        Map<String, CounterStore.KeyedDelta> keyed = Map.of(before, new CounterStore.KeyedDelta(counter, 5),
+                fresh, new CounterStore.KeyedDelta(counter, 7));
+        CounterStore.AppliedBatch result = batches(store()).applyBatch(prefix() + "keyed-flush", "main",
+                Map.of(counter, 5L + 7 + 1), keyed, now);
+        assertThat(result.applied()).isTrue();
+        assertThat(result.repeatedKeys()).containsOnlyKeys(before);
+        assertThat(store().get(counter)).as("5 once, 7 and an unkeyed 1").isEqualTo(13);
+        CounterStore.AppliedBatch repeat = batches(anotherStore()).applyBatch(prefix() + "keyed-flush-2", "main",
+                Map.of(counter, 7L), Map.of(fresh, new CounterStore.KeyedDelta(counter, 7)), now);
+        assertThat(repeat.repeatedKeys()).as("recorded by the batch").containsOnlyKeys(fresh);
+        assertThat(store().get(counter)).isEqualTo(13);
+    }
+
+    @Test
+    void keysArePrunedOldestFirstInBoundedBatches() {
+        CounterName counter = name("keyed-old");
+        Instant old = Instant.parse("2001-01-01T00:00:00Z");
+        for (int i = 0; i < 3; i++) {
+            keys(store()).applyOnce(prefix() + "old-key-" + i, counter, 1, old.plusSeconds(i), addToMain(counter, 1));
+        }
+        assertThat(keys(store()).pruneKeys(old.plusSeconds(3), 2)).isEqualTo(2);
+        assertThat(keys(store()).applyOnce(prefix() + "old-key-2", counter, 1, old, addToMain(counter, 1))
+                .appliedNow()).as("the newest is kept").isFalse();
+        assertThat(keys(store()).pruneKeys(old.plusSeconds(3), 2)).isEqualTo(1);
+        assertThat(keys(store()).applyOnce(prefix() + "old-key-0", counter, 1, old, addToMain(counter, 1))
+                .appliedNow()).as("forgotten, so applied again").isTrue();
+        assertThat(store().get(counter)).isEqualTo(4);
     }
 
     // ---- delta log ----

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * exactly when the store it wraps does.
  */
 public abstract class ForwardingCounterStore implements CounterStore, CounterStore.Leases,
-        CounterStore.IdempotentBatches, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences,
+        CounterStore.IdempotentBatches, CounterStore.IdempotencyKeys, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences,
         CounterStore.SessionLocks {
 
     private final CounterStore delegate;
@@ -103,13 +103,24 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     }
 
     @Override
-    public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
-        return delegate(IdempotentBatches.class).applyBatch(key, cell, deltas, now);
+    public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
+            Map<String, KeyedDelta> keyed, Instant now) {
+        return delegate(IdempotentBatches.class).applyBatch(key, cell, deltas, keyed, now);
     }
 
     @Override
     public int pruneBatchKeys(Instant appliedBefore) {
         return delegate(IdempotentBatches.class).pruneBatchKeys(appliedBefore);
+    }
+
+    @Override
+    public KeyedIncrement applyOnce(String key, CounterName counter, long delta, Instant now, KeyedWrite write) {
+        return delegate(IdempotencyKeys.class).applyOnce(key, counter, delta, now, write);
+    }
+
+    @Override
+    public int pruneKeys(Instant appliedBefore, int limit) {
+        return delegate(IdempotencyKeys.class).pruneKeys(appliedBefore, limit);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.counters.contract;
 
 import dev.counters.CounterName;
+import dev.counters.spi.CounterStore.AppliedBatch;
+import dev.counters.spi.CounterStore.KeyedDelta;
 import dev.counters.CounterStoreException;
 import dev.counters.spi.CounterStore;
 import java.time.Instant;
@@ -21,12 +23,13 @@ public final class OutageStore extends ForwardingCounterStore {
     }
 
     @Override
-    public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
+    public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
+            Map<String, KeyedDelta> keyed, Instant now) {
         batches.incrementAndGet();
         if (down) {
             failedBatches.incrementAndGet();
             throw new CounterStoreException("the store is down (test)", null);
         }
-        return super.applyBatch(key, cell, deltas, now);
+        return super.applyBatch(key, cell, deltas, keyed, now);
     }
 }

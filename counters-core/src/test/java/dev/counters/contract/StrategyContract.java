@@ -10,6 +10,8 @@ import dev.counters.Counter;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
+import dev.counters.IdempotencyKey;
+import dev.counters.IdempotencyKeyReusedException;
 import dev.counters.StrategyStatistics;
 import java.util.concurrent.ThreadFactory;
 import dev.counters.NodeIdInUseException;
@@ -148,6 +150,97 @@ public abstract class StrategyContract extends ContractSupport {
     }
 
     // ---- optimistic ----
+
+    // ---- idempotency keys, every exact strategy ----
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactStrategies")
+    void aKeyedIncrementCountsOnceHoweverOftenAnyNodeRepeatsIt(String label, StrategyFactory strategy) {
+        String counter = name("keyed");
+        IdempotencyKey key = IdempotencyKey.of(prefix() + "request-1");
+        try (CounterService a = service(store(), strategy); CounterService b = service(anotherStore(), strategy)) {
+            a.increment(counter, 5, key);
+            a.increment(counter, 5, key); // buffered: recognised in the buffer
+            a.flush().join();
+            a.increment(counter, 5, key); // buffered: recognised among the keys it flushed
+            b.increment(counter, 5, key); // another node, after the first is stored
+            a.counter(counter).increment(5, key);
+            b.flush().join();
+            a.increment(counter, 1);
+            a.flush().join();
+            assertThat(a.getExact(counter)).isEqualTo(6);
+            assertThat(b.getExact(counter)).isEqualTo(6);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactStrategies")
+    void aRepeatedIncrementAndGetReturnsWhatTheFirstCallReturned(String label, StrategyFactory strategy) {
+        String counter = name("keyed-value");
+        IdempotencyKey key = IdempotencyKey.of(prefix() + "request-2");
+        try (CounterService counters = service(store(), strategy)) {
+            counters.increment(counter, 10);
+            assertThat(counters.incrementAndGet(counter, 5, key)).isEqualTo(15);
+            counters.increment(counter, 1);
+            long repeated = counters.incrementAndGet(counter, 5, key);
+            // Buffered returns the counter's value now: it records no value, to keep its increments in memory.
+            assertThat(repeated).isEqualTo(label.equals("buffered") ? 16 : 15);
+            assertThat(counters.getExact(counter)).isEqualTo(16);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactStrategies")
+    void aKeyRepeatedForAnotherDeltaOrCounterIsRefusedNamingItAndWritesNothing(String label,
+            StrategyFactory strategy) {
+        String counter = name("keyed-misuse");
+        IdempotencyKey key = IdempotencyKey.of(prefix() + "request-3");
+        try (CounterService counters = service(store(), strategy)) {
+            counters.increment(counter, 5, key);
+            assertThatThrownBy(() -> counters.increment(counter, 6, key))
+                    .isInstanceOf(IdempotencyKeyReusedException.class)
+                    .hasMessageContaining(key.value()).hasMessageContaining("counter '" + counter + "'");
+            counters.flush().join();
+            assertThatThrownBy(() -> counters.incrementAndGet(name("keyed-other"), 5, key))
+                    .isInstanceOf(IdempotencyKeyReusedException.class).hasMessageContaining(key.value());
+            assertThat(counters.getExact(counter)).isEqualTo(5);
+            assertThat(counters.getExact(name("keyed-other"))).isZero();
+            assertThatThrownBy(() -> counters.increment(counter, 5, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Idempotency key");
+            assertThatThrownBy(() -> IdempotencyKey.of("has space"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 3");
+        }
+    }
+
+    /** Every key sent by two threads of two nodes at once: each counts once. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactStrategies")
+    void concurrentRepeatsFromTwoNodesCountEachKeyOnce(String label, StrategyFactory strategy) {
+        String counter = name("keyed-concurrent");
+        int keys = 150;
+        try (CounterService a = service(store(), strategy); CounterService b = service(anotherStore(), strategy)) {
+            Concurrently.run(4, thread -> {
+                CounterService mine = thread % 2 == 0 ? a : b;
+                for (int i = 0; i < keys; i++) {
+                    // Threads 0 and 1 share keys (one on each node), as do threads 2 and 3.
+                    mine.increment(counter, i + 1, IdempotencyKey.of(prefix() + (thread / 2) + "-" + i));
+                }
+            });
+            a.flush().join();
+            b.flush().join();
+            long expected = 2L * keys * (keys + 1) / 2;
+            assertThat(a.getExact(counter)).isEqualTo(expected);
+            assertThat(b.getExact(counter)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void monotonicTakesNoKeys() {
+        try (CounterService counters = service(store(), Strategies.monotonic())) {
+            assertThatThrownBy(() -> counters.increment(name("ids-keyed"), 1, IdempotencyKey.of(prefix() + "k")))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("monotonic");
+        }
+    }
 
     @Test
     void optimisticCombinesConcurrentIncrementsIntoFewerUpdates() {

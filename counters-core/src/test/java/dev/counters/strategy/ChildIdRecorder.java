@@ -4,6 +4,8 @@ import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.contract.ForwardingCounterStore;
+import dev.counters.spi.CounterStore.AppliedBatch;
+import dev.counters.spi.CounterStore.KeyedDelta;
 import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -28,9 +30,10 @@ public final class ChildIdRecorder {
             }
 
             @Override
-            public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
+            public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
+            Map<String, KeyedDelta> keyed, Instant now) {
                 printed.append("ID ").append(key).append('\n');
-                return super.applyBatch(key, cell, deltas, now);
+                return super.applyBatch(key, cell, deltas, keyed, now);
             }
 
             @Override

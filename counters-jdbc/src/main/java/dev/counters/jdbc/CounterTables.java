@@ -47,6 +47,14 @@ final class CounterTables {
     final Field<String> batchesKey;
     final Field<Long> batchesAppliedAt;
 
+    // counter_keys: callers' idempotency keys.
+    final Table<Record> keys;
+    final Field<String> keysKey;
+    final Field<String> keysName;
+    final Field<Long> keysDelta;
+    final Field<Long> keysValue;
+    final Field<Long> keysAppliedAt;
+
     // counter_deltas: unfolded deltas of delta-log counters.
     final Table<Record> deltas;
     final Field<String> deltasName;
@@ -87,6 +95,13 @@ final class CounterTables {
         this.batchesKey = column(batches, "batch_key", SQLDataType.VARCHAR(100));
         this.batchesAppliedAt = column(batches, "applied_at", SQLDataType.BIGINT);
 
+        this.keys = table(unquotedName(prefix + "counter_keys"));
+        this.keysKey = column(keys, "idempotency_key", SQLDataType.VARCHAR(100));
+        this.keysName = column(keys, "counter_name", SQLDataType.VARCHAR(128));
+        this.keysDelta = column(keys, "delta", SQLDataType.BIGINT);
+        this.keysValue = field(unquotedName(keys.getName(), "result_value"), SQLDataType.BIGINT.nullable(true));
+        this.keysAppliedAt = column(keys, "applied_at", SQLDataType.BIGINT);
+
         this.deltas = table(unquotedName(prefix + "counter_deltas"));
         this.deltasName = column(deltas, "counter_name", SQLDataType.VARCHAR(128));
         this.deltasId = column(deltas, "delta_id", SQLDataType.VARCHAR(40));
@@ -115,6 +130,7 @@ final class CounterTables {
                 new TableColumns(shards, List.of(shardsName, shardsCount)),
                 new TableColumns(leases, List.of(leasesKey, leasesOwner, leasesExpiresAt)),
                 new TableColumns(batches, List.of(batchesKey, batchesAppliedAt)),
+                new TableColumns(keys, List.of(keysKey, keysName, keysDelta, keysValue, keysAppliedAt)),
                 new TableColumns(deltas, List.of(deltasName, deltasId, deltasDelta, deltasAppendedAt, deltasFolded)),
                 new TableColumns(maxShards, List.of(maxShardsName, maxShardsShard, maxShardsValue)),
                 new TableColumns(sequences, List.of(sequencesName, sequencesNext)));

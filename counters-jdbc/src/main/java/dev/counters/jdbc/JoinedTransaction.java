@@ -48,6 +48,12 @@ final class JoinedTransaction extends StatementRunner {
         }
     }
 
+    /** The caller's transaction is the enclosing one: this runner already runs in it. */
+    @Override
+    StatementRunner within(DSLContext transaction) {
+        return this;
+    }
+
     @Override
     boolean joinsCallerTransaction() {
         return true;

@@ -48,7 +48,7 @@ import org.jspecify.annotations.Nullable;
  * {@link StatementRunner}.
  */
 public final class JooqCounterStore implements CounterStore, CounterStore.Leases, CounterStore.IdempotentBatches,
-        CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
+        CounterStore.IdempotencyKeys, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
 
     /** Names per statement in reads of many counters, so that no statement grows without bound. */
     private static final int MAX_NAMES_PER_QUERY = 1_000;
@@ -58,6 +58,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     private final CellQueries cells;
     private final DeltaQueries deltas;
     private final BatchQueries batches;
+    private final KeyQueries keys;
     private final LeaseQueries leases;
     private final MaximaQueries maxima;
     private final SequenceQueries sequences;
@@ -71,6 +72,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         this.cells = new CellQueries(tables);
         this.deltas = new DeltaQueries(tables);
         this.batches = new BatchQueries(tables);
+        this.keys = new KeyQueries(tables);
         this.leases = new LeaseQueries(tables);
         this.maxima = new MaximaQueries(tables);
         this.sequences = new SequenceQueries(tables);
@@ -85,6 +87,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         this.cells = store.cells;
         this.deltas = store.deltas;
         this.batches = store.batches;
+        this.keys = store.keys;
         this.leases = store.leases;
         this.maxima = store.maxima;
         this.sequences = store.sequences;
@@ -227,22 +230,62 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     // ---- idempotent batches ----
 
     @Override
-    public boolean applyBatch(String key, String cell, Map<CounterName, Long> batch, Instant now) {
-        // Sorted, so that two nodes' batches lock rows in the same order and cannot deadlock each other.
-        List<Map.Entry<CounterName, Long>> sorted = new ArrayList<>(batch.entrySet());
-        sorted.sort(Map.Entry.comparingByKey());
+    public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> batch,
+            Map<String, KeyedDelta> keyed, Instant now) {
         try {
             return runner.transaction("applyBatch '" + key + "'", null, 0, ctx -> {
                 // The key first: a retry waits here for an attempt still in flight, and stops if it committed.
                 if (!batches.record(ctx, key, now)) {
-                    return false;
+                    return AppliedBatch.NOT_APPLIED;
                 }
-                cells.addAll(ctx, cell, sorted);
-                return true;
+                Map<CounterName, Long> sums = new HashMap<>(batch);
+                Map<String, KeyedDelta> repeated = keyed.isEmpty() ? Map.of() : keys.recorded(ctx, keyed.keySet());
+                Map<String, KeyedDelta> fresh = new HashMap<>();
+                keyed.forEach((idempotencyKey, increment) -> {
+                    if (repeated.containsKey(idempotencyKey)) {
+                        sums.merge(increment.counter(), -increment.delta(), Long::sum); // applied before
+                    } else {
+                        fresh.put(idempotencyKey, increment);
+                    }
+                });
+                keys.recordAll(ctx, fresh, now);
+                cells.addAll(ctx, cell, sorted(sums));
+                return new AppliedBatch(true, repeated);
             });
         } catch (CounterStoreException e) {
-            throw overflowIn(sorted, cell, e);
+            throw overflowIn(sorted(batch), cell, e);
         }
+    }
+
+    /** Sorted by name, so that two nodes' batches lock rows in the same order and cannot deadlock each other. */
+    private static List<Map.Entry<CounterName, Long>> sorted(Map<CounterName, Long> deltas) {
+        List<Map.Entry<CounterName, Long>> sorted = new ArrayList<>(deltas.entrySet());
+        sorted.removeIf(entry -> entry.getValue() == 0);
+        sorted.sort(Map.Entry.comparingByKey());
+        return sorted;
+    }
+
+    // ---- idempotency keys ----
+
+    @Override
+    public KeyedIncrement applyOnce(String key, CounterName counter, long delta, Instant now, KeyedWrite write) {
+        return runner.transaction("increment under key '" + key + "'", counter, delta, ctx -> {
+            // The key first: a repeat in flight elsewhere waits here for that attempt, and stops if it committed.
+            if (!keys.record(ctx, key, counter, delta, now)) {
+                return keys.read(ctx, key).orElseThrow(() -> new TransientStoreException("Key '" + key
+                        + "' was pruned between its insert and its read; nothing was written", null));
+            }
+            OptionalLong value = write.apply(new JooqCounterStore(runner.within(ctx), this));
+            if (value.isPresent()) {
+                keys.setValue(ctx, key, value.getAsLong());
+            }
+            return new KeyedIncrement(counter, delta, value, true);
+        });
+    }
+
+    @Override
+    public int pruneKeys(Instant appliedBefore, int limit) {
+        return runner.transaction("pruneKeys", null, 0, ctx -> keys.prune(ctx, appliedBefore, limit));
     }
 
     /**

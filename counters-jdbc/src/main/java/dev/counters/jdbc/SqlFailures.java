@@ -3,6 +3,7 @@ package dev.counters.jdbc;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
+import dev.counters.CountersException;
 import dev.counters.StoreUnavailableException;
 import dev.counters.TransientStoreException;
 import java.sql.SQLException;
@@ -45,6 +46,9 @@ final class SqlFailures {
     /** Translates the failure of an operation on {@code counter} that added {@code delta} (0: not an add). */
     static RuntimeException translate(RuntimeException e, String operation, @Nullable CounterName counter,
             long delta) {
+        if (e instanceof CountersException) {
+            return e; // translated already, by a statement inside this transaction
+        }
         String what = counter == null ? operation : operation + " of counter '" + counter + "'";
         if (isUnreachable(e)) {
             return new StoreUnavailableException(what + " wrote nothing: " + e.getMessage(), e);

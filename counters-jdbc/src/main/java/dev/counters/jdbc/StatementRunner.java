@@ -54,6 +54,20 @@ class StatementRunner {
             Function<DSLContext, Query> insertIgnoringConflicts) {
     }
 
+    /**
+     * A runner for statements inside a transaction this runner opened, on that transaction's context: its atomic work
+     * runs as it is, since the enclosing transaction already makes it so.
+     */
+    StatementRunner within(DSLContext transaction) {
+        return new StatementRunner(transaction) {
+            @Override
+            <T> T transaction(String operation, @Nullable CounterName counter, long delta,
+                    Function<DSLContext, T> work) {
+                return run(operation, counter, delta, work);
+            }
+        };
+    }
+
     /** The caller's transaction, when this runner is bound to one. */
     boolean joinsCallerTransaction() {
         return false;

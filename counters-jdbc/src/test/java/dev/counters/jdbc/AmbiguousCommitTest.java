@@ -118,14 +118,14 @@ class AmbiguousCommitTest {
         CounterName full = CounterName.of("full" + System.nanoTime());
         stores.store().add(full, "main", Long.MAX_VALUE - 1);
         faulty.downAfterFailedStatement = true; // the batch is refused, then the diagnosis finds nobody
-        assertThatThrownBy(() -> store.applyBatch("k" + System.nanoTime(), "main", Map.of(full, 5L), Instant.now()))
+        assertThatThrownBy(() -> store.applyBatch("k" + System.nanoTime(), "main", Map.of(full, 5L), Map.of(), Instant.now()).applied())
                 .isInstanceOf(CounterStoreException.class)
                 .isNotInstanceOf(TransientStoreException.class)
                 .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
                         .isInstanceOf(StoreUnavailableException.class));
         faulty.down = false;
         faulty.downAfterFailedStatement = false;
-        assertThatThrownBy(() -> store.applyBatch("k" + System.nanoTime(), "main", Map.of(full, 5L), Instant.now()))
+        assertThatThrownBy(() -> store.applyBatch("k" + System.nanoTime(), "main", Map.of(full, 5L), Map.of(), Instant.now()).applied())
                 .as("with the database there, the diagnosis names the counter")
                 .isInstanceOf(CounterOverflowException.class).hasMessageContaining(full.value());
         assertThat(stores.store().get(full)).isEqualTo(Long.MAX_VALUE - 1);

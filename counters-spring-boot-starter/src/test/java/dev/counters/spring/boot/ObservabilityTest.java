@@ -8,6 +8,8 @@ import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.contract.ForwardingCounterStore;
+import dev.counters.spi.CounterStore.AppliedBatch;
+import dev.counters.spi.CounterStore.KeyedDelta;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.Retry;
@@ -172,7 +174,8 @@ class ObservabilityTest {
         }
 
         @Override
-        public boolean applyBatch(String key, String cell, Map<CounterName, Long> deltas, Instant now) {
+        public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
+            Map<String, KeyedDelta> keyed, Instant now) {
             if (down) {
                 throw new CounterStoreException("the store is down (test)", null);
             }
@@ -181,7 +184,7 @@ class ObservabilityTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            return super.applyBatch(key, cell, deltas, now);
+            return super.applyBatch(key, cell, deltas, keyed, now);
         }
     }
 }
