@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
+import dev.counters.CounterServiceBuilder;
+import dev.counters.CountersException;
 import dev.counters.history.CounterChecker;
 import dev.counters.history.History;
 import dev.counters.history.SequenceChecker;
@@ -29,6 +31,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -67,6 +70,24 @@ class AmbiguousCommitsTest {
     @MethodSource("exactStrategies")
     void everyAcknowledgedIncrementCountsOnceAndEveryUnknownOneAtMostOnce(String strategy, StrategyFactory factory,
             boolean decrements, int nodeCount) throws Exception {
+        scenario(strategy, factory, decrements, nodeCount, null);
+    }
+
+    /**
+     * The same faults, with callers that make each increment under an idempotency key and repeat it with the key
+     * while its outcome is unknown (or it surely failed), as a client retrying a request would: every increment is
+     * settled, none is left unknown, and each counts exactly once.
+     */
+    @ParameterizedTest(name = "{0} with keys")
+    @MethodSource("exactStrategies")
+    void withKeysEveryIncrementIsSettledByRepeatingItAndCountsOnce(String strategy, StrategyFactory factory,
+            boolean decrements, int nodeCount) throws Exception {
+        scenario(strategy, factory, decrements, nodeCount, new KeyedCallers());
+    }
+
+    /** Nodes incrementing through the faulty proxy until the faults are spent; with keyed callers if given. */
+    private void scenario(String strategy, StrategyFactory factory, boolean decrements, int nodeCount,
+            @Nullable KeyedCallers keyed) throws Exception {
         String prefix = FaultyMariaDb.freshSchema();
         long seed = ThreadLocalRandom.current().nextLong();
         History history = new History();
@@ -84,7 +105,8 @@ class AmbiguousCommitsTest {
             List<CounterService> nodes = new ArrayList<>();
             int writersPerNode = Math.max(1, NODES * WRITERS_PER_NODE / nodeCount);
             for (int n = 0; n < nodeCount; n++) {
-                nodes.add(CounterService.builder(store).defaultStrategy(factory).build());
+                CounterServiceBuilder builder = CounterService.builder(store).defaultStrategy(factory);
+                nodes.add((keyed == null ? builder : builder.retryRegistry(keyed.retries)).build());
             }
             // A flush is one transaction, a commit per flush: it takes more faults per commit to meet 500 of them.
             if (buffered) {
@@ -98,7 +120,8 @@ class AmbiguousCommitsTest {
                 workload.pauseBetweenOperations(Duration.ofMillis(1));
             }
             for (CounterService node : nodes) {
-                workload.increments(node, history, counters, deltas, writersPerNode);
+                workload.increments(node, keyed == null ? node::increment : keyed.of(node), history, counters,
+                        deltas, writersPerNode);
             }
             workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120).close();
             nodes.forEach(CounterService::close); // buffered: writes what is pending
@@ -112,21 +135,40 @@ class AmbiguousCommitsTest {
                     counter -> JooqStores.total(reader, counter), reads);
             long unknown = results.stream().mapToLong(CounterChecker.Result::unknown).sum();
             long unknownApplied = results.stream().mapToLong(CounterChecker.Result::unknownApplied).sum();
-            ReliabilityReport.row("ambiguous commits", strategy, String.format(
-                    "%d increments (%d ok, %d unknown of which %d applied), %d reads, %d s | %d faults: %d replies to "
-                            + "a commit withheld, %d cut before the commit, %d cut mid-command | %s",
-                    history.count(History.Outcome.OK) + history.count(History.Outcome.FAILED) + unknown,
-                    history.count(History.Outcome.OK), unknown, unknownApplied, history.reads(), seconds,
-                    proxy.injected(), proxy.commitRepliesCut.get(), proxy.statementsCut.get(),
-                    proxy.randomCuts.get(), results.stream().allMatch(CounterChecker.Result::valid)
-                            ? "exact" : "VIOLATED"));
+            boolean valid = results.stream().allMatch(CounterChecker.Result::valid);
+            String faults = String.format("%d faults: %d replies to a commit withheld, %d cut before the commit, %d"
+                    + " cut mid-command", proxy.injected(), proxy.commitRepliesCut.get(), proxy.statementsCut.get(),
+                    proxy.randomCuts.get());
+            long increments = history.count(History.Outcome.OK) + history.count(History.Outcome.FAILED) + unknown;
+            if (keyed == null) {
+                ReliabilityReport.row("ambiguous commits", strategy, String.format(
+                        "%d increments (%d ok, %d unknown of which %d applied), %d reads, %d s | %s | %s", increments,
+                        history.count(History.Outcome.OK), unknown, unknownApplied, history.reads(), seconds, faults,
+                        valid ? "exact" : "VIOLATED"));
+            } else {
+                ReliabilityReport.row("ambiguous commits, unknown ones repeated with their keys", strategy,
+                        String.format("%d increments (%d ok, %d failed, %d unknown left); unknown outcomes settled"
+                                + " under the same key: %d by the library's keyed retry, %d by the callers' repeats;"
+                                + " %d reads, %d s | %s | %s", increments, history.count(History.Outcome.OK),
+                                history.count(History.Outcome.FAILED), unknown, keyed.retriedUnknown.get(),
+                                keyed.unknownOutcomes.get(), history.reads(), seconds, faults,
+                                valid && unknown == 0 ? "exact, 0 unknown" : "VIOLATED"));
+            }
             assertThat(results).as("seed %d", seed).allSatisfy(result ->
                     assertThat(result.valid()).as(result.toString()).isTrue());
             assertThat(proxy.injected()).isGreaterThanOrEqualTo(INJECTIONS);
             assertThat(proxy.commitRepliesCut.get()).as("ambiguous commits").isGreaterThan(INJECTIONS / 2);
-            // An unknown increment can only have been applied by a commit whose reply the proxy withheld; a combined
-            // write carries the deltas of at most every writer thread of its node.
-            assertThat(unknownApplied).isLessThanOrEqualTo(proxy.commitRepliesCut.get() * writersPerNode);
+            if (keyed == null) {
+                // An unknown increment can only have been applied by a commit whose reply the proxy withheld; a
+                // combined write carries the deltas of at most every writer thread of its node.
+                assertThat(unknownApplied).isLessThanOrEqualTo(proxy.commitRepliesCut.get() * writersPerNode);
+            } else {
+                assertThat(unknown).as("increments left unknown after repeating them with their keys").isZero();
+                if (!buffered && !strategy.equals("delta-log")) { // they repeat under ids of their own anyway
+                    assertThat(keyed.retriedUnknown.get() + keyed.unknownOutcomes.get())
+                            .as("unknown outcomes settled by repeating them under their keys").isPositive();
+                }
+            }
         }
     }
 

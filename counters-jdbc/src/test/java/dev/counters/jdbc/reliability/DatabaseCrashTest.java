@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
+import dev.counters.CounterServiceBuilder;
 import dev.counters.StrategyStatistics;
 import dev.counters.history.CounterChecker;
 import dev.counters.history.History;
@@ -28,6 +29,7 @@ import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,14 +48,15 @@ class DatabaseCrashTest {
     private JooqCounterStore store;
     private final List<AutoCloseable> services = new ArrayList<>();
 
-    /** One strategy's part of the run. */
-    private record Subject(String name, CounterService service, History history, List<String> counters) {
+    /** One strategy's part of the run; {@code keyed} when its callers repeat each increment under a key. */
+    private record Subject(String name, CounterService service, History history, List<String> counters,
+            @Nullable KeyedCallers keyed) {
     }
 
     @BeforeEach
     void setUp() {
         prefix = FaultyMariaDb.freshSchema();
-        pool = FaultyMariaDb.pool(server.port(), 24);
+        pool = FaultyMariaDb.pool(server.port(), 40);
         store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
     }
 
@@ -66,14 +69,34 @@ class DatabaseCrashTest {
     }
 
     private Subject subject(String name, StrategyFactory factory, Workload workload, int writers) {
-        CounterService service = CounterService.builder(store).defaultStrategy(factory).build();
+        return subject(name, factory, workload, writers, null);
+    }
+
+    private Subject subject(String name, StrategyFactory factory, Workload workload, int writers,
+            @Nullable KeyedCallers keyed) {
+        CounterServiceBuilder builder = CounterService.builder(store).defaultStrategy(factory);
+        CounterService service = (keyed == null ? builder : builder.retryRegistry(keyed.retries)).build();
         services.add(service);
         History history = new History();
         List<String> counters = Workload.names(name + ".", COUNTERS);
         UniqueDeltas deltas = name.startsWith("buffered")
                 ? UniqueDeltas.between(new Random(), 1, 1L << 31, false) : UniqueDeltas.large(new Random());
-        workload.increments(service, history, counters, deltas, writers);
-        return new Subject(name, service, history, counters);
+        workload.increments(service, keyed == null ? service::increment : keyed.of(service), history, counters,
+                deltas, writers);
+        return new Subject(name, service, history, counters, keyed);
+    }
+
+    /** Every exact strategy, its callers repeating each increment under its key until it is settled. */
+    private void keyedSubjects(List<Subject> subjects, Workload workload, Workload inMemory) {
+        subjects.add(subject("atomic-keyed", Strategies.atomic(), workload, 2, new KeyedCallers()));
+        subjects.add(subject("optimistic-keyed", Strategies.optimistic(), workload, 2,
+                new KeyedCallers()));
+        subjects.add(subject("sharded-keyed", Strategies.sharded(), workload, 2, new KeyedCallers()));
+        subjects.add(subject("node-keyed", Strategies.node(), workload, 2, new KeyedCallers()));
+        subjects.add(subject("delta-log-keyed", Strategies.deltaLog(DeltaLogSettings.defaults()
+                .withRecountAtDeltas(100)), workload, 2, new KeyedCallers()));
+        subjects.add(subject("buffered-keyed", Strategies.buffered(BufferedSettings.defaults()
+                .withFlushInterval(Duration.ofMillis(20))), inMemory, 2, new KeyedCallers()));
     }
 
     private SequenceService sequences(SequenceSettings settings) {
@@ -100,6 +123,7 @@ class DatabaseCrashTest {
                     .withRecountAtDeltas(100)), workload, 2));
             subjects.add(subject("buffered", Strategies.buffered(BufferedSettings.defaults()
                     .withFlushInterval(Duration.ofMillis(20))), inMemory, 2));
+            keyedSubjects(subjects, workload, inMemory);
             workload.numbers(sequences(SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(10)), "block", 2, blockNumbers);
             workload.numbers(sequences(SequenceSettings.gapless()), "gapless", 2, gaplessNumbers);
             for (int kill = 0; kill < kills; kill++) {
@@ -196,13 +220,21 @@ class DatabaseCrashTest {
                     counter -> JooqStores.total(reader, counter));
             all.put(subject.name(), results);
             History history = subject.history();
+            long unknown = results.stream().mapToLong(CounterChecker.Result::unknown).sum();
+            KeyedCallers keyed = subject.keyed();
+            String settled = keyed == null ? "" : String.format("; unknown outcomes settled under the same key: %d"
+                    + " by the library's keyed retry, %d by the callers' repeats", keyed.retriedUnknown.get(),
+                    keyed.unknownOutcomes.get());
             ReliabilityReport.row(scenario, subject.name(), String.format(
-                    "%d increments (%d ok, %d refused, %d unknown of which %d applied), %d reads | %s | %s",
+                    "%d increments (%d ok, %d refused, %d unknown of which %d applied)%s, %d reads | %s | %s",
                     results.stream().mapToLong(r -> r.ok() + r.failed() + r.unknown()).sum(),
-                    history.count(History.Outcome.OK), history.count(History.Outcome.FAILED),
-                    results.stream().mapToLong(CounterChecker.Result::unknown).sum(),
-                    results.stream().mapToLong(CounterChecker.Result::unknownApplied).sum(), history.reads(), detail,
-                    results.stream().allMatch(CounterChecker.Result::valid) ? "exact" : "VIOLATED"));
+                    history.count(History.Outcome.OK), history.count(History.Outcome.FAILED), unknown,
+                    results.stream().mapToLong(CounterChecker.Result::unknownApplied).sum(), settled,
+                    history.reads(), detail, results.stream().allMatch(CounterChecker.Result::valid)
+                            && (keyed == null || unknown == 0) ? "exact" : "VIOLATED"));
+            if (keyed != null) {
+                assertThat(unknown).as(subject.name() + ": increments left unknown").isZero();
+            }
         }
         all.forEach((name, results) -> assertThat(results).as(name).allSatisfy(result ->
                 assertThat(result.valid()).as(name + " " + result).isTrue()));

@@ -51,8 +51,14 @@ final class Workload implements AutoCloseable {
      */
     Workload increments(CounterService service, History history, List<String> counters, UniqueDeltas deltas,
             int writers) {
+        return increments(service, service::increment, history, counters, deltas, writers);
+    }
+
+    /** As {@link #increments(CounterService, History, List, UniqueDeltas, int)}, each write made by {@code incrementer}. */
+    Workload increments(CounterService service, Incrementer incrementer, History history, List<String> counters,
+            UniqueDeltas deltas, int writers) {
         String session = "node@" + System.identityHashCode(service);
-        increments(session, service::increment, history, counters, deltas, writers);
+        increments(session, incrementer, history, counters, deltas, writers);
         start(false, () -> {
             String counter = counters.get(ThreadLocalRandom.current().nextInt(counters.size()));
             history.read(session, counter, () -> service.get(counter));
