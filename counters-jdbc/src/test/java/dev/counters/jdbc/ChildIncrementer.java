@@ -3,6 +3,8 @@ package dev.counters.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterService;
+import dev.counters.CountersException;
+import dev.counters.IdempotencyKey;
 import dev.counters.contract.Concurrently;
 import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.strategy.Strategies;
@@ -12,7 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The second JVM of the multi-process tests: increments one counter from several threads through its own
  * connection pool and store, then prints how many increments were acknowledged.
- * Arguments: jdbcUrl user password tablePrefix counter threads incrementsPerThread strategy.
+ * Arguments: jdbcUrl user password tablePrefix counter threads incrementsPerThread strategy [keyed]; with
+ * {@code keyed}, each thread makes its increments under the keys {@code k-<thread>-<i>}, which the test's own process
+ * sends too.
  */
 public final class ChildIncrementer {
 
@@ -30,7 +34,12 @@ public final class ChildIncrementer {
                         .defaultStrategy(strategy(args[7])).build()) {
             System.out.println("READY");
             System.out.flush();
-            Concurrently.run(threads, thread -> incrementCounting(counters, args[4], perThread, acknowledged, refused));
+            if (args.length > 8 && args[8].equals("keyed")) {
+                Concurrently.run(threads, thread -> incrementKeyed(counters, args[4], thread, perThread, acknowledged));
+            } else {
+                Concurrently.run(threads, thread -> incrementCounting(counters, args[4], perThread, acknowledged,
+                        refused));
+            }
         }
         System.out.println("ACKNOWLEDGED " + acknowledged.get() + " REFUSED " + refused.get());
     }
@@ -51,12 +60,36 @@ public final class ChildIncrementer {
         }
     }
 
+    /**
+     * Increments {@code times} times, each under its key {@code k-<thread>-<i>}, repeating an increment under its key
+     * until it is acknowledged: whatever failed, the key makes the repeat safe.
+     */
+    static void incrementKeyed(CounterService counters, String counter, int thread, int times,
+            AtomicLong acknowledged) {
+        for (int i = 0; i < times; i++) {
+            IdempotencyKey key = IdempotencyKey.of("k-" + thread + "-" + i);
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    counters.increment(counter, 1, key);
+                    acknowledged.incrementAndGet();
+                    break;
+                } catch (CountersException e) {
+                    if (attempt >= 100) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
     static StrategyFactory strategy(String name) {
         return switch (name) {
             case "atomic" -> Strategies.atomic();
             case "optimistic" -> Strategies.optimistic();
             case "sharded" -> Strategies.sharded();
             case "node" -> Strategies.node();
+            case "delta-log" -> Strategies.deltaLog();
+            case "buffered" -> Strategies.buffered();
             default -> throw new IllegalArgumentException("unknown strategy " + name);
         };
     }

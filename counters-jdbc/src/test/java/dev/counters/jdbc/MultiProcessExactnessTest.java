@@ -66,4 +66,40 @@ class MultiProcessExactnessTest {
                     acknowledged.get() + childAcknowledged, refused.get() + childRefused);
         }
     }
+
+    static Stream<Arguments> keyedCases() {
+        return Stream.of(
+                Arguments.of(TestDatabase.MARIADB, "atomic"),
+                Arguments.of(TestDatabase.MARIADB, "optimistic"),
+                Arguments.of(TestDatabase.MARIADB, "sharded"),
+                Arguments.of(TestDatabase.MARIADB, "node"),
+                Arguments.of(TestDatabase.MARIADB, "delta-log"),
+                Arguments.of(TestDatabase.MARIADB, "buffered"),
+                Arguments.of(TestDatabase.POSTGRES, "atomic"),
+                Arguments.of(TestDatabase.POSTGRES, "buffered"));
+    }
+
+    /** Both processes send every key at the same time (a request retried against another instance): each counts once. */
+    @ParameterizedTest(name = "{1} on {0}")
+    @MethodSource("keyedCases")
+    void twoProcessesSendingTheSameKeysCountEachKeyOnce(TestDatabase database, String strategy) throws Exception {
+        JooqStores stores = JooqStores.on(database);
+        String counter = "shared.keyed";
+        int perThread = 300;
+        ChildJvm child = ChildJvm.start(ChildIncrementer.class, database.jdbcUrl(), database.user(),
+                database.password(), stores.prefix(), counter, String.valueOf(THREADS), String.valueOf(perThread),
+                strategy, "keyed");
+        try (CounterService counters = CounterService.builder(stores.store())
+                .defaultStrategy(ChildIncrementer.strategy(strategy)).build()) {
+            child.awaitOutput("READY", 2, TimeUnit.MINUTES);
+            AtomicLong acknowledged = new AtomicLong();
+            Concurrently.run(THREADS, thread ->
+                    ChildIncrementer.incrementKeyed(counters, counter, thread, perThread, acknowledged));
+            child.awaitSuccess(5, TimeUnit.MINUTES); // closed: a buffered child flushed what it held
+            counters.flush().join();
+            assertThat(acknowledged.get()).isEqualTo((long) THREADS * perThread);
+            assertThat(counters.getExact(counter)).as("each key once, though both processes sent it")
+                    .isEqualTo((long) THREADS * perThread);
+        }
+    }
 }
