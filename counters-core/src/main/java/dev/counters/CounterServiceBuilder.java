@@ -156,7 +156,7 @@ public final class CounterServiceBuilder {
     public CounterServiceBuilder keyRetention(Duration keyRetention) {
         Objects.requireNonNull(keyRetention, "keyRetention");
         if (keyRetention.compareTo(Duration.ofMinutes(1)) < 0) {
-            throw new IllegalArgumentException("keyRetention must be at least 1 minute, was " + keyRetention);
+            throw new IllegalArgumentException("key retention must be at least 1 minute, was " + keyRetention);
         }
         this.keyRetention = keyRetention;
         return this;

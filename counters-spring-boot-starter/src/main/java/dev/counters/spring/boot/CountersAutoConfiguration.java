@@ -165,6 +165,9 @@ public final class CountersAutoConfiguration {
                 .circuitBreakerRegistry(resilience.circuitBreakers());
         clock.ifUnique(builder::clock);
         observations.ifUnique(builder::observationRegistry);
+        if (properties.keyRetention() != null) {
+            builder.keyRetention(properties.keyRetention());
+        }
         properties.counters().keySet().forEach(nameOrPattern ->
                 builder.strategy(nameOrPattern, properties.factory(nameOrPattern, cache)));
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));

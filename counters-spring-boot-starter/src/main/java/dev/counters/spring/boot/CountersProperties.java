@@ -1,6 +1,8 @@
 package dev.counters.spring.boot;
 
 import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.spi.MonotonicCache;
 import dev.counters.strategy.BufferedSettings;
@@ -31,6 +33,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled Whether to auto-configure counters at all
  * @param store Where counters are kept: 'jdbc', the application's DataSource; 'memory', this JVM only (for tests)
  * @param defaultStrategy The strategy of every counter not configured otherwise
+ * @param keyRetention How long an idempotency key is remembered: a repeat within it writes nothing (default 1 day, at
+ *     least 1 minute)
  * @param counters Rules for particular counters, by exact name or by pattern ('*' any run of characters, '?' one);
  *     in YAML, write a key with dots or wildcards in brackets: '"[orders.*]"'
  * @param optimistic Settings of the optimistic strategy
@@ -47,6 +51,7 @@ public record CountersProperties(
         @DefaultValue("true") boolean enabled,
         @DefaultValue("jdbc") Store store,
         @DefaultValue("atomic") StrategyType defaultStrategy,
+        @Nullable Duration keyRetention,
         Map<String, CounterProperties> counters,
         @Nullable Optimistic optimistic,
         @Nullable Sharded sharded,
@@ -75,6 +80,12 @@ public record CountersProperties(
             String property = "counters.counters.[" + rule.getKey() + "]";
             checked(property, () -> CounterName.validatePattern(rule.getKey()));
             checkRule(property, top, rule.getValue(), defaultStrategy);
+        }
+        if (keyRetention != null) {
+            Duration retention = keyRetention;
+            // The builder's own check, so that the rule has one home; the store is only there to make a builder.
+            checked("counters.key-retention", () -> CounterService.builder(new InMemoryCounterStore())
+                    .keyRetention(retention));
         }
         for (Map.Entry<String, SequenceProperties> sequence : sequences.entrySet()) {
             String property = "counters.sequences.[" + sequence.getKey() + "]";

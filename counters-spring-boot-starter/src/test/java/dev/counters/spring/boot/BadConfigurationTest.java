@@ -42,6 +42,7 @@ class BadConfigurationTest {
             counters.counters.[o].strategy=optimistic & counters.counters.[o].optimistic.max-backoff=1ms | counters.counters.[o].optimistic | max-backoff (PT0.001S) must not be shorter than initial-backoff (PT0.002S)
             counters.counters.[n].strategy=node & counters.counters.[n].node.lease-ttl=10ms | counters.counters.[n].node | lease-ttl must be at least 1s
             counters.jdbc.table-prefix=x;DROP                   | counters.jdbc             | Table prefix 'x;DROP' is invalid
+            counters.key-retention=30s                          | counters.key-retention    | key retention must be at least 1 minute, was PT30S
             """)
     void invalidConfigurationFailsStartupNamingThePropertyAndWritesNothing(String property, String prefix,
             String problem) throws Exception {
