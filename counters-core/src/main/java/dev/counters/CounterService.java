@@ -94,6 +94,15 @@ public interface CounterService extends AutoCloseable {
     Counter counter(String name);
 
     /**
+     * The windows of a windowed counter ({@link CounterServiceBuilder#windows}), for reads by window. For such a
+     * counter, every other method of this service works on the window now under way: an increment lands in it,
+     * {@link #get(String)} reads it, and {@link #delete(String)} removes every window.
+     *
+     * @throws IllegalStateException if no windows are configured for the counter
+     */
+    WindowedCounter windowed(String name);
+
+    /**
      * Names of stored counters, in the database's order of names, starting after {@code after} (null: from the
      * first), at most {@code limit}: page through all of them by passing the last name of a page as the next
      * {@code after}. Counters held only in memory (buffered, not yet flushed) are not listed.

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
@@ -33,6 +34,7 @@ public final class CounterServiceBuilder {
     private final CounterStore store;
     private StrategyFactory defaultStrategy = Strategies.atomic();
     private final Map<String, StrategyFactory> rules = new LinkedHashMap<>();
+    private final Map<String, WindowSettings> windows = new LinkedHashMap<>();
     private Clock clock = Clock.systemUTC();
     private RandomGenerator random = PER_THREAD_RANDOM;
     private int maxCachedHandles = 10_000;
@@ -82,6 +84,21 @@ public final class CounterServiceBuilder {
         NameRules.add(rules, nameOrPattern, strategy, "A strategy");
         return this;
     }
+
+    /**
+     * Gives the counters whose name is, or matches, {@code nameOrPattern} time windows: each increment lands in the
+     * window of its time, kept for the retention, and {@link CounterService#windowed(String)} reads them by window.
+     * Which strategy stores the windows is chosen by the strategy rules, as for any counter; it keeps its guarantees
+     * per window. A windowed counter's name is at most {@value #MAX_WINDOWED_NAME} characters, and does not contain
+     * {@code :w:}.
+     */
+    public CounterServiceBuilder windows(String nameOrPattern, WindowSettings settings) {
+        NameRules.add(windows, nameOrPattern, settings, "Windows are");
+        return this;
+    }
+
+    /** The longest name of a windowed counter: its windows' names add 19 characters. */
+    public static final int MAX_WINDOWED_NAME = 109;
 
     /** The clock strategies use for intervals and expiry; the system UTC clock unless set. */
     public CounterServiceBuilder clock(Clock clock) {
@@ -177,8 +194,22 @@ public final class CounterServiceBuilder {
                     create(nameOrPattern, factory, context(time, ids, nameOrPattern), created)));
             DefaultCounterService.Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy,
                     context(time, ids, StrategyStatistics.DEFAULT_RULE), created);
-            return new DefaultCounterService(NameRules.of(routes, fallback), created, store, maxCachedHandles,
-                    Housekeeping.of(store, time, ids.instanceId(), keyRetention, threadFactory));
+            NameRules<DefaultCounterService.Route> router = NameRules.of(routes, fallback);
+            Map<String, Windows> windowed = new LinkedHashMap<>();
+            Map<String, Optional<Windows>> windowRules = new LinkedHashMap<>();
+            this.windows.forEach((nameOrPattern, settings) -> {
+                windowed.put(nameOrPattern, new Windows(settings));
+                windowRules.put(nameOrPattern, Optional.of(windowed.get(nameOrPattern)));
+            });
+            NameRules<Optional<Windows>> windowSelection = NameRules.of(windowRules, Optional.empty());
+            Housekeeping housekeeping = Housekeeping.of(store, time, ids.instanceId(), keyRetention,
+                    windowed.isEmpty() ? List.of() : List.of(new WindowPurge(store, router, windowSelection,
+                            windowed)), threadFactory);
+            if (!windowed.isEmpty()) {
+                housekeeping.start(); // windows past their retention are removed from the start
+            }
+            return new DefaultCounterService(router, created, store, maxCachedHandles, windowSelection, time,
+                    housekeeping);
         } catch (RuntimeException e) {
             created.forEach(route -> route.strategy().close());
             throw e;

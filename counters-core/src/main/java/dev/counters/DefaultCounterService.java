@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.NameRules;
+import dev.counters.internal.Time;
 import dev.counters.spi.CounterStore;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,6 +12,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -41,13 +43,15 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     private final NameRules<Route> router;
     private final List<Route> routes;
     private final CounterStore store;
-    private final Cache<String, RoutedCounter> handles;
+    private final Cache<String, Handle> handles;
+    private final NameRules<Optional<Windows>> windows;
+    private final Time time;
     /**
      * The handles used last, by the hash of their name, in front of the cache: a hit is an array read and a string
      * comparison, without the cache's bookkeeping. Plain reads and writes: a thread that misses an entry another
      * thread wrote asks the cache, and handles are immutable.
      */
-    private final @Nullable RoutedCounter[] recent = new RoutedCounter[RECENT_HANDLES];
+    private final @Nullable Handle[] recent = new Handle[RECENT_HANDLES];
     private static final int RECENT_HANDLES = 1 << 10;
     /** A plain volatile rather than an AtomicBoolean: every increment by name reads it, one load fewer. */
     private volatile boolean closed;
@@ -55,8 +59,10 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     private final Housekeeping housekeeping;
 
     DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles,
-            Housekeeping housekeeping) {
+            NameRules<Optional<Windows>> windows, Time time, Housekeeping housekeeping) {
         this.housekeeping = housekeeping;
+        this.windows = windows;
+        this.time = time;
         this.router = router;
         this.routes = List.copyOf(routes);
         this.store = store;
@@ -95,21 +101,19 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
 
     @Override
     public Map<String, Long> get(Collection<String> names) {
-        // Validate everything first, then ask each strategy once for all of its counters.
+        // Validate everything first, then ask each strategy once for all of its counters (a windowed one's current
+        // window).
         Map<CounterStrategy, List<CounterName>> byStrategy = new IdentityHashMap<>();
-        List<CounterName> validated = new ArrayList<>(names.size());
+        Map<String, CounterName> stored = new LinkedHashMap<>();
         for (String name : names) {
-            CounterName counterName = CounterName.of(name);
-            validated.add(counterName);
-            byStrategy.computeIfAbsent(router.select(counterName.value()).strategy(), s -> new ArrayList<>())
-                    .add(counterName);
+            Handle handle = handle(name);
+            stored.put(name, handle.stored());
+            byStrategy.computeIfAbsent(handle.route().strategy(), s -> new ArrayList<>()).add(handle.stored());
         }
         Map<CounterName, Long> values = new LinkedHashMap<>();
         byStrategy.forEach((strategy, counters) -> values.putAll(strategy.getAll(counters)));
         Map<String, Long> result = new LinkedHashMap<>();
-        for (CounterName name : validated) {
-            result.put(name.value(), values.getOrDefault(name, 0L));
-        }
+        stored.forEach((name, counter) -> result.put(name, values.getOrDefault(counter, 0L)));
         return result;
     }
 
@@ -125,14 +129,14 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
 
     @Override
     public Map<String, Long> cells(String name) {
-        RoutedCounter counter = (RoutedCounter) counter(name);
-        return counter.route().strategy().cells(counter.name());
+        Handle counter = handle(name);
+        return counter.route().strategy().cells(counter.stored());
     }
 
     @Override
     public int growShards(String name, int shards) {
-        RoutedCounter counter = (RoutedCounter) counter(name);
-        return counter.route().strategy().growShards(counter.name(), shards);
+        Handle counter = handle(name);
+        return counter.route().strategy().growShards(counter.stored(), shards);
     }
 
     @Override
@@ -163,6 +167,19 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
 
     @Override
     public Counter counter(String name) {
+        return handle(name);
+    }
+
+    @Override
+    public WindowedCounter windowed(String name) {
+        if (handle(name) instanceof WindowedHandle windowed) {
+            return windowed;
+        }
+        throw new IllegalStateException("Counter '" + name + "' has no windows: give a rule that matches it a window"
+                + " (counters.counters.[<name or pattern>].window, or CounterServiceBuilder.windows)");
+    }
+
+    private Handle handle(String name) {
         if (closed) {
             throw new IllegalStateException("The CounterService is closed");
         }
@@ -170,14 +187,18 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
             throw new IllegalArgumentException("Counter name must not be null");
         }
         int index = name.hashCode() & (RECENT_HANDLES - 1);
-        RoutedCounter counter = recent[index];
+        Handle counter = recent[index];
         if (counter != null && counter.key().equals(name)) {
             return counter;
         }
         counter = handles.getIfPresent(name);
         if (counter == null) {
             CounterName counterName = CounterName.of(name);
-            counter = new RoutedCounter(counterName, router.select(counterName.value()), housekeeping);
+            Route route = router.select(counterName.value());
+            Optional<Windows> windowed = windows.select(counterName.value());
+            counter = windowed.isPresent()
+                    ? new WindowedHandle(counterName, route, windowed.get(), time, store, housekeeping)
+                    : new RoutedCounter(counterName, route, housekeeping);
             handles.put(name, counter);
         }
         recent[index] = counter;
@@ -213,9 +234,21 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         }
     }
 
+    /** A counter resolved once: its name validated, its rule chosen. */
+    interface Handle extends Counter {
+
+        /** The name as given: the key of the caches. */
+        String key();
+
+        Route route();
+
+        /** The counter its strategy stores now: this one, or a windowed counter's current window. */
+        CounterName stored();
+    }
+
     /** A counter bound to its strategy, and to the strategy's increment of it. */
     private record RoutedCounter(String key, CounterName name, Route route, LongConsumer incrementer,
-            Housekeeping housekeeping) implements Counter {
+            Housekeeping housekeeping) implements Handle {
 
         /** {@code key} is the name's value, one load closer for the lookup by name. */
         RoutedCounter(CounterName name, Route route, Housekeeping housekeeping) {
@@ -229,38 +262,44 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         }
 
         @Override
+        public CounterName stored() {
+            return name;
+        }
+
+        @Override
         public String strategy() {
             return route.strategy().type();
         }
 
         @Override
         public void increment(long delta) {
-            incrementer.accept(checkDelta(delta));
+            incrementer.accept(checkDelta(name, delta));
         }
 
         @Override
         public CompletableFuture<Void> incrementDurably(long delta) {
-            CompletableFuture<Void> durable = route.strategy().incrementDurably(name, checkDelta(delta));
+            CompletableFuture<Void> durable = route.strategy().incrementDurably(name, checkDelta(name, delta));
             route.count();
             return durable;
         }
 
         @Override
         public long incrementAndGet(long delta) {
-            long value = route.strategy().incrementAndGet(name, checkDelta(delta));
+            long value = route.strategy().incrementAndGet(name, checkDelta(name, delta));
             route.count();
             return value;
         }
 
         @Override
         public void increment(long delta, IdempotencyKey key) {
-            route.strategy().increment(name, checkDelta(delta), checkKey(key), false);
+            route.strategy().increment(name, checkDelta(name, delta), checkKey(name, key, housekeeping), false);
             route.count();
         }
 
         @Override
         public long incrementAndGet(long delta, IdempotencyKey key) {
-            long value = route.strategy().increment(name, checkDelta(delta), checkKey(key), true);
+            long value = route.strategy().increment(name, checkDelta(name, delta), checkKey(name, key, housekeeping),
+                    true);
             route.count();
             return value;
         }
@@ -279,21 +318,21 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         public void delete() {
             route.strategy().delete(name);
         }
+    }
 
-        /** Checks the key; keys are recorded from now on, so the service forgets them after their retention. */
-        private IdempotencyKey checkKey(IdempotencyKey key) {
-            if (key == null) {
-                throw new IllegalArgumentException("Idempotency key for counter '" + name + "' must not be null");
-            }
-            housekeeping.start();
-            return key;
+    /** Checks the key; keys are recorded from now on, so the service forgets them after their retention. */
+    static IdempotencyKey checkKey(CounterName name, IdempotencyKey key, Housekeeping housekeeping) {
+        if (key == null) {
+            throw new IllegalArgumentException("Idempotency key for counter '" + name + "' must not be null");
         }
+        housekeeping.start();
+        return key;
+    }
 
-        private long checkDelta(long delta) {
-            if (delta == 0) {
-                throw new IllegalArgumentException("Delta for counter '" + name + "' must not be 0");
-            }
-            return delta;
+    static long checkDelta(CounterName name, long delta) {
+        if (delta == 0) {
+            throw new IllegalArgumentException("Delta for counter '" + name + "' must not be 0");
         }
+        return delta;
     }
 }

@@ -4,6 +4,7 @@ import dev.counters.internal.Time;
 import dev.counters.spi.CounterStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
@@ -13,9 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The service's upkeep of what it stores for callers: it forgets idempotency keys past the key retention. One
- * process at a time does it, under a lease, in batches of a bounded size, so that no large delete holds locks that
- * writers wait for; each process tries every interval, and whoever holds the lease works.
+ * The service's upkeep of what it stores for callers: it forgets idempotency keys past the key retention, and runs
+ * the other tasks it is given (removing windows past their retention). One process at a time does it, under a lease,
+ * in batches of a bounded size, so that no large delete holds locks that writers wait for; each process tries every
+ * interval, and whoever holds the lease works.
  */
 final class Housekeeping implements AutoCloseable {
 
@@ -33,6 +35,7 @@ final class Housekeeping implements AutoCloseable {
     private final Time time;
     private final String owner;
     private final Duration keyRetention;
+    private final List<Task> tasks;
     private final @Nullable ThreadFactory threads;
     private @Nullable ScheduledExecutorService scheduler;
     private volatile boolean started;
@@ -42,18 +45,30 @@ final class Housekeeping implements AutoCloseable {
      * Upkeep every interval (a tenth of the key retention, between 1 s and 5 min) on a thread of {@code threads},
      * from the first {@link #start()}: a service whose callers never use keys starts no thread.
      */
-    static Housekeeping of(CounterStore store, Time time, String owner, Duration keyRetention,
+    static Housekeeping of(CounterStore store, Time time, String owner, Duration keyRetention, List<Task> tasks,
             ThreadFactory threads) {
-        return new Housekeeping(store, time, owner, keyRetention, threads);
+        return new Housekeeping(store, time, owner, keyRetention, tasks, threads);
     }
 
-    private Housekeeping(CounterStore store, Time time, String owner, Duration keyRetention,
+    /** More upkeep, run under the same lease after the keys. */
+    @FunctionalInterface
+    interface Task {
+
+        /**
+         * One bounded run: removes what is due at {@code horizon}, the steady time now, and returns how many
+         * counters or rows it removed.
+         */
+        int run(Instant horizon);
+    }
+
+    private Housekeeping(CounterStore store, Time time, String owner, Duration keyRetention, List<Task> tasks,
             @Nullable ThreadFactory threads) {
         this.leases = store.capability(CounterStore.Leases.class).orElse(null);
         this.keys = store.capability(CounterStore.IdempotencyKeys.class).orElse(null);
         this.time = time;
         this.owner = owner;
         this.keyRetention = keyRetention;
+        this.tasks = List.copyOf(tasks);
         this.threads = leases == null || keys == null ? null : threads;
     }
 
@@ -80,8 +95,9 @@ final class Housekeeping implements AutoCloseable {
     }
 
     /** Upkeep that runs only when {@link #runOnce()} is called: for tests. */
-    static Housekeeping manual(CounterStore store, Time time, String owner, Duration keyRetention) {
-        return new Housekeeping(store, time, owner, keyRetention, null);
+    static Housekeeping manual(CounterStore store, Time time, String owner, Duration keyRetention,
+            List<Task> tasks) {
+        return new Housekeeping(store, time, owner, keyRetention, tasks, null);
     }
 
     private void runSafely() {
@@ -94,9 +110,9 @@ final class Housekeeping implements AutoCloseable {
 
     /**
      * One run: takes the lease, or leaves the work to its holder, then forgets keys recorded before the retention, a
-     * batch at a time.
+     * batch at a time, and runs the other tasks.
      *
-     * @return how many keys it forgot; -1 if another process holds the lease
+     * @return how many keys, counters or rows it removed; -1 if another process holds the lease
      */
     int runOnce() {
         if (leases == null || keys == null) {
@@ -109,15 +125,18 @@ final class Housekeeping implements AutoCloseable {
         try {
             // Keys are stamped with steady time, which a clock set back cannot turn into an early prune.
             Instant appliedBefore = time.steady().minus(keyRetention);
-            int forgotten = 0;
+            int removed = 0;
             for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
                 int pruned = keys.pruneKeys(appliedBefore, BATCH);
-                forgotten += pruned;
+                removed += pruned;
                 if (pruned < BATCH) {
                     break;
                 }
             }
-            return forgotten;
+            for (Task task : tasks) {
+                removed += task.run(time.steady());
+            }
+            return removed;
         } finally {
             leases.releaseLease(LEASE, owner);
         }

@@ -8,6 +8,7 @@ import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.CounterStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ class HousekeepingTest {
 
     @Test
     void keysAreForgottenAfterTheirRetentionAndNotBefore() {
-        Housekeeping housekeeping = Housekeeping.manual(store, time, "owner-a", Duration.ofHours(1));
+        Housekeeping housekeeping = Housekeeping.manual(store, time, "owner-a", Duration.ofHours(1), List.of());
         for (int i = 0; i < Housekeeping.BATCH + 5; i++) {
             applied("old-" + i);
         }
@@ -52,8 +53,8 @@ class HousekeepingTest {
 
     @Test
     void oneProcessAtATimeHoldsTheLease() {
-        Housekeeping mine = Housekeeping.manual(store, time, "owner-a", Duration.ofHours(1));
-        Housekeeping theirs = Housekeeping.manual(store, time, "owner-b", Duration.ofHours(1));
+        Housekeeping mine = Housekeeping.manual(store, time, "owner-a", Duration.ofHours(1), List.of());
+        Housekeeping theirs = Housekeeping.manual(store, time, "owner-b", Duration.ofHours(1), List.of());
         Instant now = time.now();
         store.tryLease(Housekeeping.LEASE, "owner-b", now.plusSeconds(60), now);
         assertThat(mine.runOnce()).as("the other process is at work").isEqualTo(-1);

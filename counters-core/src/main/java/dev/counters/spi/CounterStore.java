@@ -94,6 +94,29 @@ public interface CounterStore {
     List<CounterName> counterNames(@Nullable CounterName after, int limit);
 
     /**
+     * As {@link #counterNames(CounterName, int)}, only the names that start with {@code prefix}: the windows of a
+     * counter, say. Unless overridden, it pages through every name and keeps those; a database store asks with
+     * {@code LIKE}, since under a language's collation the names that share a prefix need not be next to each other.
+     */
+    default List<CounterName> counterNames(String prefix, @Nullable CounterName after, int limit) {
+        List<CounterName> matching = new java.util.ArrayList<>();
+        CounterName from = after;
+        while (matching.size() < limit) {
+            List<CounterName> page = counterNames(from, 1_000);
+            for (CounterName name : page) {
+                if (name.value().startsWith(prefix) && matching.size() < limit) {
+                    matching.add(name);
+                }
+            }
+            if (page.size() < 1_000) {
+                break;
+            }
+            from = page.getLast();
+        }
+        return matching;
+    }
+
+    /**
      * This store as {@code capability}, when it offers it. Unless overridden, the store itself when it implements
      * the interface. A store that wraps another passes the question on.
      */

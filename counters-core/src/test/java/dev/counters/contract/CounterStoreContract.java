@@ -255,6 +255,19 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(maxima(store()).shardCount(sharded)).hasValue(64);
     }
 
+    @Test
+    void namesByPrefixAreOnlyThoseThatStartWithItPageByPage() {
+        for (String suffix : List.of("p_x.1", "p_x.2", "p_x.3", "pyx.4", "p_x", "p_y.5")) {
+            store().add(name(suffix), "main", 1);
+        }
+        String prefix = prefix() + "p_x.";
+        assertThat(store().counterNames(prefix, null, 10)).as("'_' is no wildcard")
+                .containsExactly(name("p_x.1"), name("p_x.2"), name("p_x.3"));
+        List<CounterName> first = store().counterNames(prefix, null, 2);
+        assertThat(first).containsExactly(name("p_x.1"), name("p_x.2"));
+        assertThat(store().counterNames(prefix, first.getLast(), 2)).containsExactly(name("p_x.3"));
+    }
+
     // ---- batches with an idempotency key ----
 
     @Test

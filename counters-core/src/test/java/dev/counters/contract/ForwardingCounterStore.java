@@ -93,6 +93,11 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     }
 
     @Override
+    public List<CounterName> counterNames(String prefix, @Nullable CounterName after, int limit) {
+        return delegate.counterNames(prefix, after, limit);
+    }
+
+    @Override
     public boolean tryLease(String key, String owner, Instant expiresAt, Instant now) {
         return delegate(Leases.class).tryLease(key, owner, expiresAt, now);
     }

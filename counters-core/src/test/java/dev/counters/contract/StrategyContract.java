@@ -12,6 +12,11 @@ import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.IdempotencyKey;
 import dev.counters.IdempotencyKeyReusedException;
+import dev.counters.WindowSettings;
+import dev.counters.WindowedCounter;
+import dev.counters.history.CounterChecker;
+import dev.counters.history.History;
+import dev.counters.history.UniqueDeltas;
 import dev.counters.StrategyStatistics;
 import java.util.concurrent.ThreadFactory;
 import dev.counters.NodeIdInUseException;
@@ -25,6 +30,7 @@ import dev.counters.strategy.ShardedSettings;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -231,6 +237,71 @@ public abstract class StrategyContract extends ContractSupport {
             long expected = 2L * keys * (keys + 1) / 2;
             assertThat(a.getExact(counter)).isEqualTo(expected);
             assertThat(b.getExact(counter)).isEqualTo(expected);
+        }
+    }
+
+    // ---- windows, every exact strategy ----
+
+    /**
+     * Eight threads increment a windowed counter while the clock crosses a window boundary every 20 ms, and a month's
+     * end: each window holds exactly the increments made in it. An increment whose call spanned a boundary may be in
+     * either window, so the history checker takes it as maybe applied in each; the windows' total must then equal
+     * every acknowledged increment, which leaves no room to count one twice or drop it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactStrategies")
+    void eachWindowHoldsExactlyItsIncrementsWhileTheClockCrossesBoundariesUnderLoad(String label,
+            StrategyFactory strategy) throws Exception {
+        MutableClock clock = new MutableClock(Instant.parse("2026-11-30T23:59:50Z"));
+        WindowSettings settings = WindowSettings.of(Duration.ofSeconds(1));
+        String counter = name("windowed");
+        History history = new History();
+        UniqueDeltas deltas = UniqueDeltas.between(new SplittableRandom(), 1, 1L << 31, false);
+        Map<String, Instant> starts = new java.util.concurrent.ConcurrentHashMap<>();
+        AtomicLong acknowledged = new AtomicLong();
+        try (CounterService counters = CounterService.builder(store()).defaultStrategy(strategy)
+                .windows(counter, settings).clock(clock).build()) {
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread ticker = Thread.ofPlatform().start(() -> {
+                for (int tick = 0; tick < 25; tick++) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
+                    clock.advance(Duration.ofSeconds(1));
+                }
+                stop.set(true);
+            });
+            Concurrently.run(8, thread -> {
+                while (!stop.get()) {
+                    long delta = deltas.next();
+                    Instant before = clock.instant();
+                    counters.increment(counter, delta);
+                    Instant after = clock.instant();
+                    acknowledged.addAndGet(delta);
+                    List<Instant> candidates = new ArrayList<>();
+                    for (Instant start = before.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+                            !start.isAfter(after); start = start.plusSeconds(1)) {
+                        candidates.add(start);
+                    }
+                    for (Instant start : candidates) {
+                        String window = counter + "@" + start;
+                        starts.put(window, start);
+                        history.complete(history.invoke(window, delta), candidates.size() == 1
+                                ? History.Outcome.OK : History.Outcome.UNKNOWN);
+                    }
+                }
+            });
+            ticker.join();
+            counters.flush().get(30, TimeUnit.SECONDS);
+            WindowedCounter windows = counters.windowed(counter);
+            List<CounterChecker.Result> results = CounterChecker.checkAll(history,
+                    window -> windows.at(starts.get(window)));
+            assertThat(results).allSatisfy(result -> assertThat(result.valid()).as(result.toString()).isTrue());
+            List<WindowedCounter.Window> series = windows.series(Instant.parse("2026-11-30T23:59:50Z"),
+                    clock.instant().plusSeconds(1));
+            assertThat(series.stream().mapToLong(WindowedCounter.Window::value).sum())
+                    .as("every acknowledged increment, in one window each").isEqualTo(acknowledged.get());
+            assertThat(series).extracting(WindowedCounter.Window::start)
+                    .contains(Instant.parse("2026-11-30T23:59:59Z"), Instant.parse("2026-12-01T00:00:00Z"));
+            assertThat(results).as("windows the run crossed").hasSizeGreaterThan(10);
         }
     }
 

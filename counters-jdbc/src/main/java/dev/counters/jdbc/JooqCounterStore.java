@@ -19,7 +19,9 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jooq.Condition;
 import org.jooq.Configuration;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -217,11 +219,23 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
 
     @Override
     public List<CounterName> counterNames(@Nullable CounterName after, int limit) {
+        return counterNames(name -> DSL.noCondition(), after, limit);
+    }
+
+    @Override
+    public List<CounterName> counterNames(String prefix, @Nullable CounterName after, int limit) {
+        // Names hold letters, digits and . _ - : only; '_' is a wildcard of LIKE, so it is escaped.
+        String pattern = prefix.replace("!", "!!").replace("_", "!_").replace("%", "!%") + "%";
+        return counterNames(name -> name.like(pattern, '!'), after, limit);
+    }
+
+    private List<CounterName> counterNames(Function<Field<String>, Condition> matching, @Nullable CounterName after,
+            int limit) {
         Table<Record1<String>> names = cells.names().union(deltas.names()).union(maxima.names()).asTable("names",
                 "name");
         Field<String> name = names.field("name", String.class);
         return runner.run("counterNames", ctx -> ctx.select(name).from(names)
-                .where(after == null ? DSL.noCondition() : name.gt(after.value()))
+                .where(matching.apply(name), after == null ? DSL.noCondition() : name.gt(after.value()))
                 .orderBy(name)
                 .limit(limit)
                 .fetch(row -> CounterName.of(row.value1())));

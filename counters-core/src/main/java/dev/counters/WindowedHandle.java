@@ -1,0 +1,192 @@
+package dev.counters;
+
+import static dev.counters.DefaultCounterService.checkDelta;
+import static dev.counters.DefaultCounterService.checkKey;
+
+import dev.counters.DefaultCounterService.Route;
+import dev.counters.internal.Time;
+import dev.counters.spi.CounterStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A windowed counter: each increment goes to the window of the time it is made (the service's clock), stored by the
+ * counter's strategy as a counter of its own ({@link Windows}); reads by window.
+ */
+final class WindowedHandle implements DefaultCounterService.Handle, WindowedCounter {
+
+    /** The most windows one read of a series covers. */
+    static final int MAX_SERIES = 10_000;
+
+    private final String key;
+    private final CounterName name;
+    private final Route route;
+    private final Windows windows;
+    private final Time time;
+    private final CounterStore store;
+    private final Housekeeping housekeeping;
+    /** The window of the last increment, reused while the clock is inside it. */
+    private volatile @Nullable Current current;
+
+    private record Current(Instant start, Instant end, CounterName stored) {
+    }
+
+    WindowedHandle(CounterName name, Route route, Windows windows, Time time, CounterStore store,
+            Housekeeping housekeeping) {
+        Windows.check(name);
+        this.key = name.value();
+        this.name = name;
+        this.route = route;
+        this.windows = windows;
+        this.time = time;
+        this.store = store;
+        this.housekeeping = housekeeping;
+    }
+
+    @Override
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public Route route() {
+        return route;
+    }
+
+    @Override
+    public CounterName name() {
+        return name;
+    }
+
+    @Override
+    public WindowSettings settings() {
+        return windows.settings;
+    }
+
+    /** The window now under way, by the clock read once here. */
+    @Override
+    public CounterName stored() {
+        Instant now = time.now();
+        Current window = current;
+        if (window == null || now.isBefore(window.start()) || !now.isBefore(window.end())) {
+            Instant start = windows.start(now);
+            window = new Current(start, windows.end(start), Windows.name(name, start));
+            current = window;
+        }
+        return window.stored();
+    }
+
+    @Override
+    public String strategy() {
+        return route.strategy().type();
+    }
+
+    @Override
+    public void increment(long delta) {
+        route.strategy().increment(stored(), checkDelta(name, delta));
+        route.count();
+    }
+
+    @Override
+    public void increment(long delta, IdempotencyKey key) {
+        route.strategy().increment(stored(), checkDelta(name, delta), checkKey(name, key, housekeeping), false);
+        route.count();
+    }
+
+    @Override
+    public CompletableFuture<Void> incrementDurably(long delta) {
+        CompletableFuture<Void> durable = route.strategy().incrementDurably(stored(), checkDelta(name, delta));
+        route.count();
+        return durable;
+    }
+
+    /** Adds {@code delta} to the current window; returns the window's value after it. */
+    @Override
+    public long incrementAndGet(long delta) {
+        long value = route.strategy().incrementAndGet(stored(), checkDelta(name, delta));
+        route.count();
+        return value;
+    }
+
+    @Override
+    public long incrementAndGet(long delta, IdempotencyKey key) {
+        long value = route.strategy().increment(stored(), checkDelta(name, delta),
+                checkKey(name, key, housekeeping), true);
+        route.count();
+        return value;
+    }
+
+    /** The current window's value. */
+    @Override
+    public long get() {
+        return current();
+    }
+
+    @Override
+    public long getExact() {
+        return route.strategy().getExact(stored());
+    }
+
+    @Override
+    public long current() {
+        return route.strategy().get(stored());
+    }
+
+    @Override
+    public long at(Instant instant) {
+        return route.strategy().get(Windows.name(name, windows.start(instant)));
+    }
+
+    @Override
+    public long sumOfLast(Duration duration) {
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException("duration must be positive, was " + duration);
+        }
+        Instant now = time.now();
+        return series(now.minus(duration), now.plusNanos(1)).stream().mapToLong(Window::value).sum();
+    }
+
+    @Override
+    public List<Window> series(Instant from, Instant to) {
+        if (!from.isBefore(to)) {
+            throw new IllegalArgumentException("from (" + from + ") must be before to (" + to + ")");
+        }
+        List<Instant> starts = new ArrayList<>();
+        for (Instant start = windows.start(from); start.isBefore(to); start = windows.end(start)) {
+            if (starts.size() == MAX_SERIES) {
+                throw new IllegalArgumentException("[" + from + ", " + to + ") covers more than " + MAX_SERIES
+                        + " windows of " + windows.settings.size());
+            }
+            starts.add(start);
+        }
+        List<CounterName> stored = starts.stream().map(start -> Windows.name(name, start)).toList();
+        Map<CounterName, Long> values = route.strategy().getAll(stored);
+        List<Window> series = new ArrayList<>(starts.size());
+        for (int i = 0; i < starts.size(); i++) {
+            series.add(new Window(starts.get(i), windows.end(starts.get(i)),
+                    values.getOrDefault(stored.get(i), 0L)));
+        }
+        return series;
+    }
+
+    /** Removes every window of the counter: the current one, and every stored one. */
+    @Override
+    public void delete() {
+        route.strategy().delete(stored());
+        String prefix = name.value() + Windows.MARK;
+        CounterName after = null;
+        while (true) {
+            List<CounterName> page = store.counterNames(prefix, after, WindowPurge.PAGE);
+            page.forEach(route.strategy()::delete);
+            if (page.size() < WindowPurge.PAGE) {
+                return;
+            }
+            after = page.getLast();
+        }
+    }
+}
