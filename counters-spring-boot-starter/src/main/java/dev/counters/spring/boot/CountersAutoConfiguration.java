@@ -168,8 +168,10 @@ public final class CountersAutoConfiguration {
         if (properties.keyRetention() != null) {
             builder.keyRetention(properties.keyRetention());
         }
-        properties.counters().keySet().forEach(nameOrPattern ->
-                builder.strategy(nameOrPattern, properties.factory(nameOrPattern, cache)));
+        properties.counters().forEach((nameOrPattern, rule) -> {
+            builder.strategy(nameOrPattern, properties.factory(nameOrPattern, cache));
+            rule.windows().ifPresent(windows -> builder.windows(nameOrPattern, windows));
+        });
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }

@@ -2,6 +2,7 @@ package dev.counters.spring.boot;
 
 import dev.counters.CounterName;
 import dev.counters.CounterService;
+import dev.counters.WindowSettings;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.spi.MonotonicCache;
@@ -14,9 +15,11 @@ import dev.counters.strategy.ShardedSettings;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -62,14 +65,16 @@ public record CountersProperties(
         Map<String, SequenceProperties> sequences,
         @DefaultValue Jdbc jdbc) implements Groups {
 
-    private static final CounterProperties NO_RULE = new CounterProperties(null, null, null, null, null, null, null);
+    private static final CounterProperties NO_RULE = new CounterProperties(null, null, null, null, null, null, null,
+            null, null, null, null);
 
     public CountersProperties {
         counters = counters == null ? Map.of() : new LinkedHashMap<>(counters);
         sequences = sequences == null ? Map.of() : new LinkedHashMap<>(sequences);
         // Everything is checked here, while binding, so that a failure names the property. (The record's fields are
         // not assigned yet: the groups are read from the parameters.)
-        Groups top = new CounterProperties(null, optimistic, sharded, node, buffered, deltaLog, monotonic);
+        Groups top = new CounterProperties(null, optimistic, sharded, node, buffered, deltaLog, monotonic, null, null,
+                null, null);
         for (StrategyType type : StrategyType.values()) {
             Group<?> group = type.group(top);
             if (group != null) {
@@ -130,6 +135,7 @@ public record CountersProperties(
             }
         }
         checked(property + "." + type.configName(), () -> type.factory(type.group(top), type.group(rule), null));
+        checked(property + ".window", rule::windows);
     }
 
     private static void checked(String property, Runnable check) {
@@ -156,10 +162,34 @@ public record CountersProperties(
      * @param buffered Buffered settings that differ for these counters
      * @param deltaLog Delta-log settings that differ for these counters
      * @param monotonic Monotonic settings that differ for these counters
+     * @param window Time windows: each increment lands in the window of its time (1s to 1d, dividing a day: 1m, 1h,
+     *     1d); unset, no windows
+     * @param retention How long a window is kept after it ends (default 60 windows)
+     * @param retainedWindows How many windows are kept, instead of a retention
+     * @param zone The zone whose midnight windows are aligned to (default UTC)
      */
     public record CounterProperties(@Nullable StrategyType strategy, @Nullable Optimistic optimistic,
             @Nullable Sharded sharded, @Nullable Node node, @Nullable Buffered buffered, @Nullable DeltaLog deltaLog,
-            @Nullable Monotonic monotonic) implements Groups {
+            @Nullable Monotonic monotonic, @Nullable Duration window, @Nullable Duration retention,
+            @Nullable Integer retainedWindows, @Nullable ZoneId zone) implements Groups {
+
+        /** The rule's windows, if it has any. */
+        Optional<WindowSettings> windows() {
+            if (window == null) {
+                if (retention != null || retainedWindows != null || zone != null) {
+                    throw new IllegalArgumentException("retention, retained-windows and zone apply to windows: set"
+                            + " window too");
+                }
+                return Optional.empty();
+            }
+            if (retention != null && retainedWindows != null) {
+                throw new IllegalArgumentException("set retention or retained-windows, not both");
+            }
+            WindowSettings settings = WindowSettings.of(window);
+            settings = retention != null ? settings.withRetention(retention) : settings;
+            settings = retainedWindows != null ? settings.withRetainedWindows(retainedWindows) : settings;
+            return Optional.of(zone != null ? settings.withZone(zone) : settings);
+        }
     }
 
     /** The strategies that can be chosen in configuration, each with its settings group. */

@@ -110,6 +110,27 @@ class CountersAutoConfigurationTest {
     }
 
     @Test
+    void windowsAndKeyRetentionAreConfigurablePerRule() {
+        runner.withPropertyValues("counters.counters.[api.*].strategy=sharded",
+                "counters.counters.[api.*].window=1h",
+                "counters.counters.[api.*].retained-windows=24",
+                "counters.counters.[api.*].zone=Europe/Berlin",
+                "counters.key-retention=2h").run(context -> {
+            CounterService counters = context.getBean(CounterService.class);
+            counters.increment("api.calls", 3);
+            counters.increment("api.calls", 1, dev.counters.IdempotencyKey.of("request-1"));
+            counters.increment("api.calls", 1, dev.counters.IdempotencyKey.of("request-1"));
+            dev.counters.WindowedCounter windows = counters.windowed("api.calls");
+            assertThat(windows.settings()).isEqualTo(dev.counters.WindowSettings.of(java.time.Duration.ofHours(1))
+                    .withRetainedWindows(24).withZone(java.time.ZoneId.of("Europe/Berlin")));
+            assertThat(windows.current()).isEqualTo(4);
+            assertThat(counters.counter("api.calls").strategy()).isEqualTo("sharded");
+            assertThat(counters.admin().cells("api.calls").values().stream().mapToLong(Long::longValue).sum())
+                    .as("the current window's cells").isEqualTo(4);
+        });
+    }
+
+    @Test
     void sequencesAreConfigurablePerName() {
         runner.withPropertyValues("counters.sequences.[orders].block-size=10",
                 "counters.sequences.[orders].start=1000",
