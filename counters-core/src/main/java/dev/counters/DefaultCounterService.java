@@ -194,11 +194,18 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         counter = handles.getIfPresent(name);
         if (counter == null) {
             CounterName counterName = CounterName.of(name);
-            Route route = router.select(counterName.value());
-            Optional<Windows> windowed = windows.select(counterName.value());
-            counter = windowed.isPresent()
-                    ? new WindowedHandle(counterName, route, windowed.get(), time, store, housekeeping)
-                    : new RoutedCounter(counterName, route, housekeeping);
+            Optional<Windows.Window> window = Windows.parse(counterName)
+                    .filter(stored -> windows.select(stored.counter().value()).isPresent());
+            if (window.isPresent()) {
+                // One window by its stored name (as listed by counterNames): a counter of its counter's strategy.
+                counter = new RoutedCounter(counterName, router.select(window.get().counter().value()), housekeeping);
+            } else {
+                Route route = router.select(counterName.value());
+                Optional<Windows> windowed = windows.select(counterName.value());
+                counter = windowed.isPresent()
+                        ? new WindowedHandle(counterName, route, windowed.get(), time, store, housekeeping)
+                        : new RoutedCounter(counterName, route, housekeeping);
+            }
             handles.put(name, counter);
         }
         recent[index] = counter;

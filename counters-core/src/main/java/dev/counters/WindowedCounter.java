@@ -35,6 +35,9 @@ public interface WindowedCounter {
      */
     List<Window> series(Instant from, Instant to);
 
+    /** The last {@code windows} windows by the service's clock, the current one last: a chart of the recent past. */
+    List<Window> last(int windows);
+
     /** One window: {@code [start, end)} and its value. */
     record Window(Instant start, Instant end, long value) {
     }

@@ -152,6 +152,16 @@ final class WindowedHandle implements DefaultCounterService.Handle, WindowedCoun
     }
 
     @Override
+    public List<Window> last(int count) {
+        if (count < 1 || count > MAX_SERIES) {
+            throw new IllegalArgumentException("windows must be between 1 and " + MAX_SERIES + ", was " + count);
+        }
+        Instant now = time.now();
+        List<Window> series = series(now.minus(windows.settings.size().multipliedBy(count - 1)), now.plusNanos(1));
+        return series.subList(Math.max(0, series.size() - count), series.size());
+    }
+
+    @Override
     public List<Window> series(Instant from, Instant to) {
         if (!from.isBefore(to)) {
             throw new IllegalArgumentException("from (" + from + ") must be before to (" + to + ")");

@@ -3,6 +3,9 @@ package dev.counters.spring.boot;
 import dev.counters.Counter;
 import dev.counters.CounterService;
 import dev.counters.StrategyStatistics;
+import dev.counters.WindowSettings;
+import dev.counters.WindowedCounter;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -47,7 +50,7 @@ public class CountersEndpoint {
         List<String> listed = names != null ? Arrays.asList(names) : counters.counterNames(after, PAGE_SIZE);
         List<CounterDescriptor> values = new ArrayList<>();
         counters.get(listed).forEach((name, value) ->
-                values.add(new CounterDescriptor(name, counters.counter(name).strategy(), value, null)));
+                values.add(new CounterDescriptor(name, counters.counter(name).strategy(), value, null, null)));
         String next = names == null && listed.size() == PAGE_SIZE ? listed.getLast() : null;
         return new CountersDescriptor(counters.statistics().stream().map(RuleDescriptor::of).toList(), values, next);
     }
@@ -56,7 +59,8 @@ public class CountersEndpoint {
     public CounterDescriptor counter(@Selector String name) {
         return validated(() -> {
             Counter counter = counters.counter(name);
-            return new CounterDescriptor(name, counter.strategy(), counter.get(), counters.admin().cells(name));
+            return new CounterDescriptor(name, counter.strategy(), counter.get(), counters.admin().cells(name),
+                    counter instanceof WindowedCounter windowed ? recentWindows(windowed) : null);
         });
     }
 
@@ -66,7 +70,7 @@ public class CountersEndpoint {
         return validated(() -> {
             Counter counter = counters.counter(name);
             long value = counter.incrementAndGet(delta == null ? 1 : delta);
-            return new CounterDescriptor(name, counter.strategy(), value, null);
+            return new CounterDescriptor(name, counter.strategy(), value, null, null);
         });
     }
 
@@ -76,9 +80,20 @@ public class CountersEndpoint {
         return validated(() -> {
             Counter counter = counters.counter(name);
             counter.delete();
-            return new CounterDescriptor(name, counter.strategy(), counter.get(), null);
+            return new CounterDescriptor(name, counter.strategy(), counter.get(), null, null);
         });
     }
+
+    /** The windows a chart shows: the retained ones, at most {@value #CHART_WINDOWS}, the current one last. */
+    private static List<WindowDescriptor> recentWindows(WindowedCounter windowed) {
+        WindowSettings settings = windowed.settings();
+        int retained = (int) Math.min(CHART_WINDOWS, settings.retention().dividedBy(settings.size()));
+        return windowed.last(retained).stream()
+                .map(window -> new WindowDescriptor(window.start(), window.end(), window.value())).toList();
+    }
+
+    /** Windows listed per windowed counter. */
+    static final int CHART_WINDOWS = 60;
 
     /** A bad name or delta is the caller's mistake: a 400 with the reason, not a server error. */
     private static <T> T validated(Supplier<T> operation) {
@@ -102,7 +117,15 @@ public class CountersEndpoint {
         }
     }
 
-    /** A counter, its strategy and value, and its stored cells when one counter is read. */
-    public record CounterDescriptor(String name, String strategy, long value, @Nullable Map<String, Long> cells) {
+    /**
+     * A counter, its strategy and value, and when one counter is read its stored cells and, for a windowed counter
+     * (whose value is its current window's), its recent windows.
+     */
+    public record CounterDescriptor(String name, String strategy, long value, @Nullable Map<String, Long> cells,
+            @Nullable List<WindowDescriptor> windows) {
+    }
+
+    /** One window of a windowed counter: {@code [start, end)} and its value. */
+    public record WindowDescriptor(Instant start, Instant end, long value) {
     }
 }

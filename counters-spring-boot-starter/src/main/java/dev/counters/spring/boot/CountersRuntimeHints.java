@@ -19,6 +19,6 @@ final class CountersRuntimeHints implements RuntimeHintsRegistrar {
         hints.resources().registerPattern(MIGRATIONS);
         new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
                 CountersEndpoint.CountersDescriptor.class, CountersEndpoint.CounterDescriptor.class,
-                CountersEndpoint.RuleDescriptor.class);
+                CountersEndpoint.RuleDescriptor.class, CountersEndpoint.WindowDescriptor.class);
     }
 }

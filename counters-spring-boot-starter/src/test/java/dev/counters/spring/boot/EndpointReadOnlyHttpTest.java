@@ -15,7 +15,8 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 @SpringBootTest(classes = EndpointApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.datasource.generate-unique-name=true",
                 "management.endpoints.web.exposure.include=counters,health",
-                "counters.counters.[page-views.*].strategy=sharded"})
+                "counters.counters.[page-views.*].strategy=sharded",
+                "counters.counters.[api.*].window=1m", "counters.counters.[api.*].retained-windows=5"})
 @AutoConfigureRestTestClient
 class EndpointReadOnlyHttpTest {
 
@@ -51,6 +52,25 @@ class EndpointReadOnlyHttpTest {
                 .jsonPath("$.counters.length()").isEqualTo(2)
                 .jsonPath("$.counters[0].value").isEqualTo(2)
                 .jsonPath("$.counters[1].value").isEqualTo(0);
+    }
+
+    @Test
+    void aWindowedCounterShowsItsRecentWindowsAndEachStoredWindowIsListed() {
+        counters.increment("api.calls", 4);
+
+        http.get().uri("/actuator/counters/api.calls").exchange()
+                .expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.value").isEqualTo(4)
+                .jsonPath("$.windows.length()").isEqualTo(5)
+                .jsonPath("$.windows[4].value").isEqualTo(4)
+                .jsonPath("$.windows[4].start").isNotEmpty();
+
+        http.get().uri("/actuator/counters?after=api").exchange()
+                .expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.counters[0].name").value(name -> assertThat((String) name).startsWith("api.calls:w:"))
+                .jsonPath("$.counters[0].value").isEqualTo(4);
     }
 
     @Test
