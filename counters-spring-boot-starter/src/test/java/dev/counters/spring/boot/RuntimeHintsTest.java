@@ -38,7 +38,8 @@ class RuntimeHintsTest {
     @Test
     void theEndpointsAnswersCanBeWrittenByReflection() {
         for (Class<?> type : List.of(CountersEndpoint.CountersDescriptor.class,
-                CountersEndpoint.CounterDescriptor.class, CountersEndpoint.RuleDescriptor.class, CountersEndpoint.WindowDescriptor.class)) {
+                CountersEndpoint.CounterDescriptor.class, CountersEndpoint.RuleDescriptor.class,
+                CountersEndpoint.WindowDescriptor.class)) {
             assertThat(RuntimeHintsPredicates.reflection().onType(type)).as(type.getName()).accepts(hints);
         }
     }

@@ -1,9 +1,12 @@
 package dev.counters.examples.webapp;
 
 import dev.counters.CounterService;
+import dev.counters.IdempotencyKey;
 import dev.counters.sequence.SequenceService;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -28,10 +31,17 @@ class OrderController {
         this.counters = counters;
     }
 
+    /**
+     * With an {@code Idempotency-Key} header, a request the client repeats (after a timeout, say) counts the order
+     * once, and answers the count the first request answered. (It still takes a new order number: a real shop would
+     * keep the number with the order it stores under the same key.)
+     */
     @PostMapping("/api/orders")
     @ResponseStatus(HttpStatus.CREATED)
-    PlacedOrder place() {
+    PlacedOrder place(@RequestHeader(name = "Idempotency-Key", required = false) @Nullable String key) {
         long orderNumber = sequences.next(ORDER_NUMBERS);
-        return new PlacedOrder(orderNumber, counters.incrementAndGet(ORDERS, 1));
+        long orders = key == null ? counters.incrementAndGet(ORDERS, 1)
+                : counters.incrementAndGet(ORDERS, 1, IdempotencyKey.of(key));
+        return new PlacedOrder(orderNumber, orders);
     }
 }

@@ -1,6 +1,7 @@
 package dev.counters.examples.webapp;
 
 import dev.counters.CounterService;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +17,12 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class StatsController {
 
+    /** Reads of every article, counted per 5-second window (see application.yml). */
+    static final String READS = "reads";
+
+    /** Windows the page's chart shows: two minutes. */
+    static final int CHART_WINDOWS = 24;
+
     /** Enough for a page of articles; a bound keeps one request from asking for an unbounded query. */
     static final int MAX_ARTICLES = 100;
 
@@ -27,7 +34,12 @@ class StatsController {
     record Buffer(long pendingIncrements, long flushLagMillis, long flushes) {
     }
 
-    record Stats(Map<String, ArticleStats> articles, long orders, long paidOrders, Buffer likesBuffer) {
+    /** One window of the reads chart: when it started, and the reads in it. */
+    record Window(Instant start, long reads) {
+    }
+
+    record Stats(Map<String, ArticleStats> articles, long orders, long paidOrders, Buffer likesBuffer,
+            List<Window> readsPerWindow) {
     }
 
     private final CounterService counters;
@@ -55,8 +67,10 @@ class StatsController {
         Map<String, ArticleStats> byArticle = new LinkedHashMap<>();
         ids.forEach(id -> byArticle.put(id.value(), new ArticleStats(values.get(id.viewsCounter()),
                 values.get(id.likesCounter()), inDatabase(id.likesCounter()))));
+        List<Window> reads = counters.windowed(READS).last(CHART_WINDOWS).stream()
+                .map(window -> new Window(window.start(), window.value())).toList();
         return new Stats(byArticle, values.get(OrderController.ORDERS), values.get(Checkout.PAID_ORDERS),
-                likesBuffer());
+                likesBuffer(), reads);
     }
 
     /** What the store holds for a counter: the sum of its cells, without this node's pending increments. */

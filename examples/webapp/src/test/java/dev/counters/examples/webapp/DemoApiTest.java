@@ -55,6 +55,22 @@ class DemoApiTest {
     }
 
     @Test
+    void readsAreCountedPerWindowForTheChart() {
+        long before = counters.windowed(StatsController.READS).current();
+        http.post().uri("/api/articles/charted/view").exchange().expectStatus().isOk();
+        http.get().uri("/api/stats").exchange()
+                .expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.readsPerWindow.length()").isEqualTo(StatsController.CHART_WINDOWS)
+                .jsonPath("$.readsPerWindow[23].start").isNotEmpty();
+        // The window may have turned between the two reads: then the view is in the window before.
+        List<Long> lastTwo = counters.windowed(StatsController.READS).last(2).stream()
+                .map(dev.counters.WindowedCounter.Window::value).toList();
+        assertThat(lastTwo.get(1) == before + 1 || lastTwo.get(0) >= 1).isTrue();
+        assertThat(counters.counter(StatsController.READS).strategy()).isEqualTo("sharded");
+    }
+
+    @Test
     void countersUseTheStrategiesConfiguredInApplicationYml() {
         http.post().uri("/api/articles/configured/view").exchange().expectStatus().isOk();
         http.post().uri("/api/articles/configured/like").exchange().expectStatus().isOk();
@@ -82,9 +98,16 @@ class DemoApiTest {
         // A fresh database: the sequence starts at 1 and this one caller gets consecutive numbers from its block.
         assertThat(orderNumbers).containsExactly(1L, 2L, 3L, 4L, 5L);
 
+        // A request repeated with its Idempotency-Key counts once, and answers what the first answered.
+        for (int i = 0; i < 3; i++) {
+            http.post().uri("/api/orders").header("Idempotency-Key", "checkout-attempt-42").exchange()
+                    .expectStatus().isCreated()
+                    .expectBody().json("{\"orders\":6}", JsonCompareMode.LENIENT);
+        }
+
         http.get().uri("/api/stats").exchange()
                 .expectStatus().isOk()
-                .expectBody().json("{\"articles\":{},\"orders\":5}", JsonCompareMode.LENIENT);
+                .expectBody().json("{\"articles\":{},\"orders\":6}", JsonCompareMode.LENIENT);
     }
 
     @Test

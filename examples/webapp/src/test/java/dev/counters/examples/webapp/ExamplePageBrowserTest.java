@@ -64,6 +64,9 @@ class ExamplePageBrowserTest {
         // A view is counted at once.
         browser.findElement(By.id("read-hello-counters")).click();
         wait.until(textToBe(By.id("views-hello-counters"), "1"));
+        // ... and in the windowed reads, which the chart draws as one bar per 5-second window.
+        wait.until(driver -> driver.findElements(By.cssSelector("#reads-chart rect")).size()
+                == StatsController.CHART_WINDOWS);
 
         // A buffered like shows at once, and reaches the database with the next flush.
         browser.findElement(By.id("like-hello-counters")).click();
