@@ -35,6 +35,7 @@ public final class CounterServiceBuilder {
     private StrategyFactory defaultStrategy = Strategies.atomic();
     private final Map<String, StrategyFactory> rules = new LinkedHashMap<>();
     private final Map<String, WindowSettings> windows = new LinkedHashMap<>();
+    private final Map<String, Duration> expiries = new LinkedHashMap<>();
     private Clock clock = Clock.systemUTC();
     private RandomGenerator random = PER_THREAD_RANDOM;
     private int maxCachedHandles = 10_000;
@@ -94,6 +95,22 @@ public final class CounterServiceBuilder {
      */
     public CounterServiceBuilder windows(String nameOrPattern, WindowSettings settings) {
         NameRules.add(windows, nameOrPattern, settings, "Windows are");
+        return this;
+    }
+
+    /**
+     * Removes the counters whose name is, or matches, {@code nameOrPattern} once nobody wrote them for
+     * {@code idle} (at least a minute): in the background, one process at a time, a thousand names per query. A
+     * removed counter reads 0, as one never written, and counts again from 0. It costs the write path nothing (the
+     * expiry compares the cells' versions between its looks), and a counter written while it is removed keeps that
+     * write. Monotonic counters never expire: their values would repeat. Off unless set.
+     */
+    public CounterServiceBuilder expireAfterIdle(String nameOrPattern, Duration idle) {
+        Objects.requireNonNull(idle, "idle");
+        if (idle.compareTo(Duration.ofMinutes(1)) < 0) {
+            throw new IllegalArgumentException("expire-after-idle must be at least 1 minute, was " + idle);
+        }
+        NameRules.add(expiries, nameOrPattern, idle, "An expiry is");
         return this;
     }
 
@@ -202,11 +219,17 @@ public final class CounterServiceBuilder {
                 windowRules.put(nameOrPattern, Optional.of(windowed.get(nameOrPattern)));
             });
             NameRules<Optional<Windows>> windowSelection = NameRules.of(windowRules, Optional.empty());
-            Housekeeping housekeeping = Housekeeping.of(store, time, ids.instanceId(), keyRetention,
-                    windowed.isEmpty() ? List.of() : List.of(new WindowPurge(store, router, windowSelection,
-                            windowed)), threadFactory);
+            List<Housekeeping.Task> tasks = new ArrayList<>();
             if (!windowed.isEmpty()) {
-                housekeeping.start(); // windows past their retention are removed from the start
+                tasks.add(new WindowPurge(store, router, windowSelection, windowed));
+            }
+            if (!expiries.isEmpty()) {
+                tasks.add(idleExpiry(router, windowSelection));
+            }
+            Housekeeping housekeeping = Housekeeping.of(store, time, ids.instanceId(), keyRetention, tasks,
+                    threadFactory);
+            if (!tasks.isEmpty()) {
+                housekeeping.start(); // windows and idle counters are removed from the start
             }
             return new DefaultCounterService(router, created, store, maxCachedHandles, windowSelection, time,
                     housekeeping);
@@ -214,6 +237,22 @@ public final class CounterServiceBuilder {
             created.forEach(route -> route.strategy().close());
             throw e;
         }
+    }
+
+    private IdleExpiry idleExpiry(NameRules<DefaultCounterService.Route> router,
+            NameRules<Optional<Windows>> windowSelection) {
+        CounterStore.IdleCounters idle = store.capability(CounterStore.IdleCounters.class).orElseThrow(() ->
+                new IllegalStateException("expire-after-idle needs a store that offers CounterStore.IdleCounters, and "
+                        + store.getClass().getName() + " does not"));
+        expiries.keySet().forEach(nameOrPattern -> {
+            if (router.select(nameOrPattern).strategy().type().equals("monotonic")) {
+                throw new IllegalArgumentException("Counters '" + nameOrPattern + "' are monotonic and cannot expire"
+                        + " after idling: a monotonic counter removed would hand out its values again");
+            }
+        });
+        Map<String, Optional<Duration>> rules = new LinkedHashMap<>();
+        expiries.forEach((nameOrPattern, idleTime) -> rules.put(nameOrPattern, Optional.of(idleTime)));
+        return new IdleExpiry(store, idle, router, windowSelection, NameRules.of(rules, Optional.empty()), expiries);
     }
 
     private StrategyContext context(Time time, UniqueIds ids, String rule) {

@@ -1,6 +1,7 @@
 package dev.counters;
 
 import dev.counters.DefaultCounterService.Route;
+import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
 import dev.counters.spi.CounterStore;
 import java.time.Instant;
@@ -48,12 +49,8 @@ final class WindowPurge implements Housekeeping.Task {
 
     /** The names of a rule's windows start with this: a pattern up to its first wildcard, a name with its mark. */
     static String fixedPart(String nameOrPattern) {
-        int wildcard = -1;
-        for (int i = 0; i < nameOrPattern.length() && wildcard < 0; i++) {
-            char c = nameOrPattern.charAt(i);
-            wildcard = c == '*' || c == '?' ? i : -1;
-        }
-        return wildcard < 0 ? nameOrPattern + Windows.MARK : nameOrPattern.substring(0, wildcard);
+        return NamePattern.isPattern(nameOrPattern) ? NamePattern.fixedPart(nameOrPattern)
+                : nameOrPattern + Windows.MARK;
     }
 
     private int purge(String prefix, Windows windows, Instant horizon, int budget) {

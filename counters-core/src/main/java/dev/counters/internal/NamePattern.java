@@ -22,6 +22,17 @@ public final class NamePattern {
         CounterName.validatePattern(nameOrPattern);
     }
 
+    /** What every name the rule matches starts with: a pattern up to its first wildcard, or the name itself. */
+    public static String fixedPart(String nameOrPattern) {
+        for (int i = 0; i < nameOrPattern.length(); i++) {
+            char c = nameOrPattern.charAt(i);
+            if (c == '*' || c == '?') {
+                return nameOrPattern.substring(0, i);
+            }
+        }
+        return nameOrPattern;
+    }
+
     /** The regular expression a pattern stands for. */
     public static Pattern compile(String pattern) {
         StringBuilder regex = new StringBuilder();

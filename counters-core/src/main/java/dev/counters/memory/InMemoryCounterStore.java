@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * It passes the same contract tests as the database stores.
  */
 public final class InMemoryCounterStore implements CounterStore, CounterStore.Leases, CounterStore.IdempotentBatches,
-        CounterStore.IdempotencyKeys, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
+        CounterStore.IdempotencyKeys, CounterStore.IdleCounters, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
 
     // Each counter's cells are an immutable map replaced atomically, so reads need no lock.
     private final ConcurrentHashMap<CounterName, Map<String, VersionedValue>> counters = new ConcurrentHashMap<>();
@@ -221,6 +221,34 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
                 new RecordedKey(increment.counter(), increment.delta(), OptionalLong.empty(), now)));
         batchKeys.put(key, now);
         return new AppliedBatch(true, repeated);
+    }
+
+    @Override
+    public Map<CounterName, Map<String, Long>> cellVersions(Collection<CounterName> names) {
+        Map<CounterName, Map<String, Long>> versions = new LinkedHashMap<>();
+        for (CounterName name : names) {
+            Map<String, VersionedValue> cells = counters.get(name);
+            if (cells != null && !cells.isEmpty()) {
+                Map<String, Long> byCell = new HashMap<>();
+                cells.forEach((cell, value) -> byCell.put(cell, value.version()));
+                versions.put(name, byCell);
+            }
+        }
+        return versions;
+    }
+
+    @Override
+    public boolean deleteIfUnchanged(CounterName counter, Map<String, Long> cellVersions) {
+        boolean[] deleted = {false};
+        counters.computeIfPresent(counter, (name, cells) -> {
+            boolean unchanged = cells.size() == cellVersions.size() && cells.entrySet().stream().allMatch(
+                    cell -> Long.valueOf(cell.getValue().version()).equals(cellVersions.get(cell.getKey())));
+            boolean unfolded = deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values().stream()
+                    .anyMatch(delta -> !delta.folded());
+            deleted[0] = unchanged && !unfolded;
+            return deleted[0] ? null : cells;
+        });
+        return deleted[0];
     }
 
     @Override

@@ -268,6 +268,46 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(store().counterNames(prefix, first.getLast(), 2)).containsExactly(name("p_x.3"));
     }
 
+    // ---- idle counters ----
+
+    private static CounterStore.IdleCounters idle(CounterStore store) {
+        return store.capability(CounterStore.IdleCounters.class).orElseThrow();
+    }
+
+    @Test
+    void anIdleCounterIsDeletedOnlyIfNoCellChangedOrAppeared() {
+        CounterName quiet = name("quiet");
+        CounterName busy = name("busy");
+        CounterName grown = name("grown");
+        for (CounterName counter : List.of(quiet, busy, grown)) {
+            store().add(counter, "s0", 1);
+            store().add(counter, "s1", 2);
+        }
+        Map<CounterName, Map<String, Long>> seen = idle(store()).cellVersions(List.of(quiet, busy, grown,
+                name("never")));
+        assertThat(seen).containsOnlyKeys(quiet, busy, grown);
+        assertThat(seen.get(quiet)).containsOnlyKeys("s0", "s1");
+        store().add(busy, "s1", 5); // written after the look
+        store().add(grown, "s2", 7); // a new cell after the look
+
+        assertThat(idle(anotherStore()).deleteIfUnchanged(quiet, seen.get(quiet))).isTrue();
+        assertThat(idle(store()).deleteIfUnchanged(busy, seen.get(busy))).isFalse();
+        assertThat(idle(store()).deleteIfUnchanged(grown, seen.get(grown))).isFalse();
+        assertThat(store().getAll(List.of(quiet, busy, grown)))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(busy, 8L, grown, 10L));
+        assertThat(idle(store()).deleteIfUnchanged(quiet, seen.get(quiet))).as("gone already").isFalse();
+    }
+
+    @Test
+    void aCounterWithUnfoldedDeltasIsNotIdle() {
+        CounterName logged = name("logged");
+        store().add(logged, "main", 1);
+        deltaLog(store()).appendDelta(logged, "d1", 5, Instant.parse("2026-01-01T00:00:00Z"));
+        Map<String, Long> seen = idle(store()).cellVersions(List.of(logged)).get(logged);
+        assertThat(idle(store()).deleteIfUnchanged(logged, seen)).isFalse();
+        assertThat(deltaLog(store()).getWithDeltas(List.of(logged))).containsEntry(logged, 6L);
+    }
+
     // ---- batches with an idempotency key ----
 
     @Test

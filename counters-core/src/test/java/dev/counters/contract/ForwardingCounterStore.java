@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * exactly when the store it wraps does.
  */
 public abstract class ForwardingCounterStore implements CounterStore, CounterStore.Leases,
-        CounterStore.IdempotentBatches, CounterStore.IdempotencyKeys, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences,
+        CounterStore.IdempotentBatches, CounterStore.IdempotencyKeys, CounterStore.IdleCounters, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences,
         CounterStore.SessionLocks {
 
     private final CounterStore delegate;
@@ -126,6 +126,16 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     @Override
     public int pruneKeys(Instant appliedBefore, int limit) {
         return delegate(IdempotencyKeys.class).pruneKeys(appliedBefore, limit);
+    }
+
+    @Override
+    public Map<CounterName, Map<String, Long>> cellVersions(Collection<CounterName> counters) {
+        return delegate(IdleCounters.class).cellVersions(counters);
+    }
+
+    @Override
+    public boolean deleteIfUnchanged(CounterName counter, Map<String, Long> cellVersions) {
+        return delegate(IdleCounters.class).deleteIfUnchanged(counter, cellVersions);
     }
 
     @Override

@@ -171,6 +171,31 @@ final class CellQueries {
         return ctx.deleteFrom(t.cells).where(t.cellsName.eq(counter.value())).execute();
     }
 
+    /** The cells of several counters with their versions. */
+    Map<CounterName, Map<String, Long>> versions(DSLContext ctx, List<CounterName> counters) {
+        Map<String, CounterName> byValue = new HashMap<>();
+        counters.forEach(name -> byValue.put(name.value(), name));
+        Map<CounterName, Map<String, Long>> versions = new HashMap<>();
+        ctx.select(t.cellsName, t.cellsCell, t.cellsVersion).from(t.cells)
+                .where(t.cellsName.in(byValue.keySet()))
+                .forEach(row -> versions.computeIfAbsent(byValue.get(row.value1()), name -> new HashMap<>())
+                        .put(row.value2(), row.value3()));
+        return versions;
+    }
+
+    /** The counter's cells with their versions, locked until the transaction ends. */
+    Map<String, Long> versionsForUpdate(DSLContext ctx, CounterName counter) {
+        Map<String, Long> versions = new HashMap<>();
+        ctx.select(t.cellsCell, t.cellsVersion).from(t.cells).where(t.cellsName.eq(counter.value())).forUpdate()
+                .forEach(row -> versions.put(row.value1(), row.value2()));
+        return versions;
+    }
+
+    /** Deletes the named cells of the counter, and no other. */
+    int delete(DSLContext ctx, CounterName counter, Collection<String> cells) {
+        return ctx.deleteFrom(t.cells).where(t.cellsName.eq(counter.value()), t.cellsCell.in(cells)).execute();
+    }
+
     Select<Record1<String>> names() {
         return select(t.cellsName).from(t.cells);
     }

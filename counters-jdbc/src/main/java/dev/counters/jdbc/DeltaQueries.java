@@ -43,6 +43,12 @@ final class DeltaQueries {
                 .where(t.deltasName.eq(marker(0, String.class)), t.deltasId.eq(marker(1, String.class))));
     }
 
+    /** Whether the counter has a delta not folded yet. */
+    boolean hasUnfolded(DSLContext ctx, CounterName counter) {
+        return ctx.fetchExists(ctx.selectOne().from(t.deltas)
+                .where(t.deltasName.eq(counter.value()), t.deltasFolded.eq(UNFOLDED)));
+    }
+
     /** Appends the delta unless its id is taken: empty if appended, else the delta stored under the id. */
     OptionalLong append(DSLContext ctx, CounterName counter, String deltaId, long delta, Instant now) {
         while (true) {

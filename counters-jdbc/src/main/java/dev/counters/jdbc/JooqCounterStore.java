@@ -50,7 +50,7 @@ import org.jspecify.annotations.Nullable;
  * {@link StatementRunner}.
  */
 public final class JooqCounterStore implements CounterStore, CounterStore.Leases, CounterStore.IdempotentBatches,
-        CounterStore.IdempotencyKeys, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
+        CounterStore.IdempotencyKeys, CounterStore.IdleCounters, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
 
     /** Names per statement in reads of many counters, so that no statement grows without bound. */
     private static final int MAX_NAMES_PER_QUERY = 1_000;
@@ -277,6 +277,30 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         sorted.removeIf(entry -> entry.getValue() == 0);
         sorted.sort(Map.Entry.comparingByKey());
         return sorted;
+    }
+
+    // ---- idle counters ----
+
+    @Override
+    public Map<CounterName, Map<String, Long>> cellVersions(Collection<CounterName> counters) {
+        Map<CounterName, Map<String, Long>> versions = new HashMap<>();
+        List<CounterName> names = List.copyOf(counters);
+        for (int from = 0; from < names.size(); from += MAX_NAMES_PER_QUERY) {
+            List<CounterName> chunk = names.subList(from, Math.min(names.size(), from + MAX_NAMES_PER_QUERY));
+            versions.putAll(runner.run("cellVersions", chunk.get(0), 0, ctx -> cells.versions(ctx, chunk)));
+        }
+        return versions;
+    }
+
+    @Override
+    public boolean deleteIfUnchanged(CounterName counter, Map<String, Long> cellVersions) {
+        return runner.transaction("deleteIfUnchanged", counter, 0, ctx -> {
+            if (deltas.hasUnfolded(ctx, counter) || !cells.versionsForUpdate(ctx, counter).equals(cellVersions)) {
+                return false;
+            }
+            // Only the cells seen, locked since: one created meanwhile (its own increment) stays.
+            return cells.delete(ctx, counter, cellVersions.keySet()) == cellVersions.size();
+        });
     }
 
     // ---- idempotency keys ----

@@ -171,6 +171,9 @@ public final class CountersAutoConfiguration {
         properties.counters().forEach((nameOrPattern, rule) -> {
             builder.strategy(nameOrPattern, properties.factory(nameOrPattern, cache));
             rule.windows().ifPresent(windows -> builder.windows(nameOrPattern, windows));
+            if (rule.expireAfterIdle() != null) {
+                builder.expireAfterIdle(nameOrPattern, rule.expireAfterIdle());
+            }
         });
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();

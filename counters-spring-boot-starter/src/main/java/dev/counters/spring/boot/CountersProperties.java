@@ -66,7 +66,7 @@ public record CountersProperties(
         @DefaultValue Jdbc jdbc) implements Groups {
 
     private static final CounterProperties NO_RULE = new CounterProperties(null, null, null, null, null, null, null,
-            null, null, null, null);
+            null, null, null, null, null);
 
     public CountersProperties {
         counters = counters == null ? Map.of() : new LinkedHashMap<>(counters);
@@ -74,7 +74,7 @@ public record CountersProperties(
         // Everything is checked here, while binding, so that a failure names the property. (The record's fields are
         // not assigned yet: the groups are read from the parameters.)
         Groups top = new CounterProperties(null, optimistic, sharded, node, buffered, deltaLog, monotonic, null, null,
-                null, null);
+                null, null, null);
         for (StrategyType type : StrategyType.values()) {
             Group<?> group = type.group(top);
             if (group != null) {
@@ -136,6 +136,15 @@ public record CountersProperties(
         }
         checked(property + "." + type.configName(), () -> type.factory(type.group(top), type.group(rule), null));
         checked(property + ".window", rule::windows);
+        if (rule.expireAfterIdle() != null) {
+            Duration idle = rule.expireAfterIdle();
+            if (type == StrategyType.MONOTONIC) {
+                throw new IllegalArgumentException(property + ".expire-after-idle: monotonic counters cannot expire,"
+                        + " their values would repeat");
+            }
+            checked(property + ".expire-after-idle", () -> CounterService.builder(new InMemoryCounterStore())
+                    .expireAfterIdle("check", idle));
+        }
     }
 
     private static void checked(String property, Runnable check) {
@@ -167,11 +176,13 @@ public record CountersProperties(
      * @param retention How long a window is kept after it ends (default 60 windows)
      * @param retainedWindows How many windows are kept, instead of a retention
      * @param zone The zone whose midnight windows are aligned to (default UTC)
+     * @param expireAfterIdle Remove these counters once nobody wrote them for this long (at least 1m); unset, never
      */
     public record CounterProperties(@Nullable StrategyType strategy, @Nullable Optimistic optimistic,
             @Nullable Sharded sharded, @Nullable Node node, @Nullable Buffered buffered, @Nullable DeltaLog deltaLog,
             @Nullable Monotonic monotonic, @Nullable Duration window, @Nullable Duration retention,
-            @Nullable Integer retainedWindows, @Nullable ZoneId zone) implements Groups {
+            @Nullable Integer retainedWindows, @Nullable ZoneId zone, @Nullable Duration expireAfterIdle)
+            implements Groups {
 
         /** The rule's windows, if it has any. */
         Optional<WindowSettings> windows() {

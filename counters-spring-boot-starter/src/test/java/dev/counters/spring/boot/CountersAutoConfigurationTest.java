@@ -115,6 +115,7 @@ class CountersAutoConfigurationTest {
                 "counters.counters.[api.*].window=1h",
                 "counters.counters.[api.*].retained-windows=24",
                 "counters.counters.[api.*].zone=Europe/Berlin",
+                "counters.counters.[carts.*].expire-after-idle=1h",
                 "counters.key-retention=2h").run(context -> {
             CounterService counters = context.getBean(CounterService.class);
             counters.increment("api.calls", 3);
