@@ -37,6 +37,10 @@ final class ProductionSection {
     /** This library's block sequence against the database's own key generation, where it replaces it. */
     private static final List<String> SEQUENCES = List.of("sequence-block", "auto-increment");
     private static final Callers SEQUENCE_CALLERS = new Callers(8, false);
+    /** What an idempotency key costs: each workload with keys, and the same strategy without. */
+    private static final List<List<String>> KEYED = List.of(List.of("atomic-keyed", "atomic"),
+            List.of("sharded-keyed", "sharded"), List.of("buffered-keyed", "buffered"));
+    private static final List<Callers> KEYED_CALLERS = List.of(new Callers(1, false), HOT);
     private static final double SEQUENCE_TARGET = 1_000;
     private static final int SPREAD = 100;
     private static final int REPETITIONS = 2;
@@ -131,6 +135,14 @@ final class ProductionSection {
                 steps.add(new Step(workload, WEB, 1));
             }
         }
+        for (List<String> pair : KEYED) {
+            for (Callers callers : KEYED_CALLERS) {
+                steps.add(new Step(pair.get(0), callers, 1));
+                if (!STRATEGIES.contains(pair.get(1))) {
+                    steps.add(new Step(pair.get(1), callers, 1));
+                }
+            }
+        }
         STRATEGIES.forEach(workload -> steps.add(new Step(workload, HOT, SPREAD)));
         SEQUENCES.forEach(workload -> steps.add(new Step(workload, SEQUENCE_CALLERS, 1)));
         return steps;
@@ -222,7 +234,31 @@ final class ProductionSection {
             }
             md.append('\n');
             sequences(md, database);
+            keys(md, database);
         }
+    }
+
+    /** Each keyed workload against its strategy without keys, within one repetition. */
+    private void keys(StringBuilder md, BenchDatabase database) {
+        md.append("Idempotency keys: each increment under a key of its own, against the same strategy without keys"
+                + " (a keyed increment is a transaction of its own: the key's insert and the change; not combined"
+                + " with other callers'; buffered records the keys in its flush).\n\n| with a key | callers |"
+                + " increments/s | ÷ without a key | statements/increment |\n|---|---|---|---|---|\n");
+        for (List<String> pair : KEYED) {
+            for (Callers callers : KEYED_CALLERS) {
+                List<LoadResult> all = results(matching(database, new Step(pair.get(0), callers, 1)), -1);
+                if (all.isEmpty()) {
+                    continue;
+                }
+                double[] ops = all.stream().mapToDouble(LoadResult::operationsPerSecond).sorted().toArray();
+                String ratio = range(database, pair.get(0), callers, 1, pair.get(1))
+                        .map(r -> times(r[0]) + "–" + times(r[1])).orElse("");
+                md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f–%,.0f | %s | %.3f |%n", pair.get(0),
+                        callers.label(), ops[0], ops[ops.length - 1], ratio,
+                        all.getFirst().statementsPerOperation()));
+            }
+        }
+        md.append('\n');
     }
 
     /** Unique numbers: each run checks that none repeats and that each thread's numbers increase. */

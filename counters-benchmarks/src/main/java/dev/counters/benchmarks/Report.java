@@ -34,7 +34,7 @@ final class Report {
      */
     private static List<Workload.Kind> relaxedWorkloads(BenchDatabase database) {
         return Workloads.counting().stream()
-                .filter(kind -> !kind.name().matches("node-\\d|redis-(always|everysec)|jdbc-.*"))
+                .filter(kind -> !kind.name().matches("node-\\d|redis-(always|everysec)|jdbc-.*|.*-keyed"))
                 .filter(kind -> !kind.name().startsWith("redis") || database == BenchDatabase.MARIADB).toList();
     }
 

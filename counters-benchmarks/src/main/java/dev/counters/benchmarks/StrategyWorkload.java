@@ -1,6 +1,7 @@
 package dev.counters.benchmarks;
 
 import dev.counters.CounterService;
+import dev.counters.IdempotencyKey;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.strategy.StrategyFactory;
 import java.util.Arrays;
@@ -20,11 +21,26 @@ final class StrategyWorkload implements Workload {
     private final StrategyFactory strategy;
     private final CounterService[] instances;
     private final String[] names;
-    private final boolean durable;
+    private final Mode mode;
+    /** Each caller's keys: its number and a sequence, unique within the run's fresh tables. */
+    private final ThreadLocal<long[]> keySequence = ThreadLocal.withInitial(() -> new long[1]);
+    private final AtomicInteger nextKeyPrefix = new AtomicInteger();
+    private final ThreadLocal<String> keyPrefix = ThreadLocal.withInitial(() -> "k" + nextKeyPrefix.incrementAndGet()
+            + "-");
+
+    /** How each increment is made. */
+    enum Mode {
+        /** {@code increment}: returns at once (buffered: before it is durable). */
+        PLAIN,
+        /** {@code incrementDurably(...).join()}. */
+        DURABLE,
+        /** {@code increment} under a new idempotency key each. */
+        KEYED
+    }
     private final AtomicInteger nextCaller = new AtomicInteger();
     private final ThreadLocal<CounterService> instance;
 
-    private StrategyWorkload(Setup setup, StrategyFactory strategy, int instances, boolean durable) {
+    private StrategyWorkload(Setup setup, StrategyFactory strategy, int instances, Mode mode) {
         String prefix = FreshTables.name("b") + "_";
         this.store = FreshTables.store(setup.dataSource(), prefix);
         this.strategy = strategy;
@@ -38,31 +54,37 @@ final class StrategyWorkload implements Workload {
         this.instance = ThreadLocal.withInitial(
                 () -> this.instances[nextCaller.getAndIncrement() % this.instances.length]);
         this.names = IntStream.range(0, setup.counters()).mapToObj(i -> "bench.c" + i).toArray(String[]::new);
-        this.durable = durable;
+        this.mode = mode;
     }
 
     /** Increments that return at once (buffered: before they are durable). */
     static Opener of(StrategyFactory strategy) {
-        return setup -> new StrategyWorkload(setup, strategy, 1, false);
+        return setup -> new StrategyWorkload(setup, strategy, 1, Mode.PLAIN);
+    }
+
+    /** Each increment under an idempotency key of its own: what a key costs. */
+    static Opener keyed(StrategyFactory strategy) {
+        return setup -> new StrategyWorkload(setup, strategy, 1, Mode.KEYED);
     }
 
     /** {@code instances} services on the same tables, each with its own pool (and node id). */
     static Opener instances(StrategyFactory strategy, int instances) {
-        return setup -> new StrategyWorkload(setup, strategy, instances, false);
+        return setup -> new StrategyWorkload(setup, strategy, instances, Mode.PLAIN);
     }
 
     /** Each increment waits until it is durable ({@code incrementDurably(...).join()}). */
     static Opener durable(StrategyFactory strategy) {
-        return setup -> new StrategyWorkload(setup, strategy, 1, true);
+        return setup -> new StrategyWorkload(setup, strategy, 1, Mode.DURABLE);
     }
 
     @Override
     public void increment(int counter) {
         CounterService counters = instance.get();
-        if (durable) {
-            counters.incrementDurably(names[counter], 1).join();
-        } else {
-            counters.increment(names[counter]);
+        switch (mode) {
+            case PLAIN -> counters.increment(names[counter]);
+            case DURABLE -> counters.incrementDurably(names[counter], 1).join();
+            case KEYED -> counters.increment(names[counter], 1,
+                    IdempotencyKey.of(keyPrefix.get() + keySequence.get()[0]++));
         }
     }
 

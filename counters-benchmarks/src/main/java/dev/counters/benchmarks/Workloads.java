@@ -1,7 +1,9 @@
 package dev.counters.benchmarks;
 
 import dev.counters.sequence.SequenceSettings;
+import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.Strategies;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,6 +28,14 @@ final class Workloads {
                         StrategyWorkload.of(Strategies.buffered())),
                 new Workload.Kind("buffered-durable", "incrementDurably(...).join(): acknowledged after the commit",
                         StrategyWorkload.durable(Strategies.buffered())),
+                new Workload.Kind("atomic-keyed", "atomic, each increment under an idempotency key of its own",
+                        StrategyWorkload.keyed(Strategies.atomic())),
+                new Workload.Kind("sharded-keyed", "sharded, each increment under an idempotency key of its own",
+                        StrategyWorkload.keyed(Strategies.sharded())),
+                new Workload.Kind("buffered-keyed", "buffered, each increment under an idempotency key of its own;"
+                        + " callers wait for room when 100,000 keys are pending (when-full: block)",
+                        StrategyWorkload.keyed(Strategies.buffered(BufferedSettings.defaults()
+                                .withWhenFull(BufferedSettings.WhenFull.BLOCK, Duration.ofSeconds(5))))),
                 new Workload.Kind("delta-log", "one insert per increment, folded by recounts",
                         StrategyWorkload.of(Strategies.deltaLog())),
                 new Workload.Kind("monotonic", "cached, every value written (chance-to-write 1.0)",

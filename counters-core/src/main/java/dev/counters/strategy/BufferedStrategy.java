@@ -42,6 +42,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -306,18 +307,22 @@ final class BufferedStrategy implements CounterStrategy {
 
     private Slot admit(CounterName name) {
         if (slots.size() >= settings.maxPendingCounters()) {
-            waitForRoom(name);
+            waitForRoom(name, () -> slots.size() >= settings.maxPendingCounters(), slots.size() + " counters");
         }
         return slots.computeIfAbsent(name, key -> new Slot());
     }
 
-    private void waitForRoom(CounterName name) {
+    /**
+     * Waits while {@code full} (with {@code when-full: block}, up to the block timeout), then refuses the increment if
+     * still full. {@code holding} says what the buffer holds, for the message.
+     */
+    private void waitForRoom(CounterName name, BooleanSupplier full, String holding) {
         long deadline = time.nanoTime() + settings.blockTimeout().toNanos();
         if (settings.whenFull() == BufferedSettings.WhenFull.BLOCK) {
             LockSupport.unpark(flusher);
             synchronized (room) {
                 long left;
-                while (slots.size() >= settings.maxPendingCounters() && (left = deadline - time.nanoTime()) > 0) {
+                while (full.getAsBoolean() && (left = deadline - time.nanoTime()) > 0) {
                     try {
                         TimeUnit.NANOSECONDS.timedWait(room, left);
                     } catch (InterruptedException e) {
@@ -327,9 +332,9 @@ final class BufferedStrategy implements CounterStrategy {
                 }
             }
         }
-        if (slots.size() >= settings.maxPendingCounters()) {
-            throw new BufferFullException("The buffer holds pending increments for " + slots.size()
-                    + " counters, its limit (max-pending-counters); counter '" + name + "' was not incremented"
+        if (full.getAsBoolean()) {
+            throw new BufferFullException("The buffer holds pending increments for " + holding
+                    + ", its limit (max-pending-counters); counter '" + name + "' was not incremented"
                     + (lastError == null ? "" : ". The store is failing: " + lastError));
         }
     }
@@ -343,11 +348,19 @@ final class BufferedStrategy implements CounterStrategy {
     public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
         checkOpen(name);
         KeyedDelta increment = new KeyedDelta(name, delta);
-        KeyedDelta pending = flushedKeys.getIfPresent(key.value());
-        if (pending == null) {
-            pending = pendingKeys.putIfAbsent(key.value(), increment);
+        KeyedDelta known = flushedKeys.getIfPresent(key.value());
+        if (known == null) {
+            known = pendingKeys.get(key.value());
         }
-        if (pending == null) {
+        if (known == null) {
+            // Each new key is a row its flush writes: as many as max-pending-counters wait at most, as counters do.
+            if (pendingKeys.size() >= settings.maxPendingCounters()) {
+                waitForRoom(name, () -> pendingKeys.size() >= settings.maxPendingCounters(),
+                        pendingKeys.size() + " idempotency keys");
+            }
+            known = pendingKeys.putIfAbsent(key.value(), increment);
+        }
+        if (known == null) {
             try {
                 add(name, slot(name), delta);
             } catch (RuntimeException e) {
@@ -355,8 +368,8 @@ final class BufferedStrategy implements CounterStrategy {
                 throw e;
             }
             keyedQueue.add(Map.entry(key.value(), increment)); // after the add: a batch never has a key without its delta
-        } else if (!pending.equals(increment)) {
-            throw new IdempotencyKeyReusedException(key, pending.counter().value(), pending.delta(), name.value(),
+        } else if (!known.equals(increment)) {
+            throw new IdempotencyKeyReusedException(key, known.counter().value(), known.delta(), name.value(),
                     delta);
         }
         return needsValue ? get(name) : 0;
@@ -488,7 +501,8 @@ final class BufferedStrategy implements CounterStrategy {
                     || now - lastFlushNanos >= settings.flushInterval().toNanos()
                     || pendingIncrements() >= settings.flushThreshold()
                     || !durableQueue.isEmpty()
-                    || slots.size() >= settings.maxPendingCounters();
+                    || slots.size() >= settings.maxPendingCounters()
+                    || pendingKeys.size() >= settings.maxPendingCounters() / 2;
             if (due && now >= nextAttemptNanos) {
                 lastFlushNanos = now;
                 flushOnce();

@@ -817,6 +817,29 @@ public abstract class StrategyContract extends ContractSupport {
         }
     }
 
+    /** Each pending key is a row for the flush: they are bounded like counters, so a backlog cannot grow unbounded. */
+    @Test
+    void pendingIdempotencyKeysAreBoundedLikeCountersAndWrittenOnceTheStoreIsBack() {
+        OutageStore flaky = new OutageStore(store());
+        try (CounterService counters = service(flaky, Strategies.buffered(quickFlushes().withMaxPendingCounters(3)))) {
+            flaky.down = true;
+            for (int i = 0; i < 3; i++) {
+                counters.increment(name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-" + i));
+            }
+            assertThatThrownBy(() -> counters.increment(name("keyed-bounded"), 1,
+                    IdempotencyKey.of(prefix() + "bounded-3")))
+                    .isInstanceOf(BufferFullException.class).hasMessageContaining("3 idempotency keys");
+            counters.increment(name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-0")); // a repeat: no room
+            flaky.down = false;
+            await().atMost(Duration.ofSeconds(10)).ignoreException(BufferFullException.class).until(() -> {
+                counters.increment(name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-3"));
+                return true;
+            });
+            counters.flush().join();
+            assertThat(counters.getExact(name("keyed-bounded"))).isEqualTo(4);
+        }
+    }
+
     @Test
     void aBufferedCounterThatWouldOverflowIsDroppedAndTheOthersAreWritten() {
         try (CounterService atomic = service(store(), Strategies.atomic())) {
