@@ -55,7 +55,6 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     private static final int RECENT_HANDLES = 1 << 10;
     /** A plain volatile rather than an AtomicBoolean: every increment by name reads it, one load fewer. */
     private volatile boolean closed;
-
     private final Housekeeping housekeeping;
 
     DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles,
