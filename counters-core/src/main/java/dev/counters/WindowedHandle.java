@@ -94,8 +94,28 @@ final class WindowedHandle implements DefaultCounterService.Handle, WindowedCoun
 
     @Override
     public void increment(long delta, IdempotencyKey key) {
-        route.strategy().increment(stored(), checkDelta(name, delta), checkKey(name, key, housekeeping), false);
-        route.count();
+        keyed(delta, key, false);
+    }
+
+    /**
+     * An increment under a key, in the current window. A repeat after the window turned finds the key recorded for
+     * an earlier window of this counter: the same increment, applied there, so it writes nothing and answers the
+     * current window's value.
+     */
+    private long keyed(long delta, IdempotencyKey key, boolean needsValue) {
+        try {
+            long value = route.strategy().increment(stored(), checkDelta(name, delta),
+                    checkKey(name, key, housekeeping), needsValue);
+            route.count();
+            return value;
+        } catch (IdempotencyKeyReusedException e) {
+            boolean earlierWindow = e.recordedDelta() == delta && Windows.parse(CounterName.of(e.recordedCounter()))
+                    .filter(window -> window.counter().equals(name)).isPresent();
+            if (!earlierWindow) {
+                throw e;
+            }
+            return needsValue ? current() : 0;
+        }
     }
 
     @Override
@@ -115,10 +135,7 @@ final class WindowedHandle implements DefaultCounterService.Handle, WindowedCoun
 
     @Override
     public long incrementAndGet(long delta, IdempotencyKey key) {
-        long value = route.strategy().increment(stored(), checkDelta(name, delta),
-                checkKey(name, key, housekeeping), true);
-        route.count();
-        return value;
+        return keyed(delta, key, true);
     }
 
     /** The current window's value. */

@@ -107,6 +107,23 @@ class WindowsTest {
     }
 
     @Test
+    void aKeyedIncrementRepeatedAfterItsWindowEndedCountsOnceInItsFirstWindow() {
+        MutableClock clock = new MutableClock(at("2026-11-23T14:00:50Z"));
+        try (CounterService counters = CounterService.builder(new InMemoryCounterStore())
+                .windows("api.calls", WindowSettings.of(Duration.ofMinutes(1))).clock(clock).build()) {
+            IdempotencyKey key = IdempotencyKey.of("request-7");
+            counters.increment("api.calls", 5, key);
+            clock.advance(Duration.ofSeconds(20)); // the client repeats it in the next minute
+            counters.increment("api.calls", 1);
+            assertThat(counters.incrementAndGet("api.calls", 5, key)).as("the current window's value").isEqualTo(1);
+            WindowedCounter windows = counters.windowed("api.calls");
+            assertThat(windows.last(2)).extracting(WindowedCounter.Window::value).containsExactly(5L, 1L);
+            assertThatThrownBy(() -> counters.increment("api.calls", 6, key))
+                    .isInstanceOf(IdempotencyKeyReusedException.class).hasMessageContaining("request-7");
+        }
+    }
+
+    @Test
     void windowsPastTheirRetentionArePurgedAndNothingElse() {
         InMemoryCounterStore store = new InMemoryCounterStore();
         MutableClock clock = new MutableClock(at("2026-11-23T14:00:00Z"));
