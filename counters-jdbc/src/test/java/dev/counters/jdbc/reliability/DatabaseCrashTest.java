@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.CounterServiceBuilder;
 import dev.counters.StrategyStatistics;
+import dev.counters.WindowSettings;
 import dev.counters.history.CounterChecker;
 import dev.counters.history.History;
 import dev.counters.history.SequenceChecker;
@@ -21,6 +22,10 @@ import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.StrategyFactory;
 import dev.counters.strategy.Strategies;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +34,7 @@ import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,6 +53,8 @@ class DatabaseCrashTest {
     private HikariDataSource pool;
     private JooqCounterStore store;
     private final List<AutoCloseable> services = new ArrayList<>();
+    /** The deltas of the windowed subject's acknowledged increments, whichever window holds them. */
+    private final AtomicLong windowedAcknowledged = new AtomicLong();
 
     /** One strategy's part of the run; {@code keyed} when its callers repeat each increment under a key. */
     private record Subject(String name, CounterService service, History history, List<String> counters,
@@ -99,6 +107,44 @@ class DatabaseCrashTest {
                 .withFlushInterval(Duration.ofMillis(20))), inMemory, 2, new KeyedCallers()));
     }
 
+    private static final DateTimeFormatter WINDOW = DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'")
+            .withZone(ZoneOffset.UTC);
+
+    /**
+     * A windowed atomic counter (1-second windows), its callers repeating each increment under its key. The history
+     * is kept per window, under the window's stored name: an increment whose call spanned windows is maybe in each.
+     */
+    private Subject windowedSubject(Workload workload) {
+        KeyedCallers keyed = new KeyedCallers();
+        CounterService service = CounterService.builder(store).defaultStrategy(Strategies.atomic())
+                .windows("windowed.*", WindowSettings.of(Duration.ofSeconds(1))).retryRegistry(keyed.retries).build();
+        services.add(service);
+        History history = new History();
+        List<String> counters = Workload.names("windowed.", COUNTERS);
+        UniqueDeltas deltas = UniqueDeltas.large(new Random());
+        Workload.Incrementer increment = keyed.of(service);
+        workload.repeating(2, () -> {
+            String counter = counters.get(ThreadLocalRandom.current().nextInt(counters.size()));
+            long delta = deltas.next();
+            Instant before = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+            History.Outcome outcome;
+            try {
+                increment.increment(counter, delta);
+                outcome = History.Outcome.OK;
+                windowedAcknowledged.addAndGet(delta);
+            } catch (RuntimeException e) {
+                outcome = History.Outcome.of(e);
+            }
+            Instant after = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+            for (Instant start = before; !start.isAfter(after); start = start.plusSeconds(1)) {
+                history.complete(history.invoke(counter + ":w:" + WINDOW.format(start), delta),
+                        before.equals(after) ? outcome : History.Outcome.UNKNOWN);
+            }
+        });
+        // Not marked keyed for the check: a call that spanned a window's end is "unknown" in each window it spanned.
+        return new Subject("atomic-windowed-keyed", service, history, counters, null);
+    }
+
     private SequenceService sequences(SequenceSettings settings) {
         SequenceService sequences = SequenceService.builder(store).defaultSettings(settings).build();
         services.add(sequences);
@@ -124,6 +170,7 @@ class DatabaseCrashTest {
             subjects.add(subject("buffered", Strategies.buffered(BufferedSettings.defaults()
                     .withFlushInterval(Duration.ofMillis(20))), inMemory, 2));
             keyedSubjects(subjects, workload, inMemory);
+            subjects.add(windowedSubject(workload));
             workload.numbers(sequences(SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(10)), "block", 2, blockNumbers);
             workload.numbers(sequences(SequenceSettings.gapless()), "gapless", 2, gaplessNumbers);
             for (int kill = 0; kill < kills; kill++) {
@@ -139,6 +186,13 @@ class DatabaseCrashTest {
             subject.service().flush().get(60, TimeUnit.SECONDS); // buffered catches up
         }
         checkAll(subjects, "server killed and restarted", kills + " kills -9, " + seconds + " s");
+        // Each window was checked above; every increment must also be in exactly one of its windows.
+        Subject windowed = subjects.getLast();
+        JooqCounterStore reader = FaultyMariaDb.storedAt(prefix);
+        long stored = windowed.history().counters().stream().mapToLong(window -> JooqStores.total(reader, window))
+                .sum();
+        assertThat(stored).as("the windows' total: every acknowledged increment once")
+                .isEqualTo(windowedAcknowledged.get());
         for (Map.Entry<String, Map<String, List<Long>>> sequence : Map.of("block sequence", blockNumbers,
                 "gapless sequence", gaplessNumbers).entrySet()) {
             SequenceChecker.Result result = SequenceChecker.check(sequence.getValue());

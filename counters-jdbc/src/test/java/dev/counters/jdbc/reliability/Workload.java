@@ -79,6 +79,14 @@ final class Workload implements AutoCloseable {
         return this;
     }
 
+    /** {@code threads} client threads each repeating {@code operation}, which records its own history. */
+    Workload repeating(int threads, Runnable operation) {
+        for (int t = 0; t < threads; t++) {
+            start(true, operation);
+        }
+        return this;
+    }
+
     /** {@code drawers} threads taking numbers from {@code sequence}; what each was handed goes to {@code numbers}. */
     Workload numbers(SequenceService sequences, String sequence, int drawers, Map<String, List<Long>> numbers) {
         for (int t = 0; t < drawers; t++) {
