@@ -32,7 +32,7 @@ public final class JooqStores implements StoreFixture {
      * counters have those, and a plain {@code get} reads the cells alone).
      */
     public static long total(JooqCounterStore store, String counter) {
-        return store.getWithDeltas(List.of(CounterName.of(counter))).get(CounterName.of(counter));
+        return store.getWithDeltas(List.of(CounterName.of(counter))).getOrDefault(CounterName.of(counter), 0L);
     }
 
     public static JooqStores on(TestDatabase database) {
