@@ -250,9 +250,7 @@ public final class CounterServiceBuilder {
                         + " after idling: a monotonic counter removed would hand out its values again");
             }
         });
-        Map<String, Optional<Duration>> rules = new LinkedHashMap<>();
-        expiries.forEach((nameOrPattern, idleTime) -> rules.put(nameOrPattern, Optional.of(idleTime)));
-        return new IdleExpiry(store, idle, router, windowSelection, NameRules.of(rules, Optional.empty()), expiries);
+        return new IdleExpiry(store, idle, router, windowSelection, expiries);
     }
 
     private StrategyContext context(Time time, UniqueIds ids, String rule) {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,13 +45,16 @@ final class IdleExpiry implements Housekeeping.Task {
     private record Seen(Map<String, Long> versions, Instant since) {
     }
 
+    /** {@code rules}: the idle time of each name or pattern, in declaration order. */
     IdleExpiry(CounterStore store, CounterStore.IdleCounters idle, NameRules<Route> router,
-            NameRules<Optional<Windows>> windows, NameRules<Optional<Duration>> expiries, Map<String, Duration> rules) {
+            NameRules<Optional<Windows>> windows, Map<String, Duration> rules) {
         this.store = store;
         this.idle = idle;
         this.router = router;
         this.windows = windows;
-        this.expiries = expiries;
+        Map<String, Optional<Duration>> selection = new LinkedHashMap<>();
+        rules.forEach((nameOrPattern, idleTime) -> selection.put(nameOrPattern, Optional.of(idleTime)));
+        this.expiries = NameRules.of(selection, Optional.empty());
         this.rules = Map.copyOf(rules);
     }
 

@@ -21,12 +21,10 @@ class IdleExpiryTest {
     private Instant horizon = Instant.parse("2026-01-01T00:00:00Z");
 
     private IdleExpiry expiry(CounterService counters, Map<String, Duration> rules) {
-        Map<String, Optional<Duration>> selection = new java.util.LinkedHashMap<>();
-        rules.forEach((rule, idle) -> selection.put(rule, Optional.of(idle)));
         DefaultCounterService.Route route = ((DefaultCounterService.Handle) counters.counter("x")).route();
         return new IdleExpiry(store, store, NameRules.of(Map.of(), route),
                 NameRules.of(Map.of("carts.windowed", Optional.of(new Windows(WindowSettings.of(Duration.ofHours(1))))),
-                        Optional.empty()), NameRules.of(selection, Optional.empty()), rules);
+                        Optional.empty()), rules);
     }
 
     private int runAfter(IdleExpiry expiry, Duration passed) {
