@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * fast instead of silently sharing rows. Where the store has {@link SessionLocks} (MySQL, MariaDB, PostgreSQL), the
  * claim is a lock held by a database session of its own: the server frees it the moment a dead process's connection
  * closes, so a process restarted under its stable id after a crash starts at once. Elsewhere (H2) it is a lease in
- * the store, renewed in the background, which a crashed holder keeps until its TTL ends.
+ * the store, renewed in the background, which a crashed holder keeps until its TTL ends; so on a Galera cluster too,
+ * whose session locks hold on one node only (the store offers none there).
  */
 final class NodeStrategy extends CellStrategy {
 
@@ -60,7 +61,9 @@ final class NodeStrategy extends CellStrategy {
         this.leaseTtl = settings.leaseTtl();
         this.sessionLocks = store.capability(SessionLocks.class).orElse(null);
         this.leases = sessionLocks != null ? null : context.require(Leases.class, "node");
-        if (!claim()) {
+        // Retried: on a Galera cluster, two processes claiming one id through different nodes make one of them a
+        // certification conflict, rolled back, whose retry then finds the claim taken.
+        if (!retrying(this::claim)) {
             throw new NodeIdInUseException("Node id '" + nodeId + "' is held by another live process; give each "
                     + "process its own node id" + (sessionLocks != null ? ""
                             : " (a claim lasts " + leaseTtl.toSeconds() + "s after its holder stops)"));
@@ -98,7 +101,9 @@ final class NodeStrategy extends CellStrategy {
      */
     void renewClaim() {
         try {
-            if (!claim()) {
+            // Retried: on a Galera cluster, two processes claiming one id through different nodes make one of them a
+        // certification conflict, rolled back, whose retry then finds the claim taken.
+        if (!retrying(this::claim)) {
                 claimLost = true;
                 log.error("Node id '{}' was claimed by another process; this process stops incrementing its counters",
                         nodeId);

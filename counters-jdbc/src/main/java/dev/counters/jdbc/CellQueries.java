@@ -24,6 +24,7 @@ import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
+import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
 /** The SQL of {@code counter_cells}: a counter is the sum of its cells. */
@@ -191,9 +192,14 @@ final class CellQueries {
         return versions;
     }
 
-    /** Deletes the named cells of the counter, and no other. */
-    int delete(DSLContext ctx, CounterName counter, Collection<String> cells) {
-        return ctx.deleteFrom(t.cells).where(t.cellsName.eq(counter.value()), t.cellsCell.in(cells)).execute();
+    /**
+     * Deletes the counter's cells that are still at the versions given, and no other: the statement itself checks the
+     * versions, since on a Galera cluster a locking read does not keep another node from writing a cell meanwhile.
+     */
+    int deleteAtVersions(DSLContext ctx, CounterName counter, Map<String, Long> cellVersions) {
+        return ctx.deleteFrom(t.cells).where(t.cellsName.eq(counter.value()), DSL.or(cellVersions.entrySet().stream()
+                .map(cell -> t.cellsCell.eq(cell.getKey()).and(t.cellsVersion.eq(cell.getValue()))).toList()))
+                .execute();
     }
 
     Select<Record1<String>> names() {

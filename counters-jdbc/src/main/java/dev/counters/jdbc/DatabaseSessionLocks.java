@@ -9,19 +9,28 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link SessionLocks} on MySQL and MariaDB ({@code GET_LOCK}, named server-wide) and PostgreSQL (session advisory
  * locks, numbered per database). Each lock keeps one connection of the pool for itself, since the lock lives as long
  * as its session. Lock names are hashed from the database, the table prefix and the key, so that two applications
  * with tables of their own never share a lock.
+ *
+ * <p>Not on a Galera cluster ({@code wsrep_on}): there {@code GET_LOCK} is held by one node only, and a process on
+ * another node takes the same lock at once, so a lock would exclude nothing. Without session locks, the strategies
+ * fall back to leases, rows that Galera replicates and certifies like any other write.
  */
 final class DatabaseSessionLocks implements SessionLocks {
+
+    private static final Logger log = LoggerFactory.getLogger(DatabaseSessionLocks.class);
 
     private final ConnectionProvider connections;
     private final SQLDialect dialect;
@@ -33,12 +42,40 @@ final class DatabaseSessionLocks implements SessionLocks {
         this.tablePrefix = tablePrefix;
     }
 
-    /** Session locks for the database {@code dsl} talks to, if it has them. */
-    static Optional<SessionLocks> of(DSLContext dsl, String tablePrefix) {
-        return switch (dsl.dialect().family()) {
-            case MYSQL, MARIADB, POSTGRES -> Optional.of(new DatabaseSessionLocks(
-                    dsl.configuration().connectionProvider(), dsl.dialect().family(), tablePrefix));
-            default -> Optional.empty();
+    /**
+     * Session locks for the database {@code dsl} talks to, if it has locks that exclude across every server that
+     * takes writes. Asked of the database on first use (a store may be built while its database is down), and
+     * remembered once answered.
+     */
+    static Supplier<Optional<SessionLocks>> of(DSLContext dsl, String tablePrefix) {
+        SQLDialect family = dsl.dialect().family();
+        Optional<SessionLocks> locks = Optional.of(
+                new DatabaseSessionLocks(dsl.configuration().connectionProvider(), family, tablePrefix));
+        return switch (family) {
+            case POSTGRES -> () -> locks;
+            case MYSQL, MARIADB -> new Supplier<>() {
+                private volatile @Nullable Optional<SessionLocks> answer;
+
+                @Override
+                public Optional<SessionLocks> get() {
+                    Optional<SessionLocks> known = answer;
+                    if (known == null) {
+                        boolean galera;
+                        try {
+                            galera = Databases.isGaleraNode(dsl);
+                        } catch (RuntimeException e) {
+                            throw SqlFailures.translate(e, "detect a Galera cluster");
+                        }
+                        if (galera) {
+                            log.info("Galera cluster (wsrep_on=ON): GET_LOCK is node-local, so claims use leases");
+                        }
+                        known = galera ? Optional.empty() : locks;
+                        answer = known;
+                    }
+                    return known;
+                }
+            };
+            default -> Optional::empty;
         };
     }
 

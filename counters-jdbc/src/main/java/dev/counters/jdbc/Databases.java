@@ -5,6 +5,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
 import javax.sql.DataSource;
+import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 
 /** Recognises the database behind a connection, and the per-vendor details that follow from it. */
@@ -39,6 +40,16 @@ final class Databases {
         }
         throw new IllegalStateException("Unsupported database '" + metaData.getDatabaseProductName() + " "
                 + metaData.getDatabaseProductVersion() + "': counters supports H2, MySQL, MariaDB and PostgreSQL");
+    }
+
+    /**
+     * Whether a MySQL-family server is a node of a Galera cluster ({@code wsrep_on}): writes go to every node, but
+     * {@code GET_LOCK} and {@code SELECT ... FOR UPDATE} exclude only on the node they ran on.
+     */
+    static boolean isGaleraNode(DSLContext dsl) {
+        return dsl.resultQuery("show variables like 'wsrep_on'").fetchOptional()
+                .map(row -> "ON".equalsIgnoreCase(row.get(1, String.class)))
+                .orElse(false);
     }
 
     /**

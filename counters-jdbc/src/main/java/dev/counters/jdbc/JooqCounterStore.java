@@ -20,6 +20,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.Configuration;
@@ -34,8 +35,8 @@ import org.jooq.impl.DataSourceConnectionProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link CounterStore} on H2, MySQL, MariaDB or PostgreSQL, through jOOQ, offering every capability (and
- * {@link CounterStore.SessionLocks} on MySQL, MariaDB and PostgreSQL).
+ * A {@link CounterStore} on H2, MySQL, MariaDB (a Galera cluster too) or PostgreSQL, through jOOQ, offering every
+ * capability (and {@link CounterStore.SessionLocks} on MySQL, MariaDB outside Galera, and PostgreSQL).
  *
  * <pre>{@code
  * CounterStore store = JooqCounterStore.builder(dataSource).tablePrefix("app_").migrateSchema(true).build();
@@ -65,10 +66,10 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     private final MaximaQueries maxima;
     private final SequenceQueries sequences;
     private final @Nullable CallerTransactions callerTransactions;
-    private final Optional<SessionLocks> sessionLocks;
+    private final Supplier<Optional<SessionLocks>> sessionLocks;
 
     private JooqCounterStore(StatementRunner runner, CounterTables tables,
-            @Nullable CallerTransactions callerTransactions, Optional<SessionLocks> sessionLocks) {
+            @Nullable CallerTransactions callerTransactions, Supplier<Optional<SessionLocks>> sessionLocks) {
         this.runner = runner;
         this.tables = tables;
         this.cells = new CellQueries(tables);
@@ -94,7 +95,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         this.maxima = store.maxima;
         this.sequences = store.sequences;
         this.callerTransactions = null;
-        this.sessionLocks = Optional.empty();
+        this.sessionLocks = Optional::empty;
     }
 
     /** Starts building a store on a {@link DataSource}; the dialect is detected from it. */
@@ -142,10 +143,13 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
                 : Optional.of(new JooqCounterStore(new JoinedTransaction(runner, connection), this));
     }
 
-    /** Offers {@link SessionLocks} on MySQL, MariaDB and PostgreSQL, besides the capabilities it implements. */
+    /**
+     * Offers {@link SessionLocks} on MySQL, MariaDB (but not on a Galera cluster, where they are node-local) and
+     * PostgreSQL, besides the capabilities it implements.
+     */
     @Override
     public <T> Optional<T> capability(Class<T> capability) {
-        return capability == SessionLocks.class ? sessionLocks.map(capability::cast)
+        return capability == SessionLocks.class ? sessionLocks.get().map(capability::cast)
                 : CounterStore.super.capability(capability);
     }
 
@@ -294,12 +298,23 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
 
     @Override
     public boolean deleteIfUnchanged(CounterName counter, Map<String, Long> cellVersions) {
+        try {
+            return deleteLocked(counter, cellVersions);
+        } catch (ChangedMeanwhile e) {
+            return false;
+        }
+    }
+
+    private boolean deleteLocked(CounterName counter, Map<String, Long> cellVersions) {
         return runner.transaction("deleteIfUnchanged", counter, 0, ctx -> {
             if (deltas.hasUnfolded(ctx, counter) || !cells.versionsForUpdate(ctx, counter).equals(cellVersions)) {
                 return false;
             }
-            // Only the cells seen, locked since: one created meanwhile (its own increment) stays.
-            return cells.delete(ctx, counter, cellVersions.keySet()) == cellVersions.size();
+            // Only the cells seen, at the versions seen: one created or written meanwhile stays, and then none goes.
+            if (cells.deleteAtVersions(ctx, counter, cellVersions) != cellVersions.size()) {
+                throw new ChangedMeanwhile(); // rolls back what was deleted
+            }
+            return true;
         });
     }
 
@@ -400,6 +415,16 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         }
     }
 
+    /** A cell to delete was written meanwhile: the delete writes nothing. */
+    private static final class ChangedMeanwhile extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        ChangedMeanwhile() {
+            super(null, null, false, false);
+        }
+    }
+
     /** Some of the deltas to fold were folded by a concurrent recount: this fold writes nothing. */
     private static final class FoldedMeanwhile extends RuntimeException {
 
@@ -441,8 +466,23 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
         runner.createMissing("reserve", sequence, ctx -> sequences.exists(ctx, sequence),
                 ctx -> sequences.create(ctx, sequence, start));
+        return reserveFromRow(sequence, count, increment, maxValue).orElseGet(() -> {
+            // A new sequence: its row first, committed on its own. Inserted inside the reservation's transaction, two
+            // nodes of a Galera cluster creating it at once both handed out its first numbers.
+            runner.run("create sequence", sequence, 0, ctx -> sequences.create(ctx, sequence, start).execute());
+            return reserveFromRow(sequence, count, increment, maxValue).orElseThrow(() -> new TransientStoreException(
+                    "Sequence '" + sequence + "' was deleted while a reservation created it; nothing was reserved",
+                    null));
+        });
+    }
+
+    private Optional<Reservation> reserveFromRow(CounterName sequence, long count, long increment, long maxValue) {
+        if (SequenceQueries.inOneStatement(dialect())) {
+            return runner.run("reserve", sequence, 0,
+                    ctx -> sequences.reserveInOneStatement(ctx, sequence, count, increment, maxValue));
+        }
         return runner.transaction("reserve", sequence, 0,
-                ctx -> sequences.reserve(ctx, sequence, count, start, increment, maxValue));
+                ctx -> sequences.reserve(ctx, sequence, count, increment, maxValue));
     }
 
     // ---- leases ----

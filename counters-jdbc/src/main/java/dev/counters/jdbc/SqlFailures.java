@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
 final class SqlFailures {
 
     /**
-     * Serialization failure (MySQL/MariaDB report deadlocks with it too), PostgreSQL deadlock and lock timeout,
-     * H2 lock timeout.
+     * Serialization failure (MySQL/MariaDB report deadlocks with it too, and Galera its certification conflicts: the
+     * loser of two nodes' writes to one row is rolled back with 1213), PostgreSQL deadlock and lock timeout, H2 lock
+     * timeout.
      */
     private static final Set<String> ROLLED_BACK_STATES = Set.of("40001", "40P01", "55P03", "HYT00");
 
@@ -30,6 +31,11 @@ final class SqlFailures {
     private static final int MYSQL_LOCK_WAIT_TIMEOUT = 1205;
     private static final int MYSQL_DEADLOCK = 1213;
     private static final int MYSQL_DUPLICATE_KEY = 1062;
+    /**
+     * A Galera node outside the primary component ("WSREP has not yet prepared node for application use") refuses a
+     * command before running it, a {@code COMMIT} included: nothing of its transaction left the node.
+     */
+    private static final int GALERA_NODE_NOT_READY = 1047;
     private static final int H2_CONCURRENT_UPDATE = 90131;
     private static final String NUMERIC_OUT_OF_RANGE = "22003";
     /** MySQL/MariaDB "BIGINT value is out of range", which Connector/J reports as 22001. */
@@ -85,7 +91,7 @@ final class SqlFailures {
     private static boolean isRolledBack(String state, int code) {
         return ROLLED_BACK_STATES.contains(state) || UNIQUE_VIOLATION.equals(state)
                 || code == MYSQL_LOCK_WAIT_TIMEOUT || code == MYSQL_DEADLOCK || code == MYSQL_DUPLICATE_KEY
-                || code == H2_CONCURRENT_UPDATE;
+                || code == H2_CONCURRENT_UPDATE || code == GALERA_NODE_NOT_READY;
     }
 
     private static boolean isUnreachable(Throwable e) {
