@@ -25,7 +25,7 @@ final class Workload implements AutoCloseable {
 
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopped;
-    private long pauseNanos;
+    private volatile long pauseNanos;
     final AtomicLong operations = new AtomicLong();
     /** The longest any single increment or sequence draw took (reads may wait longer: they need the database). */
     final AtomicLong longestCallNanos = new AtomicLong();
@@ -34,7 +34,7 @@ final class Workload implements AutoCloseable {
      * Makes each client thread pause this long between operations: increments that only touch memory would otherwise
      * fill the history with millions of operations.
      */
-    Workload pauseBetweenOperations(Duration pause) {
+    Workload pauseBetweenOperations(Duration pause) { // may change while it runs
         this.pauseNanos = pause.toNanos();
         return this;
     }
@@ -91,7 +91,7 @@ final class Workload implements AutoCloseable {
     Workload numbers(SequenceService sequences, String sequence, int drawers, Map<String, List<Long>> numbers) {
         for (int t = 0; t < drawers; t++) {
             List<Long> mine = new ArrayList<>();
-            numbers.put(sequence + "#" + t + "@" + System.identityHashCode(mine), mine);
+            numbers.put(sequence + "#" + numbers.size() + "@" + System.identityHashCode(mine), mine);
             start(true, () -> {
                 try {
                     long number = sequences.next(sequence);
