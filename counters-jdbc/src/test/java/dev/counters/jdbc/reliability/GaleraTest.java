@@ -114,13 +114,27 @@ class GaleraTest {
     }
 
     private Subject subject(String name, StrategyFactory factory, Workload workload, @Nullable KeyedCallers keyed) {
+        return subject(name, factory, workload, keyed, stores);
+    }
+
+    /**
+     * delta-log as the README says to run it on Galera: every application instance through one node. Through several,
+     * a recount's fold was once counted twice (docs/reliability.md): its transaction of several statements is not safe
+     * across nodes yet.
+     */
+    private Subject deltaLogThroughOneNode(Workload workload) {
+        return subject("delta-log", deltaLog(), workload, null, List.of(stores.get(0), stores.get(0), stores.get(0)));
+    }
+
+    private Subject subject(String name, StrategyFactory factory, Workload workload, @Nullable KeyedCallers keyed,
+            List<JooqCounterStore> through) {
         Retries retries = new Retries();
         History history = new History();
         List<String> counters = Workload.names(name + ".", COUNTERS);
         UniqueDeltas deltas = name.startsWith("buffered")
                 ? UniqueDeltas.between(new Random(), 1, 1L << 31, false) : UniqueDeltas.large(new Random());
         List<CounterService> nodes = new ArrayList<>();
-        for (JooqCounterStore store : stores) {
+        for (JooqCounterStore store : through) {
             CounterService service = CounterService.builder(store).defaultStrategy(factory)
                     .retryRegistry(keyed != null ? keyed.retries : retries.registry).build();
             services.add(service);
@@ -157,7 +171,7 @@ class GaleraTest {
         strategies.put("optimistic", Strategies.optimistic());
         strategies.put("sharded", Strategies.sharded());
         strategies.put("node", Strategies.node());
-        strategies.put("delta-log", deltaLog());
+        strategies.put("delta-log", null); // through one node: deltaLogThroughOneNode
         strategies.put("buffered", buffered());
         Map<String, Long> conflictsOf = new java.util.LinkedHashMap<>();
         for (Map.Entry<String, StrategyFactory> strategy : strategies.entrySet()) {
@@ -168,7 +182,8 @@ class GaleraTest {
                 workload.pauseBetweenOperations(Duration.ofMillis(1));
             }
             try (workload) {
-                subject = subject(strategy.getKey(), strategy.getValue(), workload, null);
+                subject = strategy.getKey().equals("delta-log") ? deltaLogThroughOneNode(workload)
+                        : subject(strategy.getKey(), strategy.getValue(), workload, null);
                 Thread.sleep(3_000);
             }
             subject.flush();
@@ -224,7 +239,7 @@ class GaleraTest {
             subjects.add(subject("optimistic", Strategies.optimistic(), workload, null));
             subjects.add(subject("sharded", Strategies.sharded(), workload, null));
             subjects.add(subject("node", Strategies.node(), workload, null));
-            subjects.add(subject("delta-log", deltaLog(), workload, null));
+            subjects.add(deltaLogThroughOneNode(workload));
             subjects.add(subject("buffered", buffered(), inMemory, null));
             subjects.add(subject("atomic-keyed", Strategies.atomic(), workload, new KeyedCallers()));
             subjects.add(subject("buffered-keyed", buffered(), inMemory, new KeyedCallers()));
@@ -255,7 +270,8 @@ class GaleraTest {
                 victim, killedForMillis, rejoinMillis);
         for (Subject subject : subjects) {
             check(subject, "a node killed", -1, subject.name().startsWith("buffered")
-                    ? CounterChecker.Reads.READ_YOUR_WRITES : CounterChecker.Reads.LINEARIZABLE, detail);
+                    ? CounterChecker.Reads.READ_YOUR_WRITES : CounterChecker.Reads.LINEARIZABLE,
+                    throughOneNode(subject, detail));
         }
         for (Map.Entry<String, Map<String, List<Long>>> sequence : Map.of("block sequence", blockNumbers,
                 "gapless sequence", gaplessNumbers).entrySet()) {
@@ -268,7 +284,12 @@ class GaleraTest {
     }
 
     private void check(Subject subject, String scenario, long conflicts, CounterChecker.Reads reads) {
-        check(subject, scenario, conflicts, reads, "3 nodes, " + WRITERS_PER_NODE + " writers each");
+        check(subject, scenario, conflicts, reads, throughOneNode(subject, "3 nodes, " + WRITERS_PER_NODE
+                + " writers each"));
+    }
+
+    private static String throughOneNode(Subject subject, String detail) {
+        return subject.name().equals("delta-log") ? "its 3 instances all through node 0 (README); " + detail : detail;
     }
 
     private void check(Subject subject, String scenario, long conflicts, CounterChecker.Reads reads, String detail) {
