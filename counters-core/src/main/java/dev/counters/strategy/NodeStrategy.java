@@ -101,9 +101,7 @@ final class NodeStrategy extends CellStrategy {
      */
     void renewClaim() {
         try {
-            // Retried: on a Galera cluster, two processes claiming one id through different nodes make one of them a
-        // certification conflict, rolled back, whose retry then finds the claim taken.
-        if (!retrying(this::claim)) {
+            if (!claim()) {
                 claimLost = true;
                 log.error("Node id '{}' was claimed by another process; this process stops incrementing its counters",
                         nodeId);

@@ -402,7 +402,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
                             ids.subList(from, Math.min(ids.size(), from + MAX_NAMES_PER_QUERY)));
                 }
                 if (marked != ids.size()) {
-                    throw new FoldedMeanwhile(); // rolls back what was marked
+                    throw new ChangedMeanwhile(); // rolls back what was marked
                 }
                 if (sum != 0) {
                     cells.add(ctx, counter, cell, sum);
@@ -410,27 +410,20 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
                 deltas.purgeFolded(ctx, counter, purgeBefore);
                 return true;
             });
-        } catch (FoldedMeanwhile e) {
+        } catch (ChangedMeanwhile e) {
             return false;
         }
     }
 
-    /** A cell to delete was written meanwhile: the delete writes nothing. */
+    /**
+     * What the transaction meant to change was changed meanwhile (deltas folded by a concurrent recount, a cell to
+     * delete written): thrown to roll it back, so that it writes nothing.
+     */
     private static final class ChangedMeanwhile extends RuntimeException {
 
         private static final long serialVersionUID = 1L;
 
         ChangedMeanwhile() {
-            super(null, null, false, false);
-        }
-    }
-
-    /** Some of the deltas to fold were folded by a concurrent recount: this fold writes nothing. */
-    private static final class FoldedMeanwhile extends RuntimeException {
-
-        private static final long serialVersionUID = 1L;
-
-        FoldedMeanwhile() {
             super(null, null, false, false);
         }
     }
@@ -466,23 +459,23 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
         runner.createMissing("reserve", sequence, ctx -> sequences.exists(ctx, sequence),
                 ctx -> sequences.create(ctx, sequence, start));
-        return reserveFromRow(sequence, count, increment, maxValue).orElseGet(() -> {
-            // A new sequence: its row first, committed on its own. Inserted inside the reservation's transaction, two
-            // nodes of a Galera cluster creating it at once both handed out its first numbers.
+        if (!SequenceQueries.inOneStatement(dialect())) {
+            return runner.transaction("reserve", sequence, 0,
+                    ctx -> sequences.reserve(ctx, sequence, count, start, increment, maxValue));
+        }
+        return reserveInOneStatement(sequence, count, increment, maxValue).orElseGet(() -> {
+            // A new sequence: its row first, in a statement of its own (the reservation is one update of that row).
             runner.run("create sequence", sequence, 0, ctx -> sequences.create(ctx, sequence, start).execute());
-            return reserveFromRow(sequence, count, increment, maxValue).orElseThrow(() -> new TransientStoreException(
-                    "Sequence '" + sequence + "' was deleted while a reservation created it; nothing was reserved",
-                    null));
+            return reserveInOneStatement(sequence, count, increment, maxValue).orElseThrow(() ->
+                    new TransientStoreException("Sequence '" + sequence + "' was deleted while a reservation created"
+                            + " it; nothing was reserved", null));
         });
     }
 
-    private Optional<Reservation> reserveFromRow(CounterName sequence, long count, long increment, long maxValue) {
-        if (SequenceQueries.inOneStatement(dialect())) {
-            return runner.run("reserve", sequence, 0,
-                    ctx -> sequences.reserveInOneStatement(ctx, sequence, count, increment, maxValue));
-        }
-        return runner.transaction("reserve", sequence, 0,
-                ctx -> sequences.reserve(ctx, sequence, count, increment, maxValue));
+    private Optional<Reservation> reserveInOneStatement(CounterName sequence, long count, long increment,
+            long maxValue) {
+        return runner.run("reserve", sequence, 0,
+                ctx -> sequences.reserveInOneStatement(ctx, sequence, count, increment, maxValue));
     }
 
     // ---- leases ----

@@ -33,8 +33,8 @@ final class SequenceQueries {
     }
 
     /**
-     * MySQL and MariaDB reserve in one statement ({@link #reserveInOneStatement}); the others in a transaction of
-     * several ({@link #reserve}).
+     * MySQL and MariaDB reserve in one statement ({@link #reserveInOneStatement}), since they may be nodes of a Galera
+     * cluster; the others in a transaction ({@link #reserve}).
      */
     static boolean inOneStatement(SQLDialect dialect) {
         return dialect.family() == SQLDialect.MARIADB || dialect.family() == SQLDialect.MYSQL;
@@ -49,7 +49,7 @@ final class SequenceQueries {
      * such gap, and a conflict fails it.
      */
     Optional<Reservation> reserveInOneStatement(DSLContext ctx, CounterName sequence, long count, long increment,
-            long maxValue) {
+            long maxValue) { // empty when there is no row: create it with create(), in a statement of its own
         String table = t.sequences.getName();
         // The granted count is worked out by the database as Reservation.starting does, in DECIMAL: no overflow.
         String sql = "update " + table + " set next_value = last_insert_id(next_value) + ? * least(?, floor((cast(? as"
@@ -86,51 +86,26 @@ final class SequenceQueries {
     }
 
     /**
-     * Reserves values from the sequence's row, if it has one; run it in a transaction, and create the row beforehand in
-     * a statement of its own ({@link #create}). The row is first changed in place, so that the value the reservation
-     * starts from is the one the write itself read: a value read first, even by a locking read, and written back later
-     * could overwrite another's reservation on Galera, where a read's lock does not exclude a write made on another
-     * node. The in-place write conflicts with every concurrent one, and the loser is rolled back.
+     * Reserves values with the sequence's row locked, in a transaction (PostgreSQL, H2: one server takes the writes, so
+     * the lock excludes every other reservation).
      */
-    Optional<Reservation> reserve(DSLContext ctx, CounterName sequence, long count, long increment, long maxValue) {
-        long step = count > Long.MAX_VALUE / increment ? Long.MAX_VALUE : count * increment;
-        long moved = moveInPlace(ctx, sequence, step);
-        if (moved == 0) {
-            return Optional.empty();
-        }
-        Long after = ctx.select(t.sequencesNext).from(t.sequences)
+    Reservation reserve(DSLContext ctx, CounterName sequence, long count, long start, long increment,
+            long maxValue) {
+        Long next = ctx.select(t.sequencesNext).from(t.sequences)
                 .where(t.sequencesName.eq(sequence.value()))
+                .forUpdate()
                 .fetchOne(t.sequencesNext);
-        long next = after - moved; // what the row held before this transaction moved it
-        if (next > maxValue) {
-            set(ctx, sequence, next); // a caller's transaction may go on after the exception: leave the row as it was
+        if (next == null) {
+            // Two callers creating the sequence at once: one insert fails (a deadlock or unique violation), its
+            // transaction is rolled back, and its retry finds the row.
+            ctx.insertInto(t.sequences, t.sequencesName, t.sequencesNext).values(sequence.value(), start).execute();
+            next = start;
         }
         Reservation reservation = Reservation.starting(sequence, next, count, increment, maxValue);
-        if (reservation.next() != after) {
-            set(ctx, sequence, reservation.next());
-        }
-        return Optional.of(reservation);
-    }
-
-    private void set(DSLContext ctx, CounterName sequence, long next) {
-        ctx.update(t.sequences).set(t.sequencesNext, next).where(t.sequencesName.eq(sequence.value())).execute();
-    }
-
-    /**
-     * Adds {@code step} to the row's value, or, within {@code step} of {@code Long.MAX_VALUE}, subtracts 1 (the value
-     * is then put right by the caller): what it added, or 0 when there is no row.
-     */
-    private long moveInPlace(DSLContext ctx, CounterName sequence, long step) {
-        long limit = Long.MAX_VALUE - step;
-        if (ctx.update(t.sequences)
-                .set(t.sequencesNext, t.sequencesNext.plus(step))
-                .where(t.sequencesName.eq(sequence.value()), t.sequencesNext.le(limit))
-                .execute() == 1) {
-            return step;
-        }
-        return ctx.update(t.sequences)
-                .set(t.sequencesNext, t.sequencesNext.minus(1))
-                .where(t.sequencesName.eq(sequence.value()), t.sequencesNext.gt(limit))
-                .execute() == 1 ? -1 : 0;
+        ctx.update(t.sequences)
+                .set(t.sequencesNext, reservation.next())
+                .where(t.sequencesName.eq(sequence.value()))
+                .execute();
+        return reservation;
     }
 }
