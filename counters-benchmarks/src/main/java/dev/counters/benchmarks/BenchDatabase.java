@@ -19,6 +19,13 @@ enum BenchDatabase {
             + "binlog with sync_binlog=1, each fsync/fdatasync delayed " + DurableServers.SYNC_DELAY_US + " µs"),
     POSTGRES_DURABLE(DurableServers::postgres, "PostgreSQL 17, production-like: fsync=on, synchronous_commit=on, "
             + "commit_delay=" + DurableServers.SYNC_DELAY_US + " µs with commit_siblings=0"),
+    /** The same MariaDB 10.11 binary as {@link #GALERA_DURABLE}, one node: what the cluster is compared with. */
+    GALERA_ONE_NODE_DURABLE(size -> DurableServers.galera(1, size), "MariaDB 10.11 with galera-4, one node, "
+            + "production-like: innodb_flush_log_at_trx_commit=1, each fsync/fdatasync delayed "
+            + DurableServers.SYNC_DELAY_US + " µs"),
+    /** Three nodes on loopback; each new pool goes to the next node, so each application instance has its own. */
+    GALERA_DURABLE(size -> DurableServers.galera(3, size), "MariaDB 10.11 Galera cluster of 3 nodes on loopback, "
+            + "production-like as the one node"),
     /** The production-like settings without the emulated sync cost: only to show what the emulation adds. */
     MARIADB_DURABLE_NO_DELAY(size -> DurableServers.mariaDb(size, false),
             "MariaDB 11.4, durable settings, no sync delay"),
@@ -41,7 +48,7 @@ enum BenchDatabase {
     /** The relaxed database of the same vendor: what decides the SQL a workload writes. */
     BenchDatabase vendor() {
         return switch (this) {
-            case MARIADB_DURABLE, MARIADB_DURABLE_NO_DELAY -> MARIADB;
+            case MARIADB_DURABLE, MARIADB_DURABLE_NO_DELAY, GALERA_ONE_NODE_DURABLE, GALERA_DURABLE -> MARIADB;
             case POSTGRES_DURABLE, POSTGRES_DURABLE_NO_DELAY -> POSTGRES;
             default -> this;
         };
@@ -61,9 +68,11 @@ enum BenchDatabase {
             case "postgres-durable", "postgresql-durable" -> POSTGRES_DURABLE;
             case "mariadb-durable-nodelay" -> MARIADB_DURABLE_NO_DELAY;
             case "postgres-durable-nodelay" -> POSTGRES_DURABLE_NO_DELAY;
+            case "galera-one-node" -> GALERA_ONE_NODE_DURABLE;
+            case "galera" -> GALERA_DURABLE;
             default -> throw new IllegalArgumentException("Unknown database '" + name
                     + "'; expected h2, mariadb, postgres, mariadb-durable, postgres-durable, mariadb-durable-nodelay or"
-                    + " postgres-durable-nodelay");
+                    + " postgres-durable-nodelay, galera-one-node or galera");
         };
     }
 }

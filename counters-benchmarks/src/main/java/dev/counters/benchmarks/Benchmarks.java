@@ -14,6 +14,7 @@ import java.util.Map;
  *
  * <pre>
  * report [--quick]
+ * galera [--quick]     (docs/benchmarks-galera.md: three instances on one node and on a three-node Galera cluster)
  * load      --database mariadb-durable --workload atomic,plain-update --threads 1,8,64,256v --counters 1,100
  *           --warmup 5s --duration 5s      (256v: 256 callers on virtual threads)
  * sequences --database mariadb --workload sequence-block,auto-increment --threads 1,8 --duration 2s
@@ -40,6 +41,7 @@ public final class Benchmarks {
             case "load" -> load(options).stream().allMatch(LoadResult::correct);
             case "sequences" -> sequences(options).stream().allMatch(LoadResult::correct);
             case "smoke" -> print(smoke());
+            case "galera" -> galera(options.containsKey("quick"));
             default -> throw new IllegalArgumentException("Unknown command '" + args[0] + "'");
         };
         System.exit(correct ? 0 : 1);
@@ -97,6 +99,12 @@ public final class Benchmarks {
 
     private static boolean report(boolean quick) throws Exception {
         Report report = new Report(Path.of("docs"), quick);
+        report.run();
+        return report.allExact();
+    }
+
+    private static boolean galera(boolean quick) throws Exception {
+        GaleraReport report = new GaleraReport(Path.of("docs"), quick);
         report.run();
         return report.allExact();
     }

@@ -3,6 +3,7 @@ package dev.counters.benchmarks;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.jdbc.testing.EmbeddedMariaDb;
+import dev.counters.jdbc.testing.GaleraCluster;
 import dev.counters.jdbc.testing.MariaDbProcess;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -95,6 +96,26 @@ final class DurableServers {
         return pool(server.getJdbcUrl("postgres", "postgres"), "postgres", "postgres", size);
     }
 
+    private static final Map<Integer, GaleraCluster> GALERA = new HashMap<>();
+    private static final Map<Integer, Integer> NEXT_NODE = new HashMap<>();
+
+    /**
+     * A pool on the next node, in turn, of a production-like Galera cluster of {@code nodes} MariaDB 10.11 nodes
+     * (Debian's packages): each commit synced ({@code innodb_flush_log_at_trx_commit=1}, no binlog: Galera's
+     * replication stands in for it), each sync delayed as on the other servers. Reads wait for the cluster
+     * ({@code wsrep_sync_wait=1}), so a total read after the run sees every node's writes.
+     */
+    static synchronized HikariDataSource galera(int nodes, int size) {
+        GaleraCluster cluster = GALERA.computeIfAbsent(nodes, n -> {
+            GaleraCluster started = GaleraCluster.start(n, List.of("--innodb-flush-log-at-trx-commit=1",
+                    "--innodb-flush-method=fsync"), syncDelay());
+            Runtime.getRuntime().addShutdownHook(new Thread(started::close));
+            return started;
+        });
+        int node = NEXT_NODE.merge(nodes, 1, Integer::sum) % nodes;
+        return pool(cluster.jdbcUrl(node) + "&sessionVariables=wsrep_sync_wait=1", EmbeddedMariaDb.USER, "", size);
+    }
+
     private static HikariDataSource pool(String url, String user, String password, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
@@ -117,7 +138,10 @@ final class DurableServers {
     /** Builds {@code syncdelay.c} into a shared library. */
     private static Path buildSyncDelayLibrary() {
         try {
-            Path directory = Files.createTempDirectory("counters-syncdelay-");
+            // Readable by all: Galera's nodes run as the mysql user.
+            Path directory = Files.createTempDirectory("counters-syncdelay-",
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x")));
             Path source = directory.resolve("syncdelay.c");
             try (InputStream in = DurableServers.class.getResourceAsStream("syncdelay.c")) {
                 Files.copy(in, source);

@@ -4,6 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /** The baseline: one row per counter, {@code UPDATE … SET v = v + 1} per increment, one commit each. */
@@ -12,8 +15,26 @@ class PlainUpdateWorkload implements Workload {
     private final DataSource dataSource;
     private final String table;
     private final int counters;
+    /** Each caller's pool: the one pool, or one of several application instances' in turn. */
+    private final ThreadLocal<DataSource> callerPool;
 
     PlainUpdateWorkload(DataSource dataSource, int counters) throws Exception {
+        this(List.of(dataSource), counters);
+    }
+
+    /** {@code instances} application instances, each with its own pool from {@code setup}; callers shared out evenly. */
+    static PlainUpdateWorkload instances(Workload.Setup setup, int instances) throws Exception {
+        List<DataSource> pools = new ArrayList<>(List.of(setup.dataSource()));
+        for (int i = 1; i < instances; i++) {
+            pools.add(setup.pools().apply(Math.ceilDiv(setup.connections(), instances) + 2));
+        }
+        return new PlainUpdateWorkload(pools, setup.counters());
+    }
+
+    private PlainUpdateWorkload(List<DataSource> pools, int counters) throws Exception {
+        DataSource dataSource = pools.getFirst();
+        AtomicInteger nextCaller = new AtomicInteger();
+        this.callerPool = ThreadLocal.withInitial(() -> pools.get(nextCaller.getAndIncrement() % pools.size()));
         this.dataSource = dataSource;
         this.table = FreshTables.name("plain_");
         this.counters = counters;
@@ -27,7 +48,7 @@ class PlainUpdateWorkload implements Workload {
 
     @Override
     public void increment(int counter) throws Exception {
-        try (Connection connection = dataSource.getConnection();
+        try (Connection connection = callerPool.get().getConnection();
                 PreparedStatement update = connection.prepareStatement(
                         "UPDATE " + table + " SET v = v + 1 WHERE id = ?")) {
             update.setInt(1, counter);

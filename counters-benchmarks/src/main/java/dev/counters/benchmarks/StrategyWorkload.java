@@ -72,6 +72,11 @@ final class StrategyWorkload implements Workload {
         return setup -> new StrategyWorkload(setup, strategy, instances, Mode.PLAIN);
     }
 
+    /** {@code instances} services on the same tables, each increment waiting until it is durable. */
+    static Opener durableInstances(StrategyFactory strategy, int instances) {
+        return setup -> new StrategyWorkload(setup, strategy, instances, Mode.DURABLE);
+    }
+
     /** Each increment waits until it is durable ({@code incrementDurably(...).join()}). */
     static Opener durable(StrategyFactory strategy) {
         return setup -> new StrategyWorkload(setup, strategy, 1, Mode.DURABLE);

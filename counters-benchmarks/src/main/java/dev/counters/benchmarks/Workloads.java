@@ -63,6 +63,25 @@ final class Workloads {
         return kinds;
     }
 
+    /**
+     * Three application instances, each with its own pool (on a Galera cluster, each through a node of its own), on
+     * one set of counters: what the Galera comparison runs.
+     */
+    static List<Workload.Kind> threeInstances() {
+        return List.of(
+                new Workload.Kind("plain-update-3", "baseline: UPDATE … SET v = v + 1 from three instances",
+                        setup -> PlainUpdateWorkload.instances(setup, 3)),
+                new Workload.Kind("atomic-3", "atomic, three instances", StrategyWorkload.instances(Strategies.atomic(), 3)),
+                new Workload.Kind("optimistic-3", "optimistic, three instances",
+                        StrategyWorkload.instances(Strategies.optimistic(), 3)),
+                new Workload.Kind("sharded-3", "sharded, three instances",
+                        StrategyWorkload.instances(Strategies.sharded(), 3)),
+                new Workload.Kind("node-3", "node, three instances, a node id each",
+                        StrategyWorkload.instances(Strategies.node(), 3)),
+                new Workload.Kind("buffered-durable-3", "buffered, incrementDurably(...).join(), three instances",
+                        StrategyWorkload.durableInstances(Strategies.buffered(), 3)));
+    }
+
     static List<SequenceWorkload.Kind> sequences() {
         return List.of(
                 new SequenceWorkload.Kind("sequence-block", "this library, blocks of 1,000",

@@ -62,6 +62,7 @@ public final class GaleraCluster implements AutoCloseable {
 
     private final Path directory;
     private final List<String> extraServerOptions;
+    private final Map<String, String> environment;
     private final List<Node> nodes = new ArrayList<>();
     private final Thread killer = new Thread(this::killAll);
 
@@ -100,7 +101,9 @@ public final class GaleraCluster implements AutoCloseable {
         }
     }
 
-    private GaleraCluster(Path directory, int size, List<String> extraServerOptions) throws IOException {
+    private GaleraCluster(Path directory, int size, List<String> extraServerOptions, Map<String, String> environment)
+            throws IOException {
+        this.environment = Map.copyOf(environment);
         this.directory = directory;
         this.extraServerOptions = List.copyOf(extraServerOptions);
         List<ServerSocket> sockets = new ArrayList<>();
@@ -147,6 +150,14 @@ public final class GaleraCluster implements AutoCloseable {
      * ({@code --name=value}); they go to each node's option file, after (so in place of) the defaults here.
      */
     public static GaleraCluster start(int nodes, List<String> extraServerOptions) {
+        return start(nodes, extraServerOptions, Map.of());
+    }
+
+    /**
+     * As {@link #start(int, List)}, with {@code environment} added to each node's process (the benchmarks' sync delay,
+     * an {@code LD_PRELOAD}).
+     */
+    public static GaleraCluster start(int nodes, List<String> extraServerOptions, Map<String, String> environment) {
         if (nodes < 1) {
             throw new IllegalArgumentException("nodes: " + nodes);
         }
@@ -156,7 +167,7 @@ public final class GaleraCluster implements AutoCloseable {
         try {
             Path seed = seed();
             long seeded = System.nanoTime();
-            cluster = new GaleraCluster(mysqlDirectory("counters-galera-"), nodes, extraServerOptions);
+            cluster = new GaleraCluster(mysqlDirectory("counters-galera-"), nodes, extraServerOptions, environment);
             Runtime.getRuntime().addShutdownHook(cluster.killer);
             List<String> members = IntStream.range(0, nodes).mapToObj(i -> UUID.randomUUID().toString()).toList();
             for (Node node : cluster.nodes) {
@@ -168,7 +179,8 @@ public final class GaleraCluster implements AutoCloseable {
             run(cluster.directory.resolve("chown.log"), "chown", "-R", "mysql:mysql", cluster.directory.toString());
             for (Node node : cluster.nodes) {
                 // Alone, a node has no one to recover its view with: it bootstraps.
-                node.process = nodes == 1 ? launch(node, "--wsrep-new-cluster") : launch(node);
+                node.process = nodes == 1 ? launch(node, environment, "--wsrep-new-cluster")
+                        : launch(node, environment);
             }
             cluster.awaitSynced(cluster.nodes);
             System.out.printf("Galera cluster of %d nodes synced in %d ms (%d ms of it for the seed)%n", nodes,
@@ -190,7 +202,7 @@ public final class GaleraCluster implements AutoCloseable {
         if (seed == null) {
             Path directory = mysqlDirectory("counters-galera-seed-");
             Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(directory)));
-            GaleraCluster single = new GaleraCluster(directory, 1, List.of());
+            GaleraCluster single = new GaleraCluster(directory, 1, List.of(), Map.of());
             Runtime.getRuntime().addShutdownHook(single.killer);
             Node node = single.nodes.get(0);
             Files.createDirectories(node.directory);
@@ -280,10 +292,17 @@ public final class GaleraCluster implements AutoCloseable {
     }
 
     private static Process launch(Node node, String... arguments) throws IOException {
+        return launch(node, Map.of(), arguments);
+    }
+
+    private static Process launch(Node node, Map<String, String> environment, String... arguments)
+            throws IOException {
         List<String> command = new ArrayList<>(List.of(SERVER.toString(), "--defaults-file=" + node.options()));
         command.addAll(List.of(arguments));
-        return new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(node.log().toFile())).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(node.log().toFile()));
+        builder.environment().putAll(environment);
+        return builder.start();
     }
 
     private static void run(Path log, String... command) throws IOException, InterruptedException {
@@ -404,7 +423,7 @@ public final class GaleraCluster implements AutoCloseable {
         if (!recovered.find() || recovered.group(1).endsWith(":-1")) {
             throw new IllegalStateException("No position recovered on Galera node " + index + ":\n" + tail(node));
         }
-        node.process = launch(node, "--wsrep-start-position=" + recovered.group(1));
+        node.process = launch(node, environment, "--wsrep-start-position=" + recovered.group(1));
         awaitSynced(nodes.stream().filter(Node::running).toList());
         String rejoin = recent(node, logged).contains("IST received") ? "by IST" : "by a full state transfer";
         System.out.printf("Galera node %d rejoined %s from %s in %d ms%n", index, rejoin, recovered.group(1),
