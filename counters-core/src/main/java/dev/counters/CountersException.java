@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li><b>Not applied</b>, so repeating it is safe: {@link TransientStoreException} (and its subtype
  *       {@link StoreUnavailableException}), {@link CounterOverflowException}, {@link CounterContentionException},
- *       {@link BufferFullException}, {@link SequenceExhaustedException}, {@link NodeIdInUseException}.
+ *       {@link BufferFullException}, {@link SequenceExhaustedException}, {@link NodeIdInUseException},
+ *       {@link CacheUnavailableException}.
  *   <li><b>Unknown</b>: a {@link CounterStoreException} that is not a {@link TransientStoreException}. The store
  *       failed while the write may have been committed (the connection broke during the commit, for example). The
  *       library never repeats such a write blindly; {@code delta-log} and {@code buffered} repeat it under the same

@@ -37,7 +37,7 @@ class PublicSurfaceTest {
     }
 
     @Test
-    void theExportedPackagesHoldAtMostThirtyFourPublicTypes() throws Exception {
+    void theExportedPackagesHoldAtMostThirtySixPublicTypes() throws Exception {
         ModuleDescriptor module;
         try (InputStream in = Files.newInputStream(CLASSES.resolve("module-info.class"))) {
             module = ModuleDescriptor.read(in);
@@ -54,7 +54,7 @@ class PublicSurfaceTest {
                     .sorted()
                     .toList();
         }
-        assertThat(publicTypes).as("public top-level types in exported packages").hasSizeLessThanOrEqualTo(34)
+        assertThat(publicTypes).as("public top-level types in exported packages").hasSizeLessThanOrEqualTo(36)
                 .contains("dev.counters.CounterService", "dev.counters.spi.CounterStore");
     }
 

@@ -1,5 +1,6 @@
 package dev.counters.strategy;
 
+import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.internal.CounterStrategy;
@@ -8,8 +9,10 @@ import dev.counters.spi.CounterStore;
 import dev.counters.spi.MonotonicCache;
 import io.github.resilience4j.retry.Retry;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cached monotonic counter ("Efficient Global Counters, revisited"): the current value lives in a cache with atomic
@@ -21,7 +24,9 @@ import java.util.random.RandomGenerator;
  * the counter continues above every value it handed out (an id generator, on one node). Below 1.0, a restart
  * resumes from the largest value written, and values handed out after it are handed out again. With several nodes
  * and the default in-JVM cache, each node counts on its own from the shared maximum: values repeat across nodes
- * unless the cache is shared.
+ * unless the cache is shared ({@code counters-redis}). At 1.0 a shared cache may also be lost while running: a value
+ * is returned only if its cached copy outlived the value's write, so a cold loader cannot have read a maximum below
+ * it.
  */
 final class MonotonicStrategy implements CounterStrategy {
 
@@ -31,6 +36,8 @@ final class MonotonicStrategy implements CounterStrategy {
     private final MonotonicSettings settings;
     private final RandomGenerator random;
     private final MonotonicCache cache;
+    /** Attempts at a value whose cached copy survives its write, before giving up. */
+    private static final int MAX_ATTEMPTS = 5;
 
     MonotonicStrategy(StrategyContext context, MonotonicSettings settings, MonotonicCache cache) {
         this.store = context.store();
@@ -56,28 +63,43 @@ final class MonotonicStrategy implements CounterStrategy {
         if (delta <= 0) {
             throw new IllegalArgumentException("Counter '" + name + "' is monotonic: delta must be > 0, was " + delta);
         }
-        long value;
+        boolean everyValueDurable = settings.chanceToWrite() >= 1.0;
+        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+            MonotonicCache.Added added = add(name, delta);
+            if (added == null) { // lost again right after loading: take it as another attempt
+                continue;
+            }
+            if (everyValueDurable || random.nextDouble() < settings.chanceToWrite()) {
+                int shard = random.nextInt(settings.shards());
+                retry.executeRunnable(() -> maxima.raiseShard(name, shard, added.value()));
+            }
+            // The copy lost while the value was being written (a flushed or restarted shared cache): a cold loader
+            // may have read the maximum before the write and handed the value out again. Drop it, take another.
+            if (!everyValueDurable || cache.holds(name, added.copy())) {
+                return added.value();
+            }
+        }
+        throw new CounterContentionException(name, MAX_ATTEMPTS);
+    }
+
+    /** Adds to the cached value, loading the stored maximum into the cache first if none is cached. */
+    private MonotonicCache.@Nullable Added add(CounterName name, long delta) {
         try {
-            OptionalLong added = cache.addAndGet(name, delta);
+            Optional<MonotonicCache.Added> added = cache.addAndGet(name, delta);
             if (added.isEmpty()) {
-                cache.putIfAbsent(name, storedMax(name));
+                cache.loadIfAbsent(name, () -> storedMax(name));
                 added = cache.addAndGet(name, delta);
             }
-            value = added.orElseThrow();
+            return added.orElse(null);
         } catch (ArithmeticException e) {
             throw new CounterOverflowException(name, delta);
         }
-        if (settings.chanceToWrite() >= 1.0 || random.nextDouble() < settings.chanceToWrite()) {
-            int shard = random.nextInt(settings.shards());
-            retry.executeRunnable(() -> maxima.raiseShard(name, shard, value));
-        }
-        return value;
     }
 
     @Override
     public long get(CounterName name) {
         OptionalLong cached = cache.get(name);
-        return cached.isPresent() ? cached.getAsLong() : cache.putIfAbsent(name, storedMax(name));
+        return cached.isPresent() ? cached.getAsLong() : cache.loadIfAbsent(name, () -> storedMax(name));
     }
 
     private long storedMax(CounterName name) {

@@ -1,30 +1,37 @@
 package dev.counters.strategy;
 
-import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import com.github.benmanes.caffeine.cache.Ticker;
+import dev.counters.CacheUnavailableException;
 import dev.counters.CounterName;
 import dev.counters.IdempotencyKey;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.TotalCache;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.LongConsumer;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sharded counters ("Sharding Counters", App Engine): a counter is N shard rows; an increment adds to one of them, a
  * read sums them all, so N writers can commit at once where one row admits one. The shard count can grow at runtime (it
  * is persisted, so every node sees it) and never shrinks; reads stay exact throughout because they sum every shard that
- * exists. An optional cached total plays the write-up's memcache. Concurrent increments of one shard in this JVM share
+ * exists. An optional cached total plays the write-up's memcache ({@link TotalCache}: in this JVM, or shared). Concurrent increments of one shard in this JVM share
  * writes ({@link Combiner}), and a random pick avoids a shard whose write is in flight.
  */
 final class ShardedStrategy extends CellStrategy {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ShardedStrategy.class);
     private static final String[] CELLS = new String[ShardedSettings.MAX_SHARDS];
 
     static {
@@ -37,9 +44,11 @@ final class ShardedStrategy extends CellStrategy {
     private final ShardedSettings settings;
     private final RandomGenerator random;
     private final LoadingCache<CounterName, Integer> shardCounts;
-    private final @Nullable Cache<CounterName, Long> totals;
+    private final @Nullable TotalCache totals;
+    private final Duration totalExpiry;
 
-    ShardedStrategy(StrategyContext context, ShardedSettings settings) {
+    /** {@code totals}: where totals are cached if {@code cachedTotalExpiry} is set; null for one in this JVM. */
+    ShardedStrategy(StrategyContext context, ShardedSettings settings, @Nullable TotalCache totals) {
         super(context, "sharded", StrategyContext.transientFailures());
         this.shardCountStore = context.require(CounterStore.Maxima.class, "sharded");
         this.settings = settings;
@@ -51,11 +60,9 @@ final class ShardedStrategy extends CellStrategy {
                 .expireAfterWrite(settings.shardCountRefresh())
                 .maximumSize(100_000)
                 .build(this::loadShardCount);
-        this.totals = settings.cachedTotalExpiry() == null ? null : Caffeine.newBuilder()
-                .ticker(ticker)
-                .expireAfterWrite(settings.cachedTotalExpiry())
-                .maximumSize(100_000)
-                .build();
+        Duration expiry = settings.cachedTotalExpiry();
+        this.totalExpiry = expiry == null ? Duration.ZERO : expiry;
+        this.totals = expiry == null ? null : totals != null ? totals : new LocalTotalCache(ticker);
     }
 
     /** The persisted count, raised to the configured one the first time a node with a larger setting uses it. */
@@ -101,7 +108,7 @@ final class ShardedStrategy extends CellStrategy {
                 }
                 combiner.submit(delta, false);
                 if (totals != null) {
-                    totals.asMap().computeIfPresent(name, (key, total) -> addOrForget(total, delta));
+                    cached(() -> totals.addIfPresent(name, delta), name);
                 }
             }
         };
@@ -112,7 +119,7 @@ final class ShardedStrategy extends CellStrategy {
         int shards = shardCounts.get(name);
         long total = addCombined(name, CELLS[pickShard(name, shards, NO_COMBINERS)], delta, true);
         if (totals != null) {
-            totals.put(name, total);
+            cached(() -> totals.put(name, total, totalExpiry), name);
         }
         return total;
     }
@@ -128,21 +135,32 @@ final class ShardedStrategy extends CellStrategy {
     public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
         long value = super.increment(name, delta, key, needsValue);
         if (totals != null) {
-            totals.invalidate(name);
+            cached(() -> totals.remove(name), name);
         }
         return value;
     }
 
     @Override
     public long get(CounterName name) {
-        return totals == null ? super.get(name) : totals.get(name, super::get);
+        if (totals == null) {
+            return super.get(name);
+        }
+        try {
+            OptionalLong cached = totals.get(name);
+            if (cached.isPresent()) {
+                return cached.getAsLong();
+            }
+        } catch (CacheUnavailableException e) {
+            return super.get(name); // the store answers; the cache is reported when written
+        }
+        return getExact(name);
     }
 
     @Override
     public long getExact(CounterName name) {
         long total = super.get(name);
         if (totals != null) {
-            totals.put(name, total);
+            cached(() -> totals.put(name, total, totalExpiry), name);
         }
         return total;
     }
@@ -152,11 +170,17 @@ final class ShardedStrategy extends CellStrategy {
         if (totals == null) {
             return super.getAll(names);
         }
-        Map<CounterName, Long> cached = totals.getAll(names, missing -> {
-            return super.getAll(java.util.List.copyOf(missing));
-        });
+        Map<CounterName, Long> cached;
+        try {
+            cached = totals.getAll(names);
+        } catch (CacheUnavailableException e) {
+            return super.getAll(names);
+        }
+        List<CounterName> missing = names.stream().filter(name -> !cached.containsKey(name)).toList();
+        Map<CounterName, Long> loaded = missing.isEmpty() ? Map.of() : super.getAll(missing);
+        loaded.forEach((name, total) -> cached(() -> totals.put(name, total, totalExpiry), name));
         Map<CounterName, Long> values = new LinkedHashMap<>();
-        names.forEach(name -> values.put(name, cached.get(name)));
+        names.forEach(name -> values.put(name, cached.containsKey(name) ? cached.get(name) : loaded.get(name)));
         return values;
     }
 
@@ -165,7 +189,20 @@ final class ShardedStrategy extends CellStrategy {
         super.delete(name);
         shardCounts.invalidate(name);
         if (totals != null) {
-            totals.invalidate(name);
+            cached(() -> totals.remove(name), name);
+        }
+    }
+
+    /**
+     * Runs a write to the cached total after the store's write: the increment is stored whatever happens to the
+     * cache, so a cache that fails is logged, not thrown; the cached total may then lag for up to its expiry.
+     */
+    private void cached(Runnable write, CounterName name) {
+        try {
+            write.run();
+        } catch (CacheUnavailableException e) {
+            LOG.warn("Cached total of counter '{}' not updated; it may lag the store for up to {}: {}", name,
+                    totalExpiry, e.getMessage());
         }
     }
 
@@ -201,9 +238,4 @@ final class ShardedStrategy extends CellStrategy {
         return combiner != null ? combiner.busy() : busy(name, CELLS[shard]);
     }
 
-    private static @Nullable Long addOrForget(long total, long delta) {
-        long sum = total + delta;
-        // On overflow the cached total is dropped; the next read asks the store, which reports the problem.
-        return ((total ^ sum) & (delta ^ sum)) < 0 ? null : sum;
-    }
 }

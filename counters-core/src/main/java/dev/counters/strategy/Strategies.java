@@ -1,6 +1,8 @@
 package dev.counters.strategy;
 
 import dev.counters.spi.MonotonicCache;
+import dev.counters.spi.TotalCache;
+import java.util.Objects;
 
 /** Factories for the built-in strategies. */
 public final class Strategies {
@@ -40,7 +42,16 @@ public final class Strategies {
      * durable when {@code increment} returns (reads from a cached total, when enabled, lag by up to its expiry).
      */
     public static StrategyFactory sharded(ShardedSettings settings) {
-        return context -> new ShardedStrategy(context, settings);
+        return context -> new ShardedStrategy(context, settings, null);
+    }
+
+    /**
+     * {@code sharded} with its cached totals, when {@link ShardedSettings#cachedTotalExpiry()} enables them, in
+     * {@code totals}: a cache shared by every node sees the increments of all of them.
+     */
+    public static StrategyFactory sharded(ShardedSettings settings, TotalCache totals) {
+        Objects.requireNonNull(totals, "totals");
+        return context -> new ShardedStrategy(context, settings, totals);
     }
 
     /** {@code node} with {@link NodeSettings#defaults()}. */

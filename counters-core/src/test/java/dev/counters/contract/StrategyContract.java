@@ -41,6 +41,17 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import dev.counters.CacheUnavailableException;
+import dev.counters.spi.MonotonicCache;
+import dev.counters.spi.TotalCache;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -492,6 +503,124 @@ public abstract class StrategyContract extends ContractSupport {
             assertThat(cached.get(counter)).isEqualTo(6);
             clock.advance(Duration.ofSeconds(2));
             assertThat(cached.get(counter)).as("exact after the expiry").isEqualTo(16);
+        }
+    }
+
+    @Test
+    void shardedCachedTotalsSharedByTwoServicesSeeBothServicesIncrements() {
+        String counter = name("shared-total");
+        SharedCaches caches = new SharedCaches();
+        ShardedSettings settings = ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(1));
+        try (CounterService first = service(store(), Strategies.sharded(settings, caches.totals));
+                CounterService second = service(anotherStore(), Strategies.sharded(settings, caches.totals))) {
+            assertThat(first.get(counter)).isZero();
+            second.increment(counter, 5);
+            assertThat(first.get(counter)).as("the other service's increment reached the shared total").isEqualTo(5);
+            first.increment(counter, 2);
+            assertThat(second.get(counter)).isEqualTo(7);
+            assertThat(caches.totals.expiries).containsOnly(Duration.ofMinutes(1));
+        }
+    }
+
+    @Test
+    void shardedIncrementsAreStoredAndReadWhileTheSharedTotalCacheIsDown() {
+        String counter = name("cache-down");
+        SharedCaches caches = new SharedCaches();
+        ShardedSettings settings = ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(1));
+        try (CounterService counters = service(store(), Strategies.sharded(settings, caches.totals))) {
+            counters.increment(counter, 3);
+            caches.totals.down = true;
+            counters.increment(counter, 4);
+            assertThat(counters.incrementAndGet(counter, 1)).isEqualTo(8);
+            assertThat(counters.get(counter)).as("read from the store").isEqualTo(8);
+            assertThat(counters.get(List.of(counter))).containsEntry(counter, 8L);
+            caches.totals.down = false;
+            assertThat(counters.get(counter)).isEqualTo(8);
+        }
+    }
+
+    /** A monotonic cache and a total cache shared by several services, as a Redis would be, that can fail or lose all. */
+    static final class SharedCaches {
+
+        final MapMonotonicCache monotonic = new MapMonotonicCache();
+        final MapTotalCache totals = new MapTotalCache();
+
+        static final class MapMonotonicCache implements MonotonicCache {
+
+            private final Map<CounterName, long[]> values = new ConcurrentHashMap<>(); // {value, copy}
+            private final AtomicLong copies = new AtomicLong();
+
+            void clear() {
+                values.clear();
+            }
+
+            @Override
+            public OptionalLong get(CounterName name) {
+                long[] held = values.get(name);
+                return held == null ? OptionalLong.empty() : OptionalLong.of(held[0]);
+            }
+
+            @Override
+            public long loadIfAbsent(CounterName name, LongSupplier stored) {
+                long value = stored.getAsLong();
+                return values.computeIfAbsent(name, key -> new long[] {value, copies.incrementAndGet()})[0];
+            }
+
+            @Override
+            public Optional<Added> addAndGet(CounterName name, long delta) {
+                long[] sum = values.computeIfPresent(name, (key, held) -> new long[] {held[0] + delta, held[1]});
+                return sum == null ? Optional.empty() : Optional.of(new Added(sum[0], sum[1]));
+            }
+
+            @Override
+            public boolean holds(CounterName name, long copy) {
+                long[] held = values.get(name);
+                return held != null && held[1] == copy;
+            }
+
+            @Override
+            public void remove(CounterName name) {
+                values.remove(name);
+            }
+        }
+
+        static final class MapTotalCache implements TotalCache {
+
+            private final Map<CounterName, Long> totals = new ConcurrentHashMap<>();
+            final Set<Duration> expiries = ConcurrentHashMap.newKeySet();
+            volatile boolean down;
+
+            private void check() {
+                if (down) {
+                    throw new CacheUnavailableException("cache down", new IOException("connection refused"));
+                }
+            }
+
+            @Override
+            public OptionalLong get(CounterName name) {
+                check();
+                Long total = totals.get(name);
+                return total == null ? OptionalLong.empty() : OptionalLong.of(total);
+            }
+
+            @Override
+            public void put(CounterName name, long total, Duration expiry) {
+                check();
+                expiries.add(expiry);
+                totals.put(name, total);
+            }
+
+            @Override
+            public void addIfPresent(CounterName name, long delta) {
+                check();
+                totals.computeIfPresent(name, (key, total) -> total + delta);
+            }
+
+            @Override
+            public void remove(CounterName name) {
+                check();
+                totals.remove(name);
+            }
         }
     }
 
@@ -958,6 +1087,57 @@ public abstract class StrategyContract extends ContractSupport {
         try (CounterService restarted = service(anotherStore(), Strategies.monotonic())) {
             assertThat(restarted.get(counter)).isEqualTo(highest);
             assertThat(restarted.incrementAndGet(counter, 1)).isGreaterThan(highest);
+        }
+    }
+
+    @Test
+    void monotonicDropsAValueWhoseCachedCopyWasLostWhileItWasWritten() {
+        String counter = name("lost-copy");
+        SharedCaches caches = new SharedCaches();
+        AtomicReference<CounterService> service = new AtomicReference<>();
+        AtomicLong handedOutMeanwhile = new AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean lostOnce = new java.util.concurrent.atomic.AtomicBoolean();
+        ForwardingCounterStore losing = new ForwardingCounterStore(store()) {
+            @Override
+            public void raiseShard(CounterName name, int shard, long value) {
+                if (value == 3 && lostOnce.compareAndSet(false, true)) {
+                    // The shared cache restarts before 3 is stored; another node loads the maximum (2) and goes on.
+                    caches.monotonic.clear();
+                    handedOutMeanwhile.set(service.get().incrementAndGet(counter, 1));
+                }
+                super.raiseShard(name, shard, value);
+            }
+        };
+        try (CounterService counters = service(losing, Strategies.monotonic(MonotonicSettings.defaults(),
+                caches.monotonic))) {
+            service.set(counters);
+            counters.incrementAndGet(counter, 2);
+            long value = counters.incrementAndGet(counter, 1);
+            assertThat(handedOutMeanwhile.get()).isEqualTo(3);
+            assertThat(value).as("3 was handed out meanwhile from the reloaded cache").isEqualTo(4);
+        }
+    }
+
+    @Test
+    void monotonicCountersOnOneSharedCacheHandOutEachValueOnce() {
+        String counter = name("shared");
+        SharedCaches caches = new SharedCaches();
+        Set<Long> values = ConcurrentHashMap.newKeySet();
+        try (CounterService first = service(store(), Strategies.monotonic(MonotonicSettings.defaults(),
+                        caches.monotonic));
+                CounterService second = service(anotherStore(), Strategies.monotonic(MonotonicSettings.defaults(),
+                        caches.monotonic))) {
+            Concurrently.run(4, thread -> {
+                CounterService node = thread % 2 == 0 ? first : second;
+                for (int i = 0; i < 300; i++) {
+                    assertThat(values.add(node.incrementAndGet(counter, 1))).isTrue();
+                    if (thread == 0 && i % 100 == 50) {
+                        caches.monotonic.clear(); // the shared cache lost under load
+                    }
+                }
+            });
+            assertThat(values).hasSize(1_200);
+            assertThat(Collections.max(values)).isGreaterThanOrEqualTo(1_200);
         }
     }
 
