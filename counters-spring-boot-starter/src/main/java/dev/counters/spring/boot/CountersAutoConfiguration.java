@@ -8,6 +8,7 @@ import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceServiceBuilder;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.MonotonicCache;
+import dev.counters.spi.TotalCache;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -147,7 +148,7 @@ public final class CountersAutoConfiguration {
 
     /**
      * The service, from {@code counters.*}, then the application's beans: a {@link Clock}, a {@link MonotonicCache}
-     * (shared by every monotonic counter, as across nodes), an {@link ObservationRegistry} (flushes, recounts and
+     * and a {@link TotalCache} (shared by every monotonic counter and cached total, as across nodes), an {@link ObservationRegistry} (flushes, recounts and
      * combined writes become timers and spans), then each {@link CounterServiceBuilderCustomizer}.
      */
     @Bean(destroyMethod = "close")
@@ -155,9 +156,9 @@ public final class CountersAutoConfiguration {
     @ConditionalOnBean(CounterStore.class)
     CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment,
             CountersResilience resilience, ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
-            ObjectProvider<ObservationRegistry> observations,
+            ObjectProvider<TotalCache> totalCache, ObjectProvider<ObservationRegistry> observations,
             ObjectProvider<CounterServiceBuilderCustomizer> customizers) {
-        MonotonicCache cache = monotonicCache.getIfUnique();
+        SharedCaches cache = SharedCaches.of(monotonicCache.getIfUnique(), totalCache.getIfUnique());
         CounterServiceBuilder builder = CounterService.builder(counterStore)
                 .defaultStrategy(properties.defaultFactory(cache))
                 .threadFactory(threadFactory(environment))

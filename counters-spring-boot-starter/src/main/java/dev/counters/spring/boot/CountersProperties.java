@@ -6,6 +6,7 @@ import dev.counters.WindowSettings;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.spi.MonotonicCache;
+import dev.counters.spi.TotalCache;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
@@ -78,7 +79,7 @@ public record CountersProperties(
         for (StrategyType type : StrategyType.values()) {
             Group<?> group = type.group(top);
             if (group != null) {
-                checked("counters." + type.configName(), () -> type.factory(group, null, null));
+                checked("counters." + type.configName(), () -> type.factory(group, null, SharedCaches.UNCHECKED));
             }
         }
         for (Map.Entry<String, CounterProperties> rule : counters.entrySet()) {
@@ -100,18 +101,18 @@ public record CountersProperties(
     }
 
     /** The strategy of counters no rule matches. */
-    StrategyFactory defaultFactory(@Nullable MonotonicCache cache) {
-        return factory(NO_RULE, cache);
+    StrategyFactory defaultFactory(SharedCaches caches) {
+        return factory(NO_RULE, caches);
     }
 
     /** The strategy of the counters a rule under {@code counters.counters} names. */
-    StrategyFactory factory(String nameOrPattern, @Nullable MonotonicCache cache) {
-        return factory(counters.get(nameOrPattern), cache);
+    StrategyFactory factory(String nameOrPattern, SharedCaches caches) {
+        return factory(counters.get(nameOrPattern), caches);
     }
 
-    private StrategyFactory factory(CounterProperties rule, @Nullable MonotonicCache cache) {
+    private StrategyFactory factory(CounterProperties rule, SharedCaches caches) {
         StrategyType type = rule.strategy() != null ? rule.strategy() : defaultStrategy;
-        return type.factory(type.group(this), type.group(rule), cache);
+        return type.factory(type.group(this), type.group(rule), caches);
     }
 
     /** The longest any buffered strategy takes to write what is pending when the application stops. */
@@ -134,7 +135,8 @@ public record CountersProperties(
                         + " strategy");
             }
         }
-        checked(property + "." + type.configName(), () -> type.factory(type.group(top), type.group(rule), null));
+        checked(property + "." + type.configName(),
+                () -> type.factory(type.group(top), type.group(rule), SharedCaches.UNCHECKED));
         checked(property + ".window", rule::windows);
         if (rule.expireAfterIdle() != null) {
             Duration idle = rule.expireAfterIdle();
@@ -239,19 +241,30 @@ public record CountersProperties(
         }
 
         /** The factory of this strategy with the core defaults, overridden by a group, then by a rule's group. */
-        StrategyFactory factory(@Nullable Group<?> group, @Nullable Group<?> rule, @Nullable MonotonicCache cache) {
+        StrategyFactory factory(@Nullable Group<?> group, @Nullable Group<?> rule, SharedCaches caches) {
             return switch (this) {
                 case ATOMIC -> Strategies.atomic();
                 case OPTIMISTIC -> Strategies.optimistic(resolve(OptimisticSettings.defaults(), group, rule));
-                case SHARDED -> Strategies.sharded(resolve(ShardedSettings.defaults(), group, rule));
+                case SHARDED -> {
+                    ShardedSettings settings = resolve(ShardedSettings.defaults(), group, rule);
+                    TotalCache totals = caches.totals(cacheLocation(group, rule), "sharded");
+                    yield totals == null ? Strategies.sharded(settings) : Strategies.sharded(settings, totals);
+                }
                 case NODE -> Strategies.node(resolve(NodeSettings.defaults(), group, rule));
                 case BUFFERED -> Strategies.buffered(resolve(BufferedSettings.defaults(), group, rule));
                 case DELTA_LOG -> Strategies.deltaLog(resolve(DeltaLogSettings.defaults(), group, rule));
                 case MONOTONIC -> {
                     MonotonicSettings settings = resolve(MonotonicSettings.defaults(), group, rule);
+                    MonotonicCache cache = caches.monotonic(cacheLocation(group, rule), "monotonic");
                     yield cache == null ? Strategies.monotonic(settings) : Strategies.monotonic(settings, cache);
                 }
             };
+        }
+
+        /** The rule's cache setting, else its group's; null when neither says. */
+        private static @Nullable CacheLocation cacheLocation(@Nullable Group<?> group, @Nullable Group<?> rule) {
+            CacheLocation ruled = rule instanceof Cached cached ? cached.cache() : null;
+            return ruled != null ? ruled : group instanceof Cached cached ? cached.cache() : null;
         }
 
         @SuppressWarnings("unchecked")
@@ -279,18 +292,25 @@ public record CountersProperties(
         }
     }
 
+    /** Where a strategy keeps its cache: in this JVM, or in Redis, shared by every node ({@code counters-redis}). */
+    public enum CacheLocation {
+        LOCAL, REDIS
+    }
+
     /**
      * Settings of the sharded strategy.
      *
      * @param shards Shard count a counter starts with, 1 to 1024; a larger persisted count wins
      * @param selection How an increment picks its shard: random, or thread (a shard per thread)
-     * @param cachedTotalExpiry When set, reads come from a local cached total that expires after this long; unset
-     *     reads the shards every time
+     * @param cache Where cached totals live: local (this JVM) or redis (shared by every node); by default redis when
+     *     counters-redis and a Redis connection are present
+     * @param cachedTotalExpiry When set, reads come from a cached total that expires after this long; unset reads
+     *     the shards every time
      * @param shardCountRefresh How often a node re-reads a counter's persisted shard count
      */
     public record Sharded(@Nullable Integer shards, ShardedSettings.@Nullable Selection selection,
-            @Nullable Duration cachedTotalExpiry, @Nullable Duration shardCountRefresh)
-            implements Group<ShardedSettings> {
+            @Nullable Duration cachedTotalExpiry, @Nullable Duration shardCountRefresh, @Nullable CacheLocation cache)
+            implements Group<ShardedSettings>, Cached {
 
         @Override
         public ShardedSettings over(ShardedSettings inherited) {
@@ -370,9 +390,11 @@ public record CountersProperties(
      *
      * @param shards Rows that hold the durable maximum, 1 to 999
      * @param chanceToWrite Probability that an increment writes its value, 0.0 to 1.0 (1.0: every value is durable)
+     * @param cache Where the current values live: local (this JVM; values repeat across nodes) or redis (shared by
+     *     every node); by default redis when counters-redis and a Redis connection are present
      */
-    public record Monotonic(@Nullable Integer shards, @Nullable Double chanceToWrite)
-            implements Group<MonotonicSettings> {
+    public record Monotonic(@Nullable Integer shards, @Nullable Double chanceToWrite, @Nullable CacheLocation cache)
+            implements Group<MonotonicSettings>, Cached {
 
         @Override
         public MonotonicSettings over(MonotonicSettings inherited) {
@@ -438,6 +460,12 @@ public record CountersProperties(
 }
 
 /** The strategies' settings groups at one level of configuration: the top, or one rule. */
+/** A settings group that says where its strategy's shared cache lives. */
+interface Cached {
+
+    CountersProperties.@Nullable CacheLocation cache();
+}
+
 interface Groups {
 
     CountersProperties.@Nullable Optimistic optimistic();

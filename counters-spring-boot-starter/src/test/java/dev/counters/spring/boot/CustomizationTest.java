@@ -11,7 +11,9 @@ import io.github.resilience4j.retry.RetryRegistry;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -80,6 +82,33 @@ class CustomizationTest {
                 });
     }
 
+    @Test
+    void aSharedCacheBeanIsUsedUnlessTheSettingsSayLocal() {
+        CountingCache cache = new CountingCache();
+        runner.withPropertyValues("counters.default-strategy=monotonic",
+                        "counters.counters.[local.*].monotonic.cache=local")
+                .withBean(MonotonicCache.class, () -> cache)
+                .run(context -> {
+                    CounterService counters = context.getBean(CounterService.class);
+                    counters.incrementAndGet("local.a", 1);
+                    assertThat(cache.calls).as("a rule that says local").hasValue(0);
+                    counters.incrementAndGet("shared.a", 1);
+                    assertThat(cache.calls).as("by default, the shared cache").hasPositiveValue();
+                });
+    }
+
+    @Test
+    void aRedisCacheWithoutASharedCacheBeanFailsStartupNamingTheSetting() {
+        runner.withPropertyValues("counters.default-strategy=monotonic", "counters.monotonic.cache=redis")
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "counters.monotonic.cache is redis, but there is no MonotonicCache bean: add"
+                                + " dev.counters:counters-redis"));
+        runner.withPropertyValues("counters.default-strategy=sharded", "counters.sharded.cache=redis",
+                        "counters.sharded.cached-total-expiry=1s")
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "counters.sharded.cache is redis, but there is no TotalCache bean"));
+    }
+
     @Order(1)
     static final class First implements CounterServiceBuilderCustomizer {
 
@@ -112,17 +141,22 @@ class CustomizationTest {
         }
 
         @Override
-        public long putIfAbsent(CounterName name, long value) {
+        public long loadIfAbsent(CounterName name, LongSupplier stored) {
             calls.incrementAndGet();
-            Long present = values.putIfAbsent(name, value);
-            return present == null ? value : present;
+            return values.computeIfAbsent(name, key -> stored.getAsLong());
         }
 
         @Override
-        public OptionalLong addAndGet(CounterName name, long delta) {
+        public Optional<Added> addAndGet(CounterName name, long delta) {
             calls.incrementAndGet();
             Long sum = values.computeIfPresent(name, (key, value) -> Math.addExact(value, delta));
-            return sum == null ? OptionalLong.empty() : OptionalLong.of(sum);
+            return sum == null ? Optional.empty() : Optional.of(new Added(sum, 1));
+        }
+
+        @Override
+        public boolean holds(CounterName name, long copy) {
+            calls.incrementAndGet();
+            return values.containsKey(name);
         }
 
         @Override
