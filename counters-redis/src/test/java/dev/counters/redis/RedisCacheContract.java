@@ -1,0 +1,350 @@
+package dev.counters.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.counters.CacheUnavailableException;
+import dev.counters.CounterName;
+import dev.counters.redis.testing.RedisServer;
+import dev.counters.spi.MonotonicCache.Added;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What both caches promise, on a real redis-server, through one client flavour per subclass (plain Lettuce, Spring
+ * Data Redis). Each test uses a key prefix of its own on the shared server.
+ */
+abstract class RedisCacheContract {
+
+    static final RedisServer SERVER = RedisServer.shared();
+
+    private final String prefix = "t" + UUID.randomUUID().toString().substring(0, 8) + ":";
+
+    abstract RedisMonotonicCache.Builder monotonicBuilder();
+
+    abstract RedisTotalCache.Builder totalBuilder();
+
+    abstract RedisAccess access();
+
+    RedisMonotonicCache monotonic() {
+        return monotonicBuilder().keyPrefix(prefix).build();
+    }
+
+    RedisTotalCache totals() {
+        return totalBuilder().keyPrefix(prefix).build();
+    }
+
+    static CounterName name(String name) {
+        return CounterName.of(name);
+    }
+
+    // ---- monotonic ----
+
+    @Test
+    void aValueIsAbsentUntilLoadedThenAddsAndHoldsItsCopy() {
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("orders");
+        assertThat(cache.get(name)).isEmpty();
+        assertThat(cache.addAndGet(name, 1)).as("an increment never creates a value").isEmpty();
+        assertThat(SERVER.<String>command("EXISTS", prefix + "monotonic:orders")).isEqualTo("0");
+
+        assertThat(cache.loadIfAbsent(name, () -> 41)).isEqualTo(41);
+        Added added = cache.addAndGet(name, 1).orElseThrow();
+        assertThat(added.value()).isEqualTo(42);
+        assertThat(cache.addAndGet(name, 8).orElseThrow()).isEqualTo(new Added(50, added.copy()));
+        assertThat(cache.get(name)).hasValue(50);
+        assertThat(cache.holds(name, added.copy())).isTrue();
+        assertThat(cache.holds(name, added.copy() + 1)).isFalse();
+        assertThat(added.copy()).isNotNegative();
+    }
+
+    @Test
+    void keysAreAHashUnderThePrefixWithValueAndCopyAndNoExpiry() {
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("layout.a-b_c:d");
+        cache.loadIfAbsent(name, () -> 7);
+        Added added = cache.addAndGet(name, 3).orElseThrow();
+        String key = prefix + "monotonic:layout.a-b_c:d";
+        assertThat(SERVER.<String>command("TYPE", key)).isEqualTo("hash");
+        assertThat(SERVER.<List<String>>command("HGETALL", key))
+                .containsExactlyInAnyOrder("v", "10", "c", Long.toString(added.copy()));
+        assertThat(SERVER.<String>command("PTTL", key)).as("a loaded value has no expiry").isEqualTo("-1");
+        assertThat(monotonicBuilder().build().key(name))
+                .isEqualTo("counters:monotonic:layout.a-b_c:d");
+    }
+
+    @Test
+    void aPresentValueIsKeptAndTheStoreNotRead() {
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("present");
+        cache.loadIfAbsent(name, () -> 5);
+        assertThat(cache.loadIfAbsent(name, () -> {
+            throw new AssertionError("read the store although a value was present");
+        })).isEqualTo(5);
+    }
+
+    @Test
+    void removeDropsTheValueAndItsCopyAndTheNextLoadMakesANewCopy() {
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("removed");
+        cache.loadIfAbsent(name, () -> 100);
+        long first = cache.addAndGet(name, 1).orElseThrow().copy();
+        cache.remove(name);
+        assertThat(cache.get(name)).isEmpty();
+        assertThat(cache.holds(name, first)).isFalse();
+        assertThat(cache.addAndGet(name, 1)).isEmpty();
+        cache.loadIfAbsent(name, () -> 101);
+        Added again = cache.addAndGet(name, 1).orElseThrow();
+        assertThat(again.value()).isEqualTo(102);
+        assertThat(again.copy()).isNotEqualTo(first);
+        assertThat(cache.holds(name, first)).isFalse();
+    }
+
+    @Test
+    void largeValuesKeepEveryDigit() {
+        // Lua numbers are doubles: a script returning HINCRBY's reply would round above 2^53
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("large");
+        long big = (1L << 60) + 1;
+        assertThat(cache.loadIfAbsent(name, () -> big)).isEqualTo(big);
+        assertThat(cache.addAndGet(name, 2).orElseThrow().value()).isEqualTo(big + 2);
+        assertThat(cache.get(name)).hasValue(big + 2);
+    }
+
+    @Test
+    void anOverflowThrowsArithmeticExceptionAndChangesNothing() {
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("overflow");
+        cache.loadIfAbsent(name, () -> Long.MAX_VALUE - 1);
+        Added last = cache.addAndGet(name, 1).orElseThrow();
+        assertThat(last.value()).isEqualTo(Long.MAX_VALUE);
+        assertThatThrownBy(() -> cache.addAndGet(name, 1)).isInstanceOf(ArithmeticException.class)
+                .hasMessageContaining("overflow").hasMessageContaining("nothing changed");
+        assertThat(cache.get(name)).hasValue(Long.MAX_VALUE);
+        assertThat(cache.holds(name, last.copy())).isTrue();
+    }
+
+    @Test
+    void concurrentColdLoadersAgreeOnOneValueAndReadTheStoreOnce() throws Exception {
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("cold");
+        AtomicInteger reads = new AtomicInteger();
+        int loaders = 8;
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(loaders);
+        try {
+            List<Future<Long>> loaded = new ArrayList<>();
+            for (int i = 0; i < loaders; i++) {
+                loaded.add(pool.submit((Callable<Long>) () -> {
+                    start.await();
+                    return cache.loadIfAbsent(name, () -> {
+                        sleep(150); // a slow database: the others find the claim and wait
+                        return 1_000 + reads.incrementAndGet();
+                    });
+                }));
+            }
+            start.countDown();
+            for (Future<Long> value : loaded) {
+                assertThat(value.get()).isEqualTo(1_001);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(reads).hasValue(1);
+        assertThat(cache.get(name)).hasValue(1_001);
+    }
+
+    @Test
+    void aLossBetweenClaimAndStoreMakesTheLoaderReadTheStoreAgain() {
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("flushed");
+        AtomicInteger reads = new AtomicInteger();
+        long loaded = cache.loadIfAbsent(name, () -> {
+            if (reads.incrementAndGet() == 1) {
+                // Meanwhile the cache loses everything (and another node could have loaded and counted on)
+                SERVER.flushAll();
+                return 5;
+            }
+            return 7;
+        });
+        assertThat(loaded).as("the maximum read before the loss is not kept").isEqualTo(7);
+        assertThat(reads).hasValue(2);
+        assertThat(cache.get(name)).hasValue(7);
+    }
+
+    @Test
+    void aValueStoredByAnotherLoaderAfterALossWins() {
+        RedisMonotonicCache cache = monotonic();
+        RedisMonotonicCache other = monotonic();
+        CounterName name = name("raced");
+        long loaded = cache.loadIfAbsent(name, () -> {
+            // The claim is lost, another node claims, loads 20 and counts on before this loader stores its 10
+            SERVER.command("DEL", cache.key(name));
+            other.loadIfAbsent(name, () -> 20);
+            other.addAndGet(name, 5);
+            return 10;
+        });
+        assertThat(loaded).isEqualTo(25);
+        assertThat(cache.addAndGet(name, 1).orElseThrow().value()).isEqualTo(26);
+    }
+
+    @Test
+    void aClaimLeftByALoaderThatDiedExpiresAndTheNextLoaderLoads() {
+        RedisMonotonicCache cache = monotonicBuilder().keyPrefix(prefix).loadTimeout(Duration.ofSeconds(3)).build();
+        CounterName name = name("orphan");
+        SERVER.command("HSET", cache.key(name), "l", "a-loader-that-died");
+        SERVER.command("PEXPIRE", cache.key(name), "300");
+        long started = System.nanoTime();
+        assertThat(cache.loadIfAbsent(name, () -> 9)).isEqualTo(9);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(Duration.ofMillis(200));
+    }
+
+    @Test
+    void waitingForAnotherLoaderIsBoundedByTwiceTheLoadTimeout() {
+        RedisMonotonicCache cache = monotonicBuilder().keyPrefix(prefix).loadTimeout(Duration.ofMillis(200)).build();
+        CounterName name = name("stuck");
+        SERVER.command("HSET", cache.key(name), "l", "a-claim-that-never-expires");
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> cache.loadIfAbsent(name, () -> {
+            throw new AssertionError("claimed although another loader held the claim");
+        })).isInstanceOf(CacheUnavailableException.class).hasMessageContaining("stuck")
+                .hasMessageContaining("another loader");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(300),
+                Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aFailedReadOfTheStoreGivesTheClaimBack() {
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("failed-read");
+        IllegalStateException databaseDown = new IllegalStateException("database down");
+        assertThatThrownBy(() -> cache.loadIfAbsent(name, () -> {
+            throw databaseDown;
+        })).isSameAs(databaseDown);
+        assertThat(SERVER.<String>command("EXISTS", cache.key(name))).isEqualTo("0");
+        long started = System.nanoTime();
+        assertThat(cache.loadIfAbsent(name, () -> 3)).isEqualTo(3);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("no claim to wait out")
+                .isLessThan(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void persistenceIsReportedOnlyWhenTheServerSnapshotsOrLogsNamingTheServer() {
+        RedisAccess access = access();
+        await().atMost(Duration.ofSeconds(5)).until(() -> access.endpoint().endsWith(":" + SERVER.port()));
+        assertThat(RedisMonotonicCache.persistenceWarning(access)).as("started with --save \"\" --appendonly no")
+                .isEmpty();
+        try {
+            SERVER.command("CONFIG", "SET", "save", "3600 1");
+            assertThat(RedisMonotonicCache.persistenceWarning(access)).hasValueSatisfying(warning -> assertThat(warning)
+                    .contains("save '3600 1'").contains("hands out values again").contains("127.0.0.1:" + SERVER.port()));
+            SERVER.command("CONFIG", "SET", "save", "");
+            SERVER.command("CONFIG", "SET", "appendonly", "yes");
+            assertThat(RedisMonotonicCache.persistenceWarning(access)).hasValueSatisfying(warning -> assertThat(warning)
+                    .contains("appendonly yes"));
+        } finally {
+            SERVER.command("CONFIG", "SET", "save", "");
+            SERVER.command("CONFIG", "SET", "appendonly", "no");
+        }
+        assertThat(RedisMonotonicCache.persistenceWarning(access)).isEmpty();
+    }
+
+    @Test
+    void anErrorReplyIsCacheUnavailableNamingTheCounter() {
+        RedisMonotonicCache cache = monotonic();
+        CounterName name = name("wrong-type");
+        SERVER.command("SET", cache.key(name), "not a hash");
+        assertThatThrownBy(() -> cache.addAndGet(name, 1)).isInstanceOf(CacheUnavailableException.class)
+                .hasMessageContaining("Increment of counter 'wrong-type'").hasMessageContaining("WRONGTYPE");
+    }
+
+    @Test
+    void scriptsAreSentAgainWhenTheServerForgotThem() {
+        RedisMonotonicCache cache = monotonic();
+        RedisTotalCache totals = totals();
+        CounterName name = name("forgotten");
+        cache.loadIfAbsent(name, () -> 1);
+        totals.put(name, 1, Duration.ofSeconds(30));
+        SERVER.command("SCRIPT", "FLUSH"); // as after a restart: EVALSHA answers NOSCRIPT
+        assertThat(cache.addAndGet(name, 1).orElseThrow().value()).isEqualTo(2);
+        totals.addIfPresent(name, 1);
+        assertThat(totals.get(name)).hasValue(2);
+    }
+
+    // ---- totals ----
+
+    @Test
+    void aTotalIsCachedWithItsExpiryAndAdditionsKeepIt() {
+        RedisTotalCache totals = totals();
+        CounterName name = name("views");
+        String key = prefix + "total:views";
+        assertThat(totals.get(name)).isEmpty();
+        totals.addIfPresent(name, 3);
+        assertThat(SERVER.<String>command("EXISTS", key)).as("an addition never creates a total").isEqualTo("0");
+
+        totals.put(name, 5, Duration.ofSeconds(30));
+        assertThat(totals.get(name)).hasValue(5);
+        long ttl = Long.parseLong(SERVER.command("PTTL", key));
+        assertThat(ttl).isBetween(1L, 30_000L);
+        totals.addIfPresent(name, 3);
+        totals.addIfPresent(name, -10);
+        assertThat(totals.get(name)).hasValue(-2);
+        assertThat(Long.parseLong(SERVER.command("PTTL", key))).as("INCRBY keeps the expiry").isBetween(1L, ttl);
+
+        totals.remove(name);
+        assertThat(totals.get(name)).isEmpty();
+    }
+
+    @Test
+    void aTotalExpires() {
+        RedisTotalCache totals = totals();
+        CounterName name = name("brief");
+        totals.put(name, 8, Duration.ofMillis(200));
+        assertThat(totals.get(name)).hasValue(8);
+        await().atMost(Duration.ofSeconds(3)).until(() -> totals.get(name).isEmpty());
+        totals.addIfPresent(name, 1);
+        assertThat(totals.get(name)).isEmpty();
+    }
+
+    @Test
+    void aTotalLeavingThe64BitRangeIsDropped() {
+        RedisTotalCache totals = totals();
+        CounterName name = name("huge");
+        totals.put(name, Long.MAX_VALUE - 1, Duration.ofSeconds(30));
+        totals.addIfPresent(name, 5);
+        assertThat(totals.get(name)).isEmpty();
+        totals.put(name, Long.MIN_VALUE + 1, Duration.ofSeconds(30));
+        totals.addIfPresent(name, -5);
+        assertThat(totals.get(name)).isEmpty();
+    }
+
+    @Test
+    void getAllReturnsThosePresentInOrder() {
+        RedisTotalCache totals = totals();
+        totals.put(name("a"), 1, Duration.ofSeconds(30));
+        totals.put(name("c"), 3, Duration.ofSeconds(30));
+        Map<CounterName, Long> read = totals.getAll(List.of(name("c"), name("b"), name("a")));
+        assertThat(read).containsExactly(Map.entry(name("c"), 3L), Map.entry(name("a"), 1L));
+        assertThat(totals.getAll(List.of())).isEmpty();
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
