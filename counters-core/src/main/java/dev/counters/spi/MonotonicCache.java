@@ -27,7 +27,8 @@ public interface MonotonicCache {
      * Unless a value is present, stores the one {@code stored} returns (the stored maximum), and returns the value
      * present afterwards; concurrent loaders agree on one. {@code stored} is called after the absence was seen, and
      * its result is kept only if the cache lost nothing of this counter in between: a loaded value is never read
-     * before a loss that it replaces.
+     * before a loss that it replaces. An exception from {@code stored} passes through unchanged; waiting for another
+     * loader is bounded, then throws {@link dev.counters.CacheUnavailableException}.
      */
     long loadIfAbsent(CounterName name, LongSupplier stored);
 

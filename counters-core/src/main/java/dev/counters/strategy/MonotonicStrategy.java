@@ -36,6 +36,7 @@ final class MonotonicStrategy implements CounterStrategy {
     private final MonotonicSettings settings;
     private final RandomGenerator random;
     private final MonotonicCache cache;
+    private final CacheGuard guard;
     /** Attempts at a value whose cached copy survives its write, before giving up. */
     private static final int MAX_ATTEMPTS = 5;
 
@@ -46,6 +47,7 @@ final class MonotonicStrategy implements CounterStrategy {
         this.settings = settings;
         this.random = context.random();
         this.cache = cache;
+        this.guard = cache instanceof LocalMonotonicCache ? CacheGuard.none() : CacheGuard.of(context, "monotonic");
     }
 
     @Override
@@ -75,7 +77,7 @@ final class MonotonicStrategy implements CounterStrategy {
             }
             // The copy lost while the value was being written (a flushed or restarted shared cache): a cold loader
             // may have read the maximum before the write and handed the value out again. Drop it, take another.
-            if (!everyValueDurable || cache.holds(name, added.copy())) {
+            if (!everyValueDurable || guard.call(() -> cache.holds(name, added.copy()))) {
                 return added.value();
             }
         }
@@ -85,10 +87,10 @@ final class MonotonicStrategy implements CounterStrategy {
     /** Adds to the cached value, loading the stored maximum into the cache first if none is cached. */
     private MonotonicCache.@Nullable Added add(CounterName name, long delta) {
         try {
-            Optional<MonotonicCache.Added> added = cache.addAndGet(name, delta);
+            Optional<MonotonicCache.Added> added = guard.call(() -> cache.addAndGet(name, delta));
             if (added.isEmpty()) {
-                cache.loadIfAbsent(name, () -> storedMax(name));
-                added = cache.addAndGet(name, delta);
+                guard.call(() -> cache.loadIfAbsent(name, () -> storedMax(name)));
+                added = guard.call(() -> cache.addAndGet(name, delta));
             }
             return added.orElse(null);
         } catch (ArithmeticException e) {
@@ -98,8 +100,9 @@ final class MonotonicStrategy implements CounterStrategy {
 
     @Override
     public long get(CounterName name) {
-        OptionalLong cached = cache.get(name);
-        return cached.isPresent() ? cached.getAsLong() : cache.loadIfAbsent(name, () -> storedMax(name));
+        OptionalLong cached = guard.call(() -> cache.get(name));
+        return cached.isPresent() ? cached.getAsLong()
+                : guard.call(() -> cache.loadIfAbsent(name, () -> storedMax(name)));
     }
 
     private long storedMax(CounterName name) {
@@ -113,7 +116,7 @@ final class MonotonicStrategy implements CounterStrategy {
 
     @Override
     public void delete(CounterName name) {
-        cache.remove(name);
+        guard.run(() -> cache.remove(name));
         retry.executeRunnable(() -> store.delete(name));
     }
 }

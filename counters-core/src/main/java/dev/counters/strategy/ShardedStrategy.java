@@ -46,6 +46,7 @@ final class ShardedStrategy extends CellStrategy {
     private final LoadingCache<CounterName, Integer> shardCounts;
     private final @Nullable TotalCache totals;
     private final Duration totalExpiry;
+    private final CacheGuard guard;
 
     /** {@code totals}: where totals are cached if {@code cachedTotalExpiry} is set; null for one in this JVM. */
     ShardedStrategy(StrategyContext context, ShardedSettings settings, @Nullable TotalCache totals) {
@@ -63,6 +64,8 @@ final class ShardedStrategy extends CellStrategy {
         Duration expiry = settings.cachedTotalExpiry();
         this.totalExpiry = expiry == null ? Duration.ZERO : expiry;
         this.totals = expiry == null ? null : totals != null ? totals : new LocalTotalCache(ticker);
+        this.guard = this.totals == null || this.totals instanceof LocalTotalCache ? CacheGuard.none()
+                : CacheGuard.of(context, "sharded");
     }
 
     /** The persisted count, raised to the configured one the first time a node with a larger setting uses it. */
@@ -146,7 +149,7 @@ final class ShardedStrategy extends CellStrategy {
             return super.get(name);
         }
         try {
-            OptionalLong cached = totals.get(name);
+            OptionalLong cached = guard.call(() -> totals.get(name));
             if (cached.isPresent()) {
                 return cached.getAsLong();
             }
@@ -172,7 +175,7 @@ final class ShardedStrategy extends CellStrategy {
         }
         Map<CounterName, Long> cached;
         try {
-            cached = totals.getAll(names);
+            cached = guard.call(() -> totals.getAll(names));
         } catch (CacheUnavailableException e) {
             return super.getAll(names);
         }
@@ -195,13 +198,14 @@ final class ShardedStrategy extends CellStrategy {
 
     /**
      * Runs a write to the cached total after the store's write: the increment is stored whatever happens to the
-     * cache, so a cache that fails is logged, not thrown; the cached total may then lag for up to its expiry.
+     * cache, so a cache that fails is not thrown; the cached total may then lag for up to its expiry. The guard logs
+     * a cache that keeps failing, and then skips it at once.
      */
     private void cached(Runnable write, CounterName name) {
         try {
-            write.run();
+            guard.run(write);
         } catch (CacheUnavailableException e) {
-            LOG.warn("Cached total of counter '{}' not updated; it may lag the store for up to {}: {}", name,
+            LOG.debug("Cached total of counter '{}' not updated; it may lag the store for up to {}: {}", name,
                     totalExpiry, e.getMessage());
         }
     }

@@ -539,6 +539,32 @@ public abstract class StrategyContract extends ContractSupport {
         }
     }
 
+    @Test
+    void aSharedCacheThatKeepsFailingIsSkippedAtOnceBehindItsCircuitBreaker() {
+        String counter = name("breaker");
+        SharedCaches caches = new SharedCaches();
+        caches.totals.down = true;
+        caches.monotonic.down = true;
+        ShardedSettings settings = ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(1));
+        try (CounterService sharded = service(store(), Strategies.sharded(settings, caches.totals));
+                CounterService monotonic = service(store(), Strategies.monotonic(MonotonicSettings.defaults(),
+                        caches.monotonic))) {
+            for (int i = 0; i < 20; i++) {
+                sharded.increment(counter, 1);
+            }
+            assertThat(sharded.getExact(counter)).as("every increment stored").isEqualTo(20);
+            assertThat(caches.totals.calls.get()).as("calls to the cache once it kept failing").isLessThan(12);
+            for (int i = 0; i < 5; i++) {
+                assertThatThrownBy(() -> monotonic.incrementAndGet(counter + ".ids", 1))
+                        .isInstanceOf(CacheUnavailableException.class);
+            }
+            int calls = caches.monotonic.calls.get();
+            assertThatThrownBy(() -> monotonic.incrementAndGet(counter + ".ids", 1))
+                    .isInstanceOf(CacheUnavailableException.class).hasMessageContaining("circuit breaker");
+            assertThat(caches.monotonic.calls.get()).as("no call while the breaker is open").isEqualTo(calls);
+        }
+    }
+
     /** A monotonic cache and a total cache shared by several services, as a Redis would be, that can fail or lose all. */
     static final class SharedCaches {
 
@@ -549,25 +575,37 @@ public abstract class StrategyContract extends ContractSupport {
 
             private final Map<CounterName, long[]> values = new ConcurrentHashMap<>(); // {value, copy}
             private final AtomicLong copies = new AtomicLong();
+            final AtomicInteger calls = new AtomicInteger();
+            volatile boolean down;
 
             void clear() {
                 values.clear();
             }
 
+            private void check() {
+                calls.incrementAndGet();
+                if (down) {
+                    throw new CacheUnavailableException("cache down", new IOException("connection refused"));
+                }
+            }
+
             @Override
             public OptionalLong get(CounterName name) {
+                check();
                 long[] held = values.get(name);
                 return held == null ? OptionalLong.empty() : OptionalLong.of(held[0]);
             }
 
             @Override
             public long loadIfAbsent(CounterName name, LongSupplier stored) {
+                check();
                 long value = stored.getAsLong();
                 return values.computeIfAbsent(name, key -> new long[] {value, copies.incrementAndGet()})[0];
             }
 
             @Override
             public Optional<Added> addAndGet(CounterName name, long delta) {
+                check();
                 long[] sum = values.computeIfPresent(name, (key, held) -> new long[] {held[0] + delta, held[1]});
                 return sum == null ? Optional.empty() : Optional.of(new Added(sum[0], sum[1]));
             }
@@ -588,9 +626,11 @@ public abstract class StrategyContract extends ContractSupport {
 
             private final Map<CounterName, Long> totals = new ConcurrentHashMap<>();
             final Set<Duration> expiries = ConcurrentHashMap.newKeySet();
+            final AtomicInteger calls = new AtomicInteger();
             volatile boolean down;
 
             private void check() {
+                calls.incrementAndGet();
                 if (down) {
                     throw new CacheUnavailableException("cache down", new IOException("connection refused"));
                 }
