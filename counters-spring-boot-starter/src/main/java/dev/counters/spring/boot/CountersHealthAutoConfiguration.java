@@ -1,6 +1,7 @@
 package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -18,7 +19,9 @@ public final class CountersHealthAutoConfiguration {
     @Bean
     @ConditionalOnEnabledHealthIndicator("counters")
     @ConditionalOnMissingBean(name = "countersHealthIndicator")
-    CountersHealthIndicator countersHealthIndicator(CounterService counterService) {
-        return new CountersHealthIndicator(counterService);
+    CountersHealthIndicator countersHealthIndicator(CounterService counterService,
+            ObjectProvider<CountersResilience> resilience) {
+        CountersResilience registries = resilience.getIfUnique();
+        return new CountersHealthIndicator(counterService, registries == null ? null : registries.circuitBreakers());
     }
 }

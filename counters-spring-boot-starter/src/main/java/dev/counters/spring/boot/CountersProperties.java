@@ -49,6 +49,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param monotonic Settings of the monotonic strategy
  * @param sequences Settings of particular sequences, by exact name or pattern
  * @param jdbc Where and how counters are stored in the application's database
+ * @param redis The shared caches on Redis, when counters-redis and Spring Data Redis are present
  */
 @ConfigurationProperties(prefix = "counters", ignoreUnknownFields = false)
 public record CountersProperties(
@@ -64,7 +65,8 @@ public record CountersProperties(
         @Nullable DeltaLog deltaLog,
         @Nullable Monotonic monotonic,
         Map<String, SequenceProperties> sequences,
-        @DefaultValue Jdbc jdbc) implements Groups {
+        @DefaultValue Jdbc jdbc,
+        @DefaultValue Redis redis) implements Groups {
 
     private static final CounterProperties NO_RULE = new CounterProperties(null, null, null, null, null, null, null,
             null, null, null, null, null);
@@ -457,15 +459,24 @@ public record CountersProperties(
     public record Jdbc(@DefaultValue("") String tablePrefix, @DefaultValue("embedded") InitializeSchema initializeSchema,
             @DefaultValue("true") boolean joinTransactions) {
     }
+
+    /**
+     * The shared caches on Redis ({@code counters-redis}), through the application's Spring Data Redis connection.
+     *
+     * @param keyPrefix Prefix of every key the caches write, to keep them apart from the application's own keys
+     * @param loadTimeout Longest wait for another node's load of a monotonic counter's value from the database
+     */
+    public record Redis(@DefaultValue("counters:") String keyPrefix, @DefaultValue("10s") Duration loadTimeout) {
+    }
 }
 
-/** The strategies' settings groups at one level of configuration: the top, or one rule. */
 /** A settings group that says where its strategy's shared cache lives. */
 interface Cached {
 
     CountersProperties.@Nullable CacheLocation cache();
 }
 
+/** The strategies' settings groups at one level of configuration: the top, or one rule. */
 interface Groups {
 
     CountersProperties.@Nullable Optimistic optimistic();
