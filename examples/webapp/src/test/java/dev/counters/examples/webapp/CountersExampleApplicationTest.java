@@ -2,10 +2,13 @@ package dev.counters.examples.webapp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.counters.spi.MonotonicCache;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 /** Starts the example on a random port, on an in-memory H2 database, and uses it over HTTP. */
@@ -16,6 +19,15 @@ class CountersExampleApplicationTest {
 
     @Autowired
     private RestTestClient http;
+
+    @Autowired
+    private ApplicationContext context;
+
+    @Test
+    void withoutTheRedisProfileNothingConnectsToRedis() {
+        assertThat(context.getBeanNamesForType(RedisConnectionFactory.class)).isEmpty();
+        assertThat(context.getBeanNamesForType(MonotonicCache.class)).isEmpty();
+    }
 
     @Test
     void incrementsAndReadsOverHttp() {
