@@ -15,6 +15,7 @@ import java.util.Map;
  * <pre>
  * report [--quick]
  * galera [--quick]     (docs/benchmarks-galera.md: three instances on one node and on a three-node Galera cluster)
+ * redis [--quick]      (docs/benchmarks-redis.md: monotonic with its cache on Redis beside Redis INCR and the database)
  * load      --database mariadb-durable --workload atomic,plain-update --threads 1,8,64,256v --counters 1,100
  *           --warmup 5s --duration 5s      (256v: 256 callers on virtual threads)
  * sequences --database mariadb --workload sequence-block,auto-increment --threads 1,8 --duration 2s
@@ -42,6 +43,7 @@ public final class Benchmarks {
             case "sequences" -> sequences(options).stream().allMatch(LoadResult::correct);
             case "smoke" -> print(smoke());
             case "galera" -> galera(options.containsKey("quick"));
+            case "redis" -> redis(options.containsKey("quick"));
             default -> throw new IllegalArgumentException("Unknown command '" + args[0] + "'");
         };
         System.exit(correct ? 0 : 1);
@@ -52,7 +54,9 @@ public final class Benchmarks {
         Duration warmup = Duration.ofMillis(100);
         Duration duration = Duration.ofMillis(300);
         List<LoadResult> results = new ArrayList<>();
-        for (Workload.Kind kind : Workloads.counting()) {
+        List<Workload.Kind> kinds = new ArrayList<>(Workloads.counting());
+        kinds.addAll(Workloads.monotonicRedis());
+        for (Workload.Kind kind : kinds) {
             for (int counters : new int[] {1, 10}) {
                 results.add(LoadDriver.run(BenchDatabase.H2, kind, 2, counters, warmup, duration));
             }
@@ -105,6 +109,12 @@ public final class Benchmarks {
 
     private static boolean galera(boolean quick) throws Exception {
         GaleraReport report = new GaleraReport(Path.of("docs"), quick);
+        report.run();
+        return report.allExact();
+    }
+
+    private static boolean redis(boolean quick) throws Exception {
+        RedisReport report = new RedisReport(Path.of("docs"), quick);
         report.run();
         return report.allExact();
     }

@@ -18,6 +18,8 @@ final class NumberLog {
         long[] numbers = new long[1024];
         int size;
         long last = Long.MIN_VALUE;
+        long highest = Long.MIN_VALUE;
+        long count;
         boolean decreased;
     }
 
@@ -32,12 +34,24 @@ final class NumberLog {
         ThreadNumbers log = mine.get();
         log.decreased |= number <= log.last;
         log.last = number;
+        log.highest = Math.max(log.highest, number);
+        log.count++;
         if (log.size < KEPT_PER_THREAD) {
             if (log.size == log.numbers.length) {
                 log.numbers = Arrays.copyOf(log.numbers, log.numbers.length * 2);
             }
             log.numbers[log.size++] = number;
         }
+    }
+
+    /** How many numbers were drawn, kept or not. Like the methods below, call after every drawing thread has ended. */
+    long count() {
+        return threads.stream().mapToLong(log -> log.count).sum();
+    }
+
+    /** The largest number drawn; {@code Long.MIN_VALUE} if none. */
+    long highest() {
+        return threads.stream().mapToLong(log -> log.highest).max().orElse(Long.MIN_VALUE);
     }
 
     /** Call after every drawing thread has ended. */

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisPoolConfig;
 
@@ -26,45 +27,63 @@ final class RedisWorkload implements Workload {
 
     enum Persistence { NONE, ALWAYS, EVERYSEC }
 
-    private final Process server;
+    private final Server server;
     private final JedisPool pool;
     private final int counters;
-    private final Path directory;
 
     private RedisWorkload(int counters, int connections, Persistence persistence) throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        this.directory = Files.createTempDirectory("counters-redis-");
-        List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind",
-                "127.0.0.1", "--save", "", "--dir", directory.toString()));
-        command.addAll(switch (persistence) {
-            case NONE -> List.of("--appendonly", "no");
-            case ALWAYS -> List.of("--appendonly", "yes", "--appendfsync", "always");
-            case EVERYSEC -> List.of("--appendonly", "yes", "--appendfsync", "everysec");
-        });
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        if (persistence != Persistence.NONE) {
-            builder.environment().putAll(DurableServers.syncDelay());
-        }
-        this.server = builder.start();
+        this.server = Server.start(persistence);
         JedisPoolConfig config = new JedisPoolConfig();
         config.setMaxTotal(connections);
-        this.pool = new JedisPool(config, "127.0.0.1", port);
+        this.pool = new JedisPool(config, "127.0.0.1", server.port());
         this.counters = counters;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            try (var redis = pool.getResource()) {
-                redis.ping();
-                break;
-            } catch (RuntimeException e) {
-                if (System.nanoTime() > deadline) {
-                    server.destroyForcibly();
-                    throw e;
+    }
+
+    /** A {@code redis-server} on a free loopback port with a directory of its own, answering when returned. */
+    record Server(Process process, int port, Path directory) {
+
+        static Server start(Persistence persistence) throws Exception {
+            int port;
+            try (ServerSocket socket = new ServerSocket(0)) {
+                port = socket.getLocalPort();
+            }
+            Path directory = Files.createTempDirectory("counters-redis-");
+            List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind",
+                    "127.0.0.1", "--save", "", "--dir", directory.toString()));
+            command.addAll(switch (persistence) {
+                case NONE -> List.of("--appendonly", "no");
+                case ALWAYS -> List.of("--appendonly", "yes", "--appendfsync", "always");
+                case EVERYSEC -> List.of("--appendonly", "yes", "--appendfsync", "everysec");
+            });
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            if (persistence != Persistence.NONE) {
+                builder.environment().putAll(DurableServers.syncDelay());
+            }
+            Server server = new Server(builder.start(), port, directory);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (true) {
+                try (var redis = new Jedis("127.0.0.1", port)) {
+                    redis.ping();
+                    return server;
+                } catch (RuntimeException e) {
+                    if (System.nanoTime() > deadline) {
+                        server.stop();
+                        throw e;
+                    }
+                    Thread.sleep(50);
                 }
-                Thread.sleep(50);
+            }
+        }
+
+        /** Stops the server and deletes its directory. */
+        void stop() throws IOException, InterruptedException {
+            process.destroy();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+            try (var files = Files.walk(directory)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
             }
         }
     }
@@ -109,11 +128,7 @@ final class RedisWorkload implements Workload {
             }
         } finally {
             pool.close();
-            server.destroy();
-            server.waitFor(10, TimeUnit.SECONDS);
-            try (var files = Files.walk(directory)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
-            }
+            server.stop();
         }
         return totals;
     }

@@ -2,6 +2,7 @@ package dev.counters.benchmarks;
 
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,6 +81,22 @@ final class Workloads {
                         StrategyWorkload.instances(Strategies.node(), 3)),
                 new Workload.Kind("buffered-durable-3", "buffered, incrementDurably(...).join(), three instances",
                         StrategyWorkload.durableInstances(Strategies.buffered(), 3)));
+    }
+
+    /**
+     * {@code monotonic} with its cache on Redis, three application instances: what docs/benchmarks-redis.md adds to
+     * the kinds above. Empty without a {@code redis-server}.
+     */
+    static List<Workload.Kind> monotonicRedis() {
+        if (!RedisWorkload.available()) {
+            return List.of();
+        }
+        MonotonicSettings everyValue = MonotonicSettings.defaults();
+        return List.of(
+                new Workload.Kind("monotonic-redis-3", "monotonic, cache on Redis, three instances, every value"
+                        + " written (chance-to-write 1.0)", MonotonicRedisWorkload.opener(everyValue, 3)),
+                new Workload.Kind("monotonic-redis-3-chance-0.01", "monotonic, cache on Redis, three instances,"
+                        + " chance-to-write 0.01", MonotonicRedisWorkload.opener(everyValue.withChanceToWrite(0.01), 3)));
     }
 
     static List<SequenceWorkload.Kind> sequences() {
