@@ -91,6 +91,21 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
         return circuitBreakers.circuitBreaker(instanceName(strategy), () -> defaults);
     }
 
+    /**
+     * A circuit breaker's defaults for an outage: open after {@code failuresInARow} failures in a row, then one trial
+     * call after 500 ms, the wait doubling up to 10 s while the trials fail. Callers say which failures count.
+     */
+    public static CircuitBreakerConfig.Builder breakerForOutages(int failuresInARow) {
+        return CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(failuresInARow)
+                .minimumNumberOfCalls(failuresInARow)
+                .failureRateThreshold(100)
+                .waitIntervalFunctionInOpenState(IntervalFunction.ofExponentialBackoff(Duration.ofMillis(500), 2.0,
+                        Duration.ofSeconds(10)))
+                .permittedNumberOfCallsInHalfOpenState(1);
+    }
+
     private String instanceName(String strategy) {
         return "counters-" + strategy + (rule.equals(StrategyStatistics.DEFAULT_RULE) ? "" : "[" + rule + "]");
     }

@@ -19,8 +19,6 @@ import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.KeyedDelta;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
-import io.github.resilience4j.core.IntervalFunction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -218,14 +216,7 @@ final class BufferedStrategy implements CounterStrategy {
         this.ids = context.ids();
         this.flushedKeys = Caffeine.newBuilder().maximumSize(FLUSHED_KEYS_KEPT)
                 .expireAfterWrite(settings.keyRetention()).build();
-        this.breaker = context.circuitBreaker("buffered", CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(3)
-                .minimumNumberOfCalls(3)
-                .failureRateThreshold(100)
-                .waitIntervalFunctionInOpenState(IntervalFunction.ofExponentialBackoff(Duration.ofMillis(500), 2.0,
-                        Duration.ofSeconds(10)))
-                .permittedNumberOfCallsInHalfOpenState(1)
+        this.breaker = context.circuitBreaker("buffered", StrategyContext.breakerForOutages(3)
                 .ignoreExceptions(CounterOverflowException.class)
                 .build());
         this.flusher = context.newThread("flusher", this::runFlusher);

@@ -4,9 +4,6 @@ import dev.counters.CacheUnavailableException;
 import dev.counters.internal.StrategyContext;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
-import io.github.resilience4j.core.IntervalFunction;
-import java.time.Duration;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -33,14 +30,7 @@ final class CacheGuard {
     }
 
     static CacheGuard of(StrategyContext context, String strategy) {
-        CircuitBreaker breaker = context.circuitBreaker(strategy + "-cache", CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(5)
-                .minimumNumberOfCalls(5)
-                .failureRateThreshold(100)
-                .waitIntervalFunctionInOpenState(IntervalFunction.ofExponentialBackoff(Duration.ofMillis(500), 2.0,
-                        Duration.ofSeconds(10)))
-                .permittedNumberOfCallsInHalfOpenState(1)
+        CircuitBreaker breaker = context.circuitBreaker(strategy + "-cache", StrategyContext.breakerForOutages(5)
                 .recordExceptions(CacheUnavailableException.class)
                 .build());
         // Logged per change of state, not per call: an outage would otherwise log every increment.

@@ -1,8 +1,11 @@
 package dev.counters.strategy;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
+import dev.counters.StrategyStatistics;
 import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
@@ -11,13 +14,16 @@ import io.github.resilience4j.retry.Retry;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A cached monotonic counter ("Efficient Global Counters, revisited"): the current value lives in a cache with atomic
  * increment; the durable copy is the maximum over N shard rows, each increment raising a random shard to its value with
- * probability {@code chance-to-write}; a cold start loads the maximum and seeds the cache with add-if-absent, so
+ * probability {@code chance-to-write} (at 1.0, concurrent callers of a counter share one write of the largest of their
+ * values: {@link MaxRaiser}); a cold start loads the maximum and seeds the cache with add-if-absent, so
  * concurrent loaders agree. It never goes down, only up.
  *
  * <p>What it promises depends on the chance: at 1.0 every value is durable before it is returned, so after a restart
@@ -37,6 +43,11 @@ final class MonotonicStrategy implements CounterStrategy {
     private final RandomGenerator random;
     private final MonotonicCache cache;
     private final CacheGuard guard;
+    /** Per counter, the writes of its maximum shared by concurrent callers (at chance-to-write 1.0). */
+    private final Cache<CounterName, MaxRaiser> raisers = Caffeine.newBuilder().maximumSize(100_000).build();
+    /** Values dropped because the cache lost their copy during their write; increments refused after too many. */
+    private final LongAdder droppedValues = new LongAdder();
+    private final LongAdder refusedIncrements = new LongAdder();
     /** Attempts at a value whose cached copy survives its write, before giving up. */
     private static final int MAX_ATTEMPTS = 5;
 
@@ -55,6 +66,12 @@ final class MonotonicStrategy implements CounterStrategy {
         return "monotonic";
     }
 
+    /** Conflicts: values dropped because the shared cache lost their copy while they were written. */
+    @Override
+    public StrategyStatistics.Activity activity() {
+        return new StrategyStatistics.Activity(droppedValues.sum(), 0, refusedIncrements.sum(), null);
+    }
+
     @Override
     public void increment(CounterName name, long delta) {
         incrementAndGet(name, delta);
@@ -71,17 +88,28 @@ final class MonotonicStrategy implements CounterStrategy {
             if (added == null) { // lost again right after loading: take it as another attempt
                 continue;
             }
-            if (everyValueDurable || random.nextDouble() < settings.chanceToWrite()) {
-                int shard = random.nextInt(settings.shards());
-                retry.executeRunnable(() -> maxima.raiseShard(name, shard, added.value()));
+            if (everyValueDurable) {
+                raisers.get(name, key -> new MaxRaiser()).raise(added.value(), writer(name));
+            } else if (random.nextDouble() < settings.chanceToWrite()) {
+                writer(name).accept(added.value());
             }
             // The copy lost while the value was being written (a flushed or restarted shared cache): a cold loader
             // may have read the maximum before the write and handed the value out again. Drop it, take another.
             if (!everyValueDurable || guard.call(() -> cache.holds(name, added.copy()))) {
                 return added.value();
             }
+            droppedValues.increment();
         }
+        refusedIncrements.increment();
         throw new CounterContentionException(name, MAX_ATTEMPTS);
+    }
+
+    /** Raises a random shard of the counter's maximum to a value. */
+    private LongConsumer writer(CounterName name) {
+        return value -> {
+            int shard = random.nextInt(settings.shards());
+            retry.executeRunnable(() -> maxima.raiseShard(name, shard, value));
+        };
     }
 
     /** Adds to the cached value, loading the stored maximum into the cache first if none is cached. */
@@ -117,6 +145,7 @@ final class MonotonicStrategy implements CounterStrategy {
     @Override
     public void delete(CounterName name) {
         guard.run(() -> cache.remove(name));
+        raisers.invalidate(name);
         retry.executeRunnable(() -> store.delete(name));
     }
 }

@@ -571,22 +571,27 @@ public abstract class StrategyContract extends ContractSupport {
         final MapMonotonicCache monotonic = new MapMonotonicCache();
         final MapTotalCache totals = new MapTotalCache();
 
-        static final class MapMonotonicCache implements MonotonicCache {
+        /** Counts the calls to a cache, and fails them while {@link #down}. */
+        abstract static class Reachable {
 
-            private final Map<CounterName, long[]> values = new ConcurrentHashMap<>(); // {value, copy}
-            private final AtomicLong copies = new AtomicLong();
             final AtomicInteger calls = new AtomicInteger();
             volatile boolean down;
 
-            void clear() {
-                values.clear();
-            }
-
-            private void check() {
+            void check() {
                 calls.incrementAndGet();
                 if (down) {
                     throw new CacheUnavailableException("cache down", new IOException("connection refused"));
                 }
+            }
+        }
+
+        static final class MapMonotonicCache extends Reachable implements MonotonicCache {
+
+            private final Map<CounterName, long[]> values = new ConcurrentHashMap<>(); // {value, copy}
+            private final AtomicLong copies = new AtomicLong();
+
+            void clear() {
+                values.clear();
             }
 
             @Override
@@ -622,19 +627,10 @@ public abstract class StrategyContract extends ContractSupport {
             }
         }
 
-        static final class MapTotalCache implements TotalCache {
+        static final class MapTotalCache extends Reachable implements TotalCache {
 
             private final Map<CounterName, Long> totals = new ConcurrentHashMap<>();
             final Set<Duration> expiries = ConcurrentHashMap.newKeySet();
-            final AtomicInteger calls = new AtomicInteger();
-            volatile boolean down;
-
-            private void check() {
-                calls.incrementAndGet();
-                if (down) {
-                    throw new CacheUnavailableException("cache down", new IOException("connection refused"));
-                }
-            }
 
             @Override
             public OptionalLong get(CounterName name) {
@@ -1134,7 +1130,7 @@ public abstract class StrategyContract extends ContractSupport {
     void monotonicDropsAValueWhoseCachedCopyWasLostWhileItWasWritten() {
         String counter = name("lost-copy");
         SharedCaches caches = new SharedCaches();
-        AtomicReference<CounterService> service = new AtomicReference<>();
+        AtomicReference<CounterService> otherNode = new AtomicReference<>();
         AtomicLong handedOutMeanwhile = new AtomicLong();
         java.util.concurrent.atomic.AtomicBoolean lostOnce = new java.util.concurrent.atomic.AtomicBoolean();
         ForwardingCounterStore losing = new ForwardingCounterStore(store()) {
@@ -1143,18 +1139,22 @@ public abstract class StrategyContract extends ContractSupport {
                 if (value == 3 && lostOnce.compareAndSet(false, true)) {
                     // The shared cache restarts before 3 is stored; another node loads the maximum (2) and goes on.
                     caches.monotonic.clear();
-                    handedOutMeanwhile.set(service.get().incrementAndGet(counter, 1));
+                    handedOutMeanwhile.set(otherNode.get().incrementAndGet(counter, 1));
                 }
                 super.raiseShard(name, shard, value);
             }
         };
         try (CounterService counters = service(losing, Strategies.monotonic(MonotonicSettings.defaults(),
-                caches.monotonic))) {
-            service.set(counters);
+                        caches.monotonic));
+                CounterService other = service(anotherStore(), Strategies.monotonic(MonotonicSettings.defaults(),
+                        caches.monotonic))) {
+            otherNode.set(other);
             counters.incrementAndGet(counter, 2);
             long value = counters.incrementAndGet(counter, 1);
             assertThat(handedOutMeanwhile.get()).isEqualTo(3);
             assertThat(value).as("3 was handed out meanwhile from the reloaded cache").isEqualTo(4);
+            assertThat(counters.statistics()).singleElement().satisfies(statistics ->
+                    assertThat(statistics.activity().conflicts()).as("the value dropped").isEqualTo(1));
         }
     }
 
