@@ -144,11 +144,11 @@ final class RedisReport {
                 + " it. Made durable (`redis-always`), each increment waits for a synced append.\n");
         md.append("- **`monotonic` on Redis at 1.0** hands out values unique across the instances and costs, per"
                 + " value, two Redis round trips (the increment script, then a check that the cached copy outlived the"
-                + " write) and one committed max-upsert of one of 20 shard rows. Unlike `atomic` and `node`, which"
-                + " fold the concurrent increments of a hot counter into one upsert (see statements per increment),"
-                + " it commits every value on its own: its rate is bound by the database's commits (two delayed syncs"
-                + " each) and by the locks on the 20 rows. In exchange Redis may be flushed or restarted empty at any time: the next"
-                + " increment reloads the maximum, and no value is handed out twice.\n");
+                + " write) and its share of a committed max-upsert of one of 20 shard rows: the callers of one"
+                + " instance that wait at the same time share one write of the largest of their values, as `atomic`"
+                + " and `node` fold concurrent increments into one upsert (see statements per increment). In"
+                + " exchange Redis may be flushed or restarted empty at any time: the next increment reloads the"
+                + " maximum, and no value is handed out twice.\n");
         md.append("- **At 0.01** about one increment in a hundred commits a maximum, and no check follows: one Redis"
                 + " round trip per value, and the database is no longer the bound. The price: if Redis loses the"
                 + " counter, it resumes from the last value written, and the values handed out since (about a"
