@@ -38,6 +38,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -1132,7 +1133,7 @@ public abstract class StrategyContract extends ContractSupport {
         SharedCaches caches = new SharedCaches();
         AtomicReference<CounterService> otherNode = new AtomicReference<>();
         AtomicLong handedOutMeanwhile = new AtomicLong();
-        java.util.concurrent.atomic.AtomicBoolean lostOnce = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean lostOnce = new AtomicBoolean();
         ForwardingCounterStore losing = new ForwardingCounterStore(store()) {
             @Override
             public void raiseShard(CounterName name, int shard, long value) {
