@@ -62,7 +62,7 @@ final class DatabaseSessionLocks implements SessionLocks {
                     if (known == null) {
                         boolean galera;
                         try {
-                            galera = Databases.isGaleraNode(dsl);
+                            galera = dsl.connectionResult(Databases::isGaleraNode);
                         } catch (RuntimeException e) {
                             throw SqlFailures.translate(e, "detect a Galera cluster");
                         }

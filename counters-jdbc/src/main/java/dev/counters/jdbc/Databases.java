@@ -2,10 +2,11 @@ package dev.counters.jdbc;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Locale;
 import javax.sql.DataSource;
-import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 
 /** Recognises the database behind a connection, and the per-vendor details that follow from it. */
@@ -46,10 +47,11 @@ final class Databases {
      * Whether a MySQL-family server is a node of a Galera cluster ({@code wsrep_on}): writes go to every node, but
      * {@code GET_LOCK} and {@code SELECT ... FOR UPDATE} exclude only on the node they ran on.
      */
-    static boolean isGaleraNode(DSLContext dsl) {
-        return dsl.resultQuery("show variables like 'wsrep_on'").fetchOptional()
-                .map(row -> "ON".equalsIgnoreCase(row.get(1, String.class)))
-                .orElse(false);
+    static boolean isGaleraNode(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("show variables like 'wsrep_on'")) {
+            return rows.next() && "ON".equalsIgnoreCase(rows.getString(2));
+        }
     }
 
     /**

@@ -2,12 +2,11 @@ package dev.counters.jdbc;
 
 import dev.counters.CounterName;
 import dev.counters.TransientStoreException;
-import java.sql.Connection;
 import java.util.function.Function;
+import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
 import org.jooq.Query;
 import org.jooq.impl.DSL;
-import org.jooq.impl.DefaultConnectionProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,8 +19,9 @@ final class JoinedTransaction extends StatementRunner {
     /** The store's own runner, for the rows that must exist before the caller's transaction writes them. */
     private final StatementRunner outside;
 
-    JoinedTransaction(StatementRunner outside, Connection connection) {
-        super(DSL.using(outside.dsl.configuration().derive(new DefaultConnectionProvider(connection))));
+    /** {@code connection} gives the caller's connection, never closing it. */
+    JoinedTransaction(StatementRunner outside, ConnectionProvider connection) {
+        super(DSL.using(outside.dsl.configuration().derive(connection)));
         this.outside = outside;
     }
 

@@ -21,9 +21,11 @@ import java.util.OptionalLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.Configuration;
+import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record1;
@@ -32,6 +34,7 @@ import org.jooq.Table;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
+import org.jooq.impl.DefaultConnectionProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,10 +69,13 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     private final MaximaQueries maxima;
     private final SequenceQueries sequences;
     private final @Nullable CallerTransactions callerTransactions;
+    /** What the provider of a caller's connection is wrapped in (see {@link ClientPreparedOnGalera}). */
+    private final UnaryOperator<ConnectionProvider> callerConnections;
     private final Supplier<Optional<SessionLocks>> sessionLocks;
 
     private JooqCounterStore(StatementRunner runner, CounterTables tables,
-            @Nullable CallerTransactions callerTransactions, Supplier<Optional<SessionLocks>> sessionLocks) {
+            @Nullable CallerTransactions callerTransactions, UnaryOperator<ConnectionProvider> callerConnections,
+            Supplier<Optional<SessionLocks>> sessionLocks) {
         this.runner = runner;
         this.tables = tables;
         this.cells = new CellQueries(tables);
@@ -80,6 +86,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         this.maxima = new MaximaQueries(tables);
         this.sequences = new SequenceQueries(tables);
         this.callerTransactions = callerTransactions;
+        this.callerConnections = callerConnections;
         this.sessionLocks = sessionLocks;
     }
 
@@ -95,6 +102,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         this.maxima = store.maxima;
         this.sequences = store.sequences;
         this.callerTransactions = null;
+        this.callerConnections = UnaryOperator.identity();
         this.sessionLocks = Optional::empty;
     }
 
@@ -140,7 +148,8 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         }
         Connection connection = callerTransactions == null ? null : callerTransactions.currentConnection();
         return connection == null ? Optional.empty()
-                : Optional.of(new JooqCounterStore(new JoinedTransaction(runner, connection), this));
+                : Optional.of(new JooqCounterStore(new JoinedTransaction(runner,
+                        callerConnections.apply(new DefaultConnectionProvider(connection))), this));
     }
 
     /**
@@ -560,11 +569,14 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             if (migrateSchema) {
                 SchemaMigrations.migrate(dataSourceOf(context), context.dialect(), tablePrefix);
             }
+            // On Galera, statements sent as text: there a conflict abort is never lost (ClientPreparedOnGalera).
+            ConnectionProvider connections = ClientPreparedOnGalera.of(context.configuration().connectionProvider(),
+                    context.dialect());
             // Knowing that no connection could be had lets a caller repeat the write: it surely did not happen.
-            context = DSL.using(context.configuration().derive(
-                    new ReachabilityAwareConnectionProvider(context.configuration().connectionProvider())));
+            context = DSL.using(context.configuration().derive(new ReachabilityAwareConnectionProvider(connections)));
             return new JooqCounterStore(new StatementRunner(context), new CounterTables(tablePrefix),
-                    callerTransactions, DatabaseSessionLocks.of(context, tablePrefix));
+                    callerTransactions, ClientPreparedOnGalera.forCallerConnections(connections),
+                    DatabaseSessionLocks.of(context, tablePrefix));
         }
 
         private DSLContext createContext() {

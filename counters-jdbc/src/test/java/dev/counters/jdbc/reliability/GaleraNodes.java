@@ -46,10 +46,16 @@ final class GaleraNodes {
      * when that one is down ({@link FirstReadyNode}).
      */
     static HikariDataSource pool(int node, int size) {
+        return pool(node, size, EmbeddedMariaDb.DRIVER_SETTINGS);
+    }
+
+    /** The same, with Connector/J settings of its own in place of the tests' usual ones. */
+    static HikariDataSource pool(int node, int size, String driverSettings) {
         HikariConfig config = new HikariConfig();
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < NODES; i++) {
-            urls.add(cluster().jdbcUrl((node + i) % NODES) + CAUSAL_READS
+            urls.add(cluster().jdbcUrl((node + i) % NODES).replace(EmbeddedMariaDb.DRIVER_SETTINGS, driverSettings)
+                    + CAUSAL_READS
                     + "&connectTimeout=" + FaultyMariaDb.CONNECTION_TIMEOUT_MILLIS
                     + "&socketTimeout=" + FaultyMariaDb.SOCKET_TIMEOUT_MILLIS);
         }
