@@ -106,8 +106,7 @@ final class GaleraReport {
         md.append("\nEach cell lists the two repetitions. \"Failed\" counts increments refused after the library's"
                 + " retries (for the plain update: every certification conflict, since nothing retries it); a failed"
                 + " increment wrote nothing and is not counted as acknowledged. \"Exact\": the stored total equals the"
-                + " acknowledged increments, on both setups. `delta-log` is not in the table: the README has its"
-                + " counters written through one node, where it runs as on a single server.\n");
+                + " acknowledged increments, on both setups.\n");
         Files.writeString(docs.resolve("benchmarks-galera.md"), md.toString());
     }
 }

@@ -79,6 +79,8 @@ final class Workloads {
                         StrategyWorkload.instances(Strategies.sharded(), 3)),
                 new Workload.Kind("node-3", "node, three instances, a node id each",
                         StrategyWorkload.instances(Strategies.node(), 3)),
+                new Workload.Kind("delta-log-3", "delta-log, three instances",
+                        StrategyWorkload.instances(Strategies.deltaLog(), 3)),
                 new Workload.Kind("buffered-durable-3", "buffered, incrementDurably(...).join(), three instances",
                         StrategyWorkload.durableInstances(Strategies.buffered(), 3)));
     }

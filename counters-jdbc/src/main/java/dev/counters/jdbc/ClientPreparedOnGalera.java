@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * {@code prepareStatement}. It is switched off while the store holds a connection and restored when the store gives
  * it back, so the application's own statements keep its settings. Statements still go through the pool's wrappers,
  * which must see their failures to evict a broken connection. Another driver cannot be switched: on Galera the store
- * logs a warning asking for client-side prepared statements (MariaDB Connector/J's default).
+ * logs that its statements must be prepared on the client (MariaDB Connector/J's default), as a warning when the URL
+ * asks for the opposite.
  */
 final class ClientPreparedOnGalera implements ConnectionProvider {
 
@@ -113,13 +115,20 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
             Boolean known = galera;
             if (known == null) {
                 known = Databases.isGaleraNode(connection);
-                if (known && !ConnectorJ.is(connection)) {
-                    LOG.warn("Galera cluster (wsrep_on=ON) through a driver other than MySQL Connector/J: make sure"
-                            + " it prepares statements on the client (MariaDB Connector/J: useServerPrepStmts=false,"
-                            + " its default). With server-side prepared statements MariaDB can lose the abort of a"
-                            + " transaction that a write on another node conflicted with, and commit part of it");
-                } else if (known) {
+                if (known && ConnectorJ.is(connection)) {
                     LOG.info("Galera cluster (wsrep_on=ON): the counters' statements are prepared on the client");
+                } else if (known) {
+                    String url = String.valueOf(connection.getMetaData().getURL());
+                    String advice = "Galera cluster (wsrep_on=ON) through a driver other than MySQL Connector/J, whose"
+                            + " preparation the counters cannot switch: keep its statements prepared on the client"
+                            + " (MariaDB Connector/J's default; not useServerPrepStmts=true). With server-side prepared"
+                            + " statements MariaDB can lose the abort of a transaction that a write on another node"
+                            + " conflicted with, and commit part of it";
+                    if (url.toLowerCase(Locale.ROOT).contains("useserverprepstmts=true")) {
+                        LOG.warn("{}. The URL asks for them: {}", advice, url);
+                    } else {
+                        LOG.info(advice);
+                    }
                 }
                 galera = known;
             }
