@@ -118,14 +118,14 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
                 if (known && ConnectorJ.is(connection)) {
                     LOG.info("Galera cluster (wsrep_on=ON): the counters' statements are prepared on the client");
                 } else if (known) {
-                    String url = String.valueOf(connection.getMetaData().getURL());
+                    String url = String.valueOf(connection.getMetaData().getURL()).toLowerCase(Locale.ROOT);
                     String advice = "Galera cluster (wsrep_on=ON) through a driver other than MySQL Connector/J, whose"
                             + " preparation the counters cannot switch: keep its statements prepared on the client"
                             + " (MariaDB Connector/J's default; not useServerPrepStmts=true). With server-side prepared"
                             + " statements MariaDB can lose the abort of a transaction that a write on another node"
                             + " conflicted with, and commit part of it";
-                    if (url.toLowerCase(Locale.ROOT).contains("useserverprepstmts=true")) {
-                        LOG.warn("{}. The URL asks for them: {}", advice, url);
+                    if (url.contains("useserverprepstmts=true")) {
+                        LOG.warn("{}. Its URL asks for them (useServerPrepStmts=true)", advice);
                     } else {
                         LOG.info(advice);
                     }
