@@ -45,7 +45,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class AmbiguousCommitsTest {
 
-    private static final int INJECTIONS = 500;
+    private static final int INJECTIONS = 300;
     private static final int NODES = 4;
     private static final int WRITERS_PER_NODE = 2;
     /** Enough counters that each sees few unknown outcomes, which keeps the subset-sum check sharp. */
@@ -108,7 +108,7 @@ class AmbiguousCommitsTest {
                 CounterServiceBuilder builder = CounterService.builder(store).defaultStrategy(factory);
                 nodes.add((keyed == null ? builder : builder.retryRegistry(keyed.retries)).build());
             }
-            // A flush is one transaction, a commit per flush: it takes more faults per commit to meet 500 of them.
+            // A flush is one transaction, a commit per flush: it takes more faults per commit to meet the target.
             if (buffered) {
                 proxy.inject(0.3, 0.05, 0, INJECTIONS + 20);
             } else {
