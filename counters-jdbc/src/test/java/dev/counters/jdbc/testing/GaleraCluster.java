@@ -1,6 +1,7 @@
 package dev.counters.jdbc.testing;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +20,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -106,22 +109,38 @@ public final class GaleraCluster implements AutoCloseable {
         this.environment = Map.copyOf(environment);
         this.directory = directory;
         this.extraServerOptions = List.copyOf(extraServerOptions);
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < size; i++) {
-                int[] ports = new int[4];
-                for (int p = 0; p < ports.length; p++) {
-                    ServerSocket socket = new ServerSocket(0);
-                    sockets.add(socket);
-                    ports[p] = socket.getLocalPort();
-                }
-                nodes.add(new Node(i, directory.resolve("node" + i), ports));
+        for (int i = 0; i < size; i++) {
+            int[] ports = new int[4];
+            for (int p = 0; p < ports.length; p++) {
+                ports[p] = freePort();
             }
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
+            nodes.add(new Node(i, directory.resolve("node" + i), ports));
+        }
+    }
+
+    /** Where the next port is looked for: below Linux's ephemeral range, from a random start per JVM. */
+    private static final AtomicInteger NEXT_PORT = new AtomicInteger(
+            20_000 + ThreadLocalRandom.current().nextInt(8_000));
+
+    /**
+     * A port that is free now and outside the range the kernel picks local ports of outgoing connections from (32768
+     * and up). A node listens on its state-transfer ports only while it joins, and a killed node's ports are free until
+     * it restarts: a port from that range (what {@code new ServerSocket(0)} gives) was once taken meanwhile by a
+     * client connection, and the joiner's rsync daemon could not listen on it. Ports are never handed out twice in a
+     * JVM.
+     */
+    private static int freePort() throws IOException {
+        for (int tries = 0; tries < 2_000; tries++) {
+            int port = 20_000 + Math.floorMod(NEXT_PORT.getAndIncrement() - 20_000, 12_000);
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(false);
+                socket.bind(new InetSocketAddress("127.0.0.1", port));
+                return port;
+            } catch (IOException taken) {
+                // in use: the next one
             }
         }
+        throw new IOException("No free port between 20000 and 32000");
     }
 
     /**
