@@ -62,8 +62,10 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
      * whether the database is a Galera node.
      */
     static UnaryOperator<ConnectionProvider> forCallerConnections(ConnectionProvider provider) {
+        // Asked at every write in a caller's transaction: once the database is known not to be Galera, nothing to do.
         return provider instanceof ClientPreparedOnGalera safe
-                ? callers -> new ClientPreparedOnGalera(callers, safe.detection)
+                ? callers -> safe.detection.knownNotGalera() ? callers
+                        : new ClientPreparedOnGalera(callers, safe.detection)
                 : UnaryOperator.identity();
     }
 
@@ -110,6 +112,10 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
     private static final class Detection {
 
         private volatile @Nullable Boolean galera;
+
+        boolean knownNotGalera() {
+            return Boolean.FALSE.equals(galera);
+        }
 
         boolean isGaleraNode(Connection connection) throws SQLException {
             Boolean known = galera;
