@@ -1,6 +1,7 @@
 package dev.counters.internal;
 
 import dev.counters.CounterName;
+import dev.counters.CounterStoreException;
 import dev.counters.IdempotencyKey;
 import dev.counters.StrategyStatistics;
 import java.util.Collection;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * How a family of counters turns increments into storage writes and reads. One instance serves every counter
@@ -116,6 +118,20 @@ public interface CounterStrategy extends AutoCloseable {
     /** Counts of conflicts, retries and refusals so far, and the buffer's state; for metrics and health. */
     default StrategyStatistics.Activity activity() {
         return StrategyStatistics.Activity.NONE;
+    }
+
+    /**
+     * The value read after an increment that was already taken (into a buffer, a log, or a committed row). Such an
+     * increment must never be reported as "not applied": a read that fails, however surely it wrote nothing itself,
+     * becomes a {@link CounterStoreException} ({@code mayHaveBeenApplied()} true) that says the increment was taken.
+     */
+    static long readAfterTaken(CounterName name, long delta, LongSupplier read) {
+        try {
+            return read.getAsLong();
+        } catch (RuntimeException e) {
+            throw new CounterStoreException("Counter '" + name + "' was incremented by " + delta
+                    + " (do not repeat it), but its value could not be read: " + e.getMessage(), e);
+        }
     }
 
     /** Releases resources; a strategy that holds unwritten increments writes them first. */
