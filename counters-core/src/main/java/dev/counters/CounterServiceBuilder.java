@@ -1,6 +1,7 @@
 package dev.counters;
 
 import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
@@ -199,7 +200,9 @@ public final class CounterServiceBuilder {
     /**
      * Builds the service, and each strategy with it.
      *
-     * @throws IllegalStateException if a strategy needs a capability the store does not offer
+     * @throws IllegalStateException if a strategy needs a capability the store does not offer, or an exact rule gives
+     *     a counter {@code monotonic} where the store holds its counted data, or a counting strategy where it holds its
+     *     monotonic data (see {@link CounterService}: such a counter under a pattern is refused at its first use)
      */
     public CounterService build() {
         Time time = Time.of(clock);
@@ -212,6 +215,11 @@ public final class CounterServiceBuilder {
             DefaultCounterService.Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy,
                     context(time, ids, StrategyStatistics.DEFAULT_RULE), created);
             NameRules<DefaultCounterService.Route> router = NameRules.of(routes, fallback);
+            routes.forEach((nameOrPattern, route) -> {
+                if (!NamePattern.isPattern(nameOrPattern)) {
+                    StrategyFamilies.check(store, CounterName.of(nameOrPattern), nameOrPattern, route.strategy());
+                }
+            });
             Map<String, Windows> windowed = new LinkedHashMap<>();
             Map<String, Optional<Windows>> windowRules = new LinkedHashMap<>();
             this.windows.forEach((nameOrPattern, settings) -> {

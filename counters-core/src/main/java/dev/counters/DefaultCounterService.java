@@ -197,18 +197,24 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
                     .filter(stored -> windows.select(stored.counter().value()).isPresent());
             if (window.isPresent()) {
                 // One window by its stored name (as listed by counterNames): a counter of its counter's strategy.
-                counter = new RoutedCounter(counterName, router.select(window.get().counter().value()), housekeeping);
+                counter = routed(counterName, router.select(window.get().counter().value()));
             } else {
                 Route route = router.select(counterName.value());
                 Optional<Windows> windowed = windows.select(counterName.value());
                 counter = windowed.isPresent()
                         ? new WindowedHandle(counterName, route, windowed.get(), time, store, housekeeping)
-                        : new RoutedCounter(counterName, route, housekeeping);
+                        : routed(counterName, route);
             }
             handles.put(name, counter);
         }
         recent[index] = counter;
         return counter;
+    }
+
+    /** A counter's handle, once its stored data is known to be of its strategy's family. */
+    private RoutedCounter routed(CounterName name, Route route) {
+        StrategyFamilies.check(store, name, route.rule(), route.strategy());
+        return new RoutedCounter(name, route, housekeeping);
     }
 
     /** Whether this call closed the service (only the first does). */

@@ -149,6 +149,11 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     }
 
     @Override
+    public Map<CounterName, Long> getFolded(Collection<CounterName> counters) {
+        return delegate(DeltaLog.class).getFolded(counters);
+    }
+
+    @Override
     public Map<String, Long> unfoldedDeltas(CounterName counter, int limit) {
         return delegate(DeltaLog.class).unfoldedDeltas(counter, limit);
     }

@@ -391,7 +391,12 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
 
     @Override
     public Map<CounterName, Long> getWithDeltas(Collection<CounterName> counters) {
-        return inChunks("getWithDeltas", counters, (ctx, chunk) -> deltas.totalsWithCells(ctx, chunk, cells));
+        return getAll(counters);
+    }
+
+    @Override
+    public Map<CounterName, Long> getFolded(Collection<CounterName> counters) {
+        return inChunks("getFolded", counters, cells::foldedTotals);
     }
 
     @Override
