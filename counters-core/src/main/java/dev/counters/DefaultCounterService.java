@@ -56,10 +56,12 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     /** A plain volatile rather than an AtomicBoolean: every increment by name reads it, one load fewer. */
     private volatile boolean closed;
     private final Housekeeping housekeeping;
+    private final StrategyFamilies families;
 
     DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles,
-            NameRules<Optional<Windows>> windows, Time time, Housekeeping housekeeping) {
+            NameRules<Optional<Windows>> windows, Time time, Housekeeping housekeeping, StrategyFamilies families) {
         this.housekeeping = housekeeping;
+        this.families = families;
         this.windows = windows;
         this.time = time;
         this.router = router;
@@ -213,7 +215,7 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
 
     /** A counter's handle, once its stored data is known to be of its strategy's family. */
     private RoutedCounter routed(CounterName name, Route route) {
-        StrategyFamilies.check(store, name, route.rule(), route.strategy());
+        families.check(name, route);
         return new RoutedCounter(name, route, housekeeping);
     }
 

@@ -353,6 +353,12 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
     }
 
     @Override
+    public List<CounterName> maximumNames(@Nullable CounterName after, int limit) {
+        TreeSet<CounterName> names = new TreeSet<>(maxShards.keySet());
+        return (after == null ? names : names.tailSet(after, false)).stream().limit(limit).toList();
+    }
+
+    @Override
     public OptionalLong maxOfShards(CounterName counter) {
         return maxShards.getOrDefault(counter, Map.of()).values().stream().mapToLong(Long::longValue).max();
     }

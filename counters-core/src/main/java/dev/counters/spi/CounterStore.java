@@ -321,6 +321,12 @@ public interface CounterStore {
 
         /** The maximum over the counter's shards, if it has any. */
         OptionalLong maxOfShards(CounterName counter);
+
+        /**
+         * Names of the counters that have a maximum record (monotonic counters), in the database's order of names,
+         * starting after {@code after} (null: from the first), at most {@code limit}.
+         */
+        List<CounterName> maximumNames(@Nullable CounterName after, int limit);
     }
 
     /** Sequences that hand out values a block at a time. */

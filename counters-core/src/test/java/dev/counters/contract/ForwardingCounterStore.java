@@ -185,6 +185,11 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     }
 
     @Override
+    public List<CounterName> maximumNames(@Nullable CounterName after, int limit) {
+        return delegate(Maxima.class).maximumNames(after, limit);
+    }
+
+    @Override
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
         return delegate(Sequences.class).reserve(sequence, count, start, increment, maxValue);
     }

@@ -463,6 +463,11 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     }
 
     @Override
+    public List<CounterName> maximumNames(@Nullable CounterName after, int limit) {
+        return runner.run("maximumNames", ctx -> maxima.names(ctx, after, limit));
+    }
+
+    @Override
     public OptionalLong maxOfShards(CounterName counter) {
         return runner.run("maxOfShards", counter, 0, ctx -> maxima.maxOfShards(ctx, counter));
     }
