@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 class RollingStrategyChangeTest {
 
-    private static final long OLD_SECONDS = 20;
-    private static final long NEW_SECONDS = 25;
+    private static final long OLD_SECONDS = 15;
+    private static final long NEW_SECONDS = 20;
 
     @Test
     void twoOldAndTwoNewProcessesWritingTheSameCountersAreExactForEveryChange() throws Exception {
