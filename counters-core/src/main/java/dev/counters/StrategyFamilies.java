@@ -33,13 +33,14 @@ final class StrategyFamilies {
     static StrategyFamilies of(CounterStore store) {
         Set<CounterName> names = new HashSet<>();
         Optional<CounterStore.Maxima> maxima = store.capability(CounterStore.Maxima.class);
-        CounterName after = null;
-        List<CounterName> page = List.of();
-        do {
-            page = maxima.isEmpty() ? List.of() : maxima.get().maximumNames(after, PAGE);
+        if (maxima.isPresent()) {
+            List<CounterName> page = maxima.get().maximumNames(null, PAGE);
             names.addAll(page);
-            after = page.isEmpty() ? null : page.get(page.size() - 1);
-        } while (page.size() == PAGE);
+            while (page.size() == PAGE) {
+                page = maxima.get().maximumNames(page.get(PAGE - 1), PAGE);
+                names.addAll(page);
+            }
+        }
         return new StrategyFamilies(store, Set.copyOf(names));
     }
 
