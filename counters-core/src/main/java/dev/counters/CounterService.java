@@ -16,7 +16,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Every method validates its arguments before anything is written: a bad name or delta is an
  * {@link IllegalArgumentException} naming the problem, an overflow past the 64-bit range a
- * {@link CounterOverflowException}, and in both cases the stored value is unchanged.
+ * {@link CounterOverflowException}, and in both cases the stored value is unchanged. A counter the store holds for
+ * the other family of strategies ({@code monotonic}, or the counting ones) than its rule now gives it is refused by
+ * every method with an {@link IllegalStateException} that names it and says what to do (see
+ * {@link CounterServiceBuilder#build()}), and nothing is written.
  *
  * <p>Implementations are thread-safe.
  */

@@ -1,6 +1,7 @@
 package dev.counters;
 
 import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
@@ -199,7 +200,10 @@ public final class CounterServiceBuilder {
     /**
      * Builds the service, and each strategy with it.
      *
-     * @throws IllegalStateException if a strategy needs a capability the store does not offer
+     * @throws IllegalStateException if a strategy needs a capability the store does not offer; or if an exact rule
+     *     gives a counting strategy to a counter the store holds as monotonic, or {@code monotonic} to one it holds
+     *     counted: a counter cannot move between the two families (under a pattern or the default, such a counter is
+     *     refused when it is first used)
      */
     public CounterService build() {
         Time time = Time.of(clock);
@@ -212,6 +216,12 @@ public final class CounterServiceBuilder {
             DefaultCounterService.Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy,
                     context(time, ids, StrategyStatistics.DEFAULT_RULE), created);
             NameRules<DefaultCounterService.Route> router = NameRules.of(routes, fallback);
+            StrategyFamilies families = StrategyFamilies.of(store);
+            routes.forEach((nameOrPattern, route) -> {
+                if (!NamePattern.isPattern(nameOrPattern)) {
+                    families.check(CounterName.of(nameOrPattern), route);
+                }
+            });
             Map<String, Windows> windowed = new LinkedHashMap<>();
             Map<String, Optional<Windows>> windowRules = new LinkedHashMap<>();
             this.windows.forEach((nameOrPattern, settings) -> {
@@ -232,7 +242,7 @@ public final class CounterServiceBuilder {
                 housekeeping.start(); // windows and idle counters are removed from the start
             }
             return new DefaultCounterService(router, created, store, maxCachedHandles, windowSelection, time,
-                    housekeeping);
+                    housekeeping, families);
         } catch (RuntimeException e) {
             created.forEach(route -> route.strategy().close());
             throw e;

@@ -56,10 +56,12 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     /** A plain volatile rather than an AtomicBoolean: every increment by name reads it, one load fewer. */
     private volatile boolean closed;
     private final Housekeeping housekeeping;
+    private final StrategyFamilies families;
 
     DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles,
-            NameRules<Optional<Windows>> windows, Time time, Housekeeping housekeeping) {
+            NameRules<Optional<Windows>> windows, Time time, Housekeeping housekeeping, StrategyFamilies families) {
         this.housekeeping = housekeeping;
+        this.families = families;
         this.windows = windows;
         this.time = time;
         this.router = router;
@@ -197,18 +199,24 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
                     .filter(stored -> windows.select(stored.counter().value()).isPresent());
             if (window.isPresent()) {
                 // One window by its stored name (as listed by counterNames): a counter of its counter's strategy.
-                counter = new RoutedCounter(counterName, router.select(window.get().counter().value()), housekeeping);
+                counter = routed(counterName, router.select(window.get().counter().value()));
             } else {
                 Route route = router.select(counterName.value());
                 Optional<Windows> windowed = windows.select(counterName.value());
                 counter = windowed.isPresent()
                         ? new WindowedHandle(counterName, route, windowed.get(), time, store, housekeeping)
-                        : new RoutedCounter(counterName, route, housekeeping);
+                        : routed(counterName, route);
             }
             handles.put(name, counter);
         }
         recent[index] = counter;
         return counter;
+    }
+
+    /** A counter's handle, once its stored data is known to be of its strategy's family. */
+    private RoutedCounter routed(CounterName name, Route route) {
+        families.check(name, route);
+        return new RoutedCounter(name, route, housekeeping);
     }
 
     /** Whether this call closed the service (only the first does). */

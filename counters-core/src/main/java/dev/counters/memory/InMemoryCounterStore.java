@@ -86,41 +86,47 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
         });
     }
 
+    /** Synchronized with folds, so that the total counts a folded delta once: in its delta or in the cell. */
     @Override
-    public long addAndGet(CounterName counter, String cell, long delta) {
+    public synchronized long addAndGet(CounterName counter, String cell, long delta) {
         Map<String, VersionedValue> cells = addToCell(counter, cell, delta);
         journal(() -> addToCell(counter, cell, -delta));
         // The cells as this add left them: the total includes it and no later add, as in a database transaction.
-        try {
-            return cells.values().stream().mapToLong(VersionedValue::value).reduce(0, Math::addExact);
-        } catch (ArithmeticException e) {
-            throw CounterOverflowException.ofTotal(counter);
-        }
+        return total(counter, cells, true);
     }
 
     @Override
     public long get(CounterName counter) {
-        return total(counter, false);
+        return total(counter, true);
     }
 
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
-        return totals(names, false);
+        return totals(names, true);
     }
 
     @Override
     public Map<CounterName, Long> getWithDeltas(Collection<CounterName> names) {
-        return totals(names, true);
+        return getAll(names);
+    }
+
+    @Override
+    public Map<CounterName, Long> getFolded(Collection<CounterName> names) {
+        return totals(names, false);
     }
 
     private Map<CounterName, Long> totals(Collection<CounterName> names, boolean withDeltas) {
         Map<CounterName, Long> values = new LinkedHashMap<>();
         for (CounterName name : names) {
-            if (counters.containsKey(name) || (withDeltas && deltas.containsKey(name))) {
+            if (counters.containsKey(name) || (withDeltas && hasUnfolded(name))) {
                 values.put(name, total(name, withDeltas));
             }
         }
         return values;
+    }
+
+    private boolean hasUnfolded(CounterName counter) {
+        return deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values().stream().anyMatch(d -> !d.folded());
     }
 
     @Override
@@ -347,6 +353,12 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
     }
 
     @Override
+    public List<CounterName> maximumNames(@Nullable CounterName after, int limit) {
+        TreeSet<CounterName> names = new TreeSet<>(maxShards.keySet());
+        return (after == null ? names : names.tailSet(after, false)).stream().limit(limit).toList();
+    }
+
+    @Override
     public OptionalLong maxOfShards(CounterName counter) {
         return maxShards.getOrDefault(counter, Map.of()).values().stream().mapToLong(Long::longValue).max();
     }
@@ -376,9 +388,14 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
 
     /** Synchronized with folds, which move a value from deltas to a cell in two steps. */
     private synchronized long total(CounterName counter, boolean withDeltas) {
+        return total(counter, counters.getOrDefault(counter, Map.of()), withDeltas);
+    }
+
+    /** The sum of {@code cells} and, if asked, of the counter's unfolded deltas; called holding the store's lock. */
+    private long total(CounterName counter, Map<String, VersionedValue> cells, boolean withDeltas) {
         long total = 0;
         try {
-            for (VersionedValue cell : counters.getOrDefault(counter, Map.of()).values()) {
+            for (VersionedValue cell : cells.values()) {
                 total = Math.addExact(total, cell.value());
             }
             if (withDeltas) {

@@ -12,10 +12,13 @@ import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Storage for counters, as cells: a counter's value is the sum of its cells, and each cell is a signed 64-bit value
- * addressed by the counter's name and a cell id. A strategy decides what it writes: one cell ({@code atomic},
- * {@code buffered}), one per shard ({@code sharded}), one per node ({@code node}). Because they all read the same
- * sum, moving a counter from one of them to another keeps its value.
+ * Storage for counters, as cells: a counter's value is the sum of its cells and of its unfolded deltas (a store with
+ * a {@link DeltaLog}), and each cell is a signed 64-bit value addressed by the counter's name and a cell id. A
+ * strategy decides what it writes: one cell ({@code atomic}, {@code optimistic}, {@code buffered}), one per shard
+ * ({@code sharded}), one per node ({@code node}), deltas folded into a cell later ({@code delta-log}). Because every
+ * read of a value ({@link #get}, {@link #getAll}, {@link #addAndGet}) reads that same sum, moving a counter from one of
+ * them to another keeps its value, even while processes write it with both. Only {@link #cells} and {@link #read}
+ * see single cells.
  *
  * <p>This interface is what every store offers. What only some strategies need is an opt-in capability, a nested
  * interface a store implements when its database can: {@link Leases}, {@link IdempotentBatches},
@@ -50,19 +53,23 @@ public interface CounterStore {
     void add(CounterName counter, String cell, long delta);
 
     /**
-     * Like {@link #add}, then returns the counter's value (the sum of its cells) read in the same transaction, so
-     * that it includes this delta.
+     * Like {@link #add}, then returns the counter's value (the sum of its cells and unfolded deltas) read in the same
+     * transaction, so that it includes this delta.
      */
     long addAndGet(CounterName counter, String cell, long delta);
 
     /**
-     * The counter's value: the sum of its cells, 0 if it has none.
+     * The counter's value: the sum of its cells and its unfolded deltas, read together (one statement, so that a
+     * concurrent fold is counted once); 0 if it has neither.
      *
      * @throws dev.counters.CounterOverflowException if the sum leaves the 64-bit range
      */
     long get(CounterName counter);
 
-    /** The values of several counters in one round trip; counters with no cell are absent. */
+    /**
+     * The values of several counters in one round trip, as {@link #get} reads them; counters with neither cells nor
+     * unfolded deltas are absent.
+     */
     Map<CounterName, Long> getAll(Collection<CounterName> counters);
 
     /** Every cell of the counter with its value; empty if it has none. */
@@ -235,8 +242,9 @@ public interface CounterStore {
     }
 
     /**
-     * A log of deltas under unique ids, folded into a cell by recounts (the delta-log strategy). The log's unfolded
-     * deltas count only for the reads of this capability: {@link CounterStore#get} reads cells alone.
+     * A log of deltas under unique ids, folded into a cell by recounts (the delta-log strategy). A counter's unfolded
+     * deltas count in its value wherever it is read ({@link CounterStore#get}, {@link CounterStore#getAll},
+     * {@link CounterStore#addAndGet}), whichever strategy reads it; {@link #getFolded} leaves them out.
      */
     interface DeltaLog {
 
@@ -251,10 +259,16 @@ public interface CounterStore {
         OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now);
 
         /**
-         * The values of several counters with their unfolded deltas: the sum of cells and unfolded deltas, read
-         * together. Counters with neither are absent.
+         * The values of several counters with their unfolded deltas: the same as {@link CounterStore#getAll}, which
+         * reads them too.
          */
         Map<CounterName, Long> getWithDeltas(Collection<CounterName> counters);
+
+        /**
+         * The values of several counters as their last recounts left them: the sum of their cells alone, without the
+         * unfolded deltas (delta-log's {@code read-folded}). Counters with no cell are absent.
+         */
+        Map<CounterName, Long> getFolded(Collection<CounterName> counters);
 
         /** Up to {@code limit} of the counter's unfolded deltas, by id. */
         Map<String, Long> unfoldedDeltas(CounterName counter, int limit);
@@ -307,6 +321,12 @@ public interface CounterStore {
 
         /** The maximum over the counter's shards, if it has any. */
         OptionalLong maxOfShards(CounterName counter);
+
+        /**
+         * Names of the counters that have a maximum record (monotonic counters), in the database's order of names,
+         * starting after {@code after} (null: from the first), at most {@code limit}.
+         */
+        List<CounterName> maximumNames(@Nullable CounterName after, int limit);
     }
 
     /** Sequences that hand out values a block at a time. */

@@ -19,9 +19,10 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
- * The reads shared by the strategies whose counter is the sum of its cells in the store (atomic, optimistic,
- * sharded, node): they differ only in which cells they write. Each owns one Resilience4j {@link Retry}, the only
- * place its store calls are repeated.
+ * The reads shared by the counting strategies (atomic, optimistic, sharded, node, delta-log): a counter is the sum of
+ * its cells and unfolded deltas in the store, whichever strategy wrote them, so they differ only in what they write,
+ * and a counter moved from one to another keeps its value. Each owns one Resilience4j {@link Retry}, the only place its
+ * store calls are repeated.
  */
 abstract class CellStrategy implements CounterStrategy {
 

@@ -220,27 +220,28 @@ final class DeltaLogStrategy extends CellStrategy {
         return getExact(name);
     }
 
+    /** Cells and unfolded deltas, as every strategy reads a counter; with {@code read-folded}, the cells alone. */
     @Override
     public long get(CounterName name) {
         if (!settings.readFolded()) {
-            return getExact(name);
+            return super.get(name);
         }
         recountIfDue(name, trackers.get(name, key -> new Tracker()));
-        return super.get(name); // the cells alone: the value as of the last recount
+        return folded(List.of(name)).get(name); // the value as of the last recount
     }
 
     @Override
     public long getExact(CounterName name) {
-        return withDeltas(List.of(name)).get(name);
+        return super.get(name);
     }
 
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
-        return settings.readFolded() ? super.getAll(names) : withDeltas(names);
+        return settings.readFolded() ? folded(names) : super.getAll(names);
     }
 
-    private Map<CounterName, Long> withDeltas(Collection<CounterName> names) {
-        Map<CounterName, Long> stored = retrying(() -> log.getWithDeltas(names));
+    private Map<CounterName, Long> folded(Collection<CounterName> names) {
+        Map<CounterName, Long> stored = retrying(() -> log.getFolded(names));
         Map<CounterName, Long> values = new LinkedHashMap<>();
         names.forEach(name -> values.put(name, stored.getOrDefault(name, 0L)));
         return values;

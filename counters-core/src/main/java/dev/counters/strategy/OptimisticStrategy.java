@@ -5,6 +5,7 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
+import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.CounterStore;
@@ -58,27 +59,27 @@ final class OptimisticStrategy extends CellStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        incrementAndGet(name, delta);
+        increment(name, combiner(name, AtomicStrategy.CELL), delta, false);
     }
 
     /** Holds the counter's combiner, so that an increment through a kept handle skips the combiners' cache. */
     @Override
     public LongConsumer incrementer(CounterName name) {
         Combiner combiner = combiner(name, AtomicStrategy.CELL);
-        return delta -> incrementAndGet(name, combiner, delta);
+        return delta -> increment(name, combiner, delta, false);
     }
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
-        return incrementAndGet(name, combiner(name, AtomicStrategy.CELL), delta);
+        return increment(name, combiner(name, AtomicStrategy.CELL), delta, true);
     }
 
-    private long incrementAndGet(CounterName name, Combiner combiner, long delta) {
+    private long increment(CounterName name, Combiner combiner, long delta, boolean needsTotal) {
         Optional<CounterStore> callerTransaction = store.callerTransaction();
         if (callerTransaction.isPresent()) {
             return callerTransaction.get().addAndGet(name, AtomicStrategy.CELL, delta);
         }
-        return combiner.submit(delta, true);
+        return combiner.submit(delta, needsTotal);
     }
 
     @Override
@@ -89,7 +90,8 @@ final class OptimisticStrategy extends CellStrategy {
     /**
      * A read and a compare-and-set in the key's transaction. A conflict rolls the key back with it, and the keyed
      * retry tries again; a database that reads a snapshot (MySQL's repeatable read) would repeat the same read inside
-     * the transaction.
+     * the transaction. The value, when asked, is read in the same transaction: the counter, not the cell (see
+     * {@link CompareAndSet}).
      */
     @Override
     KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
@@ -104,7 +106,7 @@ final class OptimisticStrategy extends CellStrategy {
                 conflicts.increment();
                 throw new CounterContentionException(name, 1);
             }
-            return needsValue ? OptionalLong.of(next) : OptionalLong.empty();
+            return needsValue ? OptionalLong.of(transaction.get(name)) : OptionalLong.empty();
         };
     }
 
@@ -118,6 +120,11 @@ final class OptimisticStrategy extends CellStrategy {
      * since the last attempt. It remembers the cell as its own last write left it, and tries that first: while no other
      * writer came between, as with one busy application process, a write is one statement. The compare-and-set checks
      * value and version, so a remembered cell can never overwrite one deleted and written again meanwhile.
+     *
+     * <p>The compare-and-set guards this one cell, but the counter is more than its cell: the cells and unfolded
+     * deltas of other strategies (a counter moved here, or written meanwhile by processes still on the old strategy
+     * during a rolling change). So a batch that needs the counter's value reads it after its write, as every strategy
+     * reads a counter, rather than taking the cell's value for it.
      */
     private final class CompareAndSet implements Combiner.Write {
 
@@ -133,21 +140,25 @@ final class OptimisticStrategy extends CellStrategy {
 
         @Override
         public long apply(Combiner.Batch batch) {
+            long written;
             try {
-                return retrying(() -> attempt(batch.sum()));
+                written = retrying(() -> attempt(batch.sum()));
             } catch (Conflict e) {
                 contentionFailures.add(batch.size());
                 throw new CounterContentionException(name, maxAttempts);
             }
+            // Outside the retry: a failed read must neither repeat the write nor call it not applied.
+            return batch.needsTotal() ? CounterStrategy.readAfterTaken(name, written, () -> get(name)) : 0L;
         }
 
+        /** One read (unless the remembered cell is still current) and one compare-and-set; returns the sum written. */
         private long attempt(long sum) {
             VersionedValue remembered = written;
             written = null; // kept only by a write that succeeds
             if (remembered != null) {
                 VersionedValue next = fits(remembered, sum) ? write(remembered, sum) : null;
                 if (next != null) {
-                    return next.value();
+                    return sum;
                 }
                 conflicts.increment(); // another writer came between: read, as without a remembered cell
             }
@@ -157,7 +168,7 @@ final class OptimisticStrategy extends CellStrategy {
             }
             VersionedValue next = write(current, sum);
             if (next != null) {
-                return next.value();
+                return sum;
             }
             conflicts.increment();
             throw new Conflict(name);

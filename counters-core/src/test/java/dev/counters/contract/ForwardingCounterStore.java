@@ -149,6 +149,11 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     }
 
     @Override
+    public Map<CounterName, Long> getFolded(Collection<CounterName> counters) {
+        return delegate(DeltaLog.class).getFolded(counters);
+    }
+
+    @Override
     public Map<String, Long> unfoldedDeltas(CounterName counter, int limit) {
         return delegate(DeltaLog.class).unfoldedDeltas(counter, limit);
     }
@@ -177,6 +182,11 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     @Override
     public OptionalLong maxOfShards(CounterName counter) {
         return delegate(Maxima.class).maxOfShards(counter);
+    }
+
+    @Override
+    public List<CounterName> maximumNames(@Nullable CounterName after, int limit) {
+        return delegate(Maxima.class).maximumNames(after, limit);
     }
 
     @Override

@@ -56,9 +56,27 @@ public final class History {
     record Read(String session, String counter, long invokedAt, long completedAt, long value) {
     }
 
-    private final AtomicLong ticks = new AtomicLong();
+    private final LongSupplier ticks;
     private final ConcurrentLinkedQueue<Add> adds = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
+
+    /** A history ordered by a logical clock of its own. */
+    public History() {
+        this(new AtomicLong()::incrementAndGet);
+    }
+
+    private History(LongSupplier ticks) {
+        this.ticks = ticks;
+    }
+
+    /**
+     * A history whose events are timed by {@code clock}, so that the histories of several processes can be merged
+     * into one ({@link #lines()}, {@link #merge}): a clock they all share, such as {@code System::nanoTime} of
+     * processes on one Linux machine (its monotonic clock).
+     */
+    public static History timedBy(LongSupplier clock) {
+        return new History(clock);
+    }
 
     /** Records an increment as it is invoked; complete it with {@link #complete(Add, Outcome)}. */
     public Add invoke(String counter, long delta) {
@@ -67,14 +85,14 @@ public final class History {
 
     /** As {@link #invoke(String, long)}, by a client of {@code session} (an application node). */
     public Add invoke(String session, String counter, long delta) {
-        Add add = new Add(session, counter, delta, ticks.incrementAndGet());
+        Add add = new Add(session, counter, delta, ticks.getAsLong());
         adds.add(add);
         return add;
     }
 
     public void complete(Add add, Outcome outcome) {
         add.outcome = outcome;
-        add.completedAt = ticks.incrementAndGet();
+        add.completedAt = ticks.getAsLong();
     }
 
     /**
@@ -97,6 +115,22 @@ public final class History {
         return add.outcome;
     }
 
+    /**
+     * Runs an increment that returns the counter's value after it ({@code incrementAndGet}): recorded as
+     * {@link #add(String, String, long, Runnable)} does, and the value it returned as a read made while it ran.
+     */
+    public Outcome addAndGet(String session, String counter, long delta, LongSupplier incrementAndGet) {
+        Add add = invoke(session, counter, delta);
+        try {
+            long value = incrementAndGet.getAsLong();
+            reads.add(new Read(session, counter, add.invokedAt, ticks.getAsLong(), value));
+            complete(add, Outcome.OK);
+        } catch (RuntimeException e) {
+            complete(add, Outcome.of(e));
+        }
+        return add.outcome;
+    }
+
     /** Runs {@code read}, recording the value it returned; a read that fails is not recorded (it returned nothing). */
     public boolean read(String counter, LongSupplier read) {
         return read("", counter, read);
@@ -104,14 +138,14 @@ public final class History {
 
     /** As {@link #read(String, LongSupplier)}, by a client of {@code session} (an application node). */
     public boolean read(String session, String counter, LongSupplier read) {
-        long invokedAt = ticks.incrementAndGet();
+        long invokedAt = ticks.getAsLong();
         long value;
         try {
             value = read.getAsLong();
         } catch (RuntimeException e) {
             return false;
         }
-        reads.add(new Read(session, counter, invokedAt, ticks.incrementAndGet(), value));
+        reads.add(new Read(session, counter, invokedAt, ticks.getAsLong(), value));
         return true;
     }
 
@@ -141,5 +175,39 @@ public final class History {
 
     public long reads() {
         return reads.size();
+    }
+
+    /**
+     * Every operation recorded, one line each, for a history of another process to {@link #merge}; an increment
+     * still in flight is written as unknown.
+     */
+    public List<String> lines() {
+        List<String> lines = new ArrayList<>();
+        for (Add add : adds) {
+            long completedAt = add.completedAt;
+            lines.add(String.join("\t", "add", add.session, add.counter, Long.toString(add.delta),
+                    Long.toString(add.invokedAt), Long.toString(completedAt),
+                    (completedAt == Long.MAX_VALUE ? Outcome.UNKNOWN : add.outcome).name()));
+        }
+        for (Read read : reads) {
+            lines.add(String.join("\t", "read", read.session(), read.counter(), Long.toString(read.invokedAt()),
+                    Long.toString(read.completedAt()), Long.toString(read.value())));
+        }
+        return lines;
+    }
+
+    /** Adds the operations of {@link #lines()} of another history timed by the same clock as this one. */
+    public void merge(List<String> lines) {
+        for (String line : lines) {
+            String[] f = line.split("\t");
+            if (f[0].equals("add")) {
+                Add add = new Add(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]));
+                add.outcome = Outcome.valueOf(f[6]);
+                add.completedAt = Long.parseLong(f[5]);
+                adds.add(add);
+            } else {
+                reads.add(new Read(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5])));
+            }
+        }
     }
 }

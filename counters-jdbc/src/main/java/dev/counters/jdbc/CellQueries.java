@@ -2,6 +2,7 @@ package dev.counters.jdbc;
 
 import static dev.counters.jdbc.RenderedStatement.marker;
 import static org.jooq.impl.DSL.excluded;
+import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.sum;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.jooq.BatchBindStep;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.InsertValuesStep4;
 import org.jooq.Query;
 import org.jooq.Record;
@@ -24,10 +26,14 @@ import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
+import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
-/** The SQL of {@code counter_cells}: a counter is the sum of its cells. */
+/**
+ * The SQL of {@code counter_cells}: a counter is the sum of its cells and of its unfolded deltas
+ * ({@code counter_deltas}), which every read of a value sums in the same statement, whichever strategy reads it.
+ */
 final class CellQueries {
 
     private final CounterTables t;
@@ -52,8 +58,11 @@ final class CellQueries {
                 .set(t.cellsValue, t.cellsValue.plus(marker(2, Long.class)))
                 .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)))
                 .where(t.cellsName.eq(marker(0, String.class)), t.cellsCell.eq(marker(1, String.class))));
-        this.total = new RenderedStatement(ctx -> ctx.select(sum(t.cellsValue)).from(t.cells)
-                .where(t.cellsName.eq(marker(0, String.class))));
+        // One statement, so that a fold (which moves deltas into a cell in one transaction) is counted once.
+        this.total = new RenderedStatement(ctx -> ctx.select(
+                field(select(sum(t.cellsValue)).from(t.cells).where(t.cellsName.eq(marker(0, String.class)))),
+                field(select(sum(t.deltasDelta)).from(t.deltas).where(t.deltasName.eq(marker(0, String.class)),
+                        t.deltasFolded.eq(inline(DeltaQueries.UNFOLDED))))));
         this.read = new RenderedStatement(ctx -> ctx.select(t.cellsValue, t.cellsVersion).from(t.cells)
                 .where(t.cellsName.eq(marker(0, String.class)), t.cellsCell.eq(marker(1, String.class))));
         this.compareAndSet = new RenderedStatement(ctx -> ctx.update(t.cells)
@@ -128,21 +137,38 @@ final class CellQueries {
                 .doNothing();
     }
 
+    /** The counter's value: its cells and its unfolded deltas. */
     long total(DSLContext ctx, CounterName counter) {
-        return toLong(counter, total.query(ctx, rows -> rows.next() ? rows.getBigDecimal(1) : null, counter.value()));
+        return toLong(counter, total.query(ctx, rows -> {
+            rows.next();
+            BigDecimal cells = rows.getBigDecimal(1);
+            BigDecimal deltas = rows.getBigDecimal(2);
+            return cells == null ? deltas : deltas == null ? cells : cells.add(deltas);
+        }, counter.value()));
     }
 
-    /** The totals of counters that have cells; at most a thousand names, so that the statement stays bounded. */
+    /**
+     * The values of counters that have cells or unfolded deltas, cells and deltas summed in one query; at most a
+     * thousand names, so that the statement stays bounded.
+     */
     Map<CounterName, Long> totals(DSLContext ctx, Collection<CounterName> counters) {
+        List<String> names = counters.stream().map(CounterName::value).toList();
+        Table<Record2<String, Long>> parts = select(t.cellsName, t.cellsValue).from(t.cells)
+                .where(t.cellsName.in(names))
+                .unionAll(select(t.deltasName, t.deltasDelta).from(t.deltas)
+                        .where(t.deltasName.in(names), t.deltasFolded.eq(DeltaQueries.UNFOLDED)))
+                .asTable("parts", "name", "part");
+        Field<String> name = parts.field("name", String.class);
+        Field<Long> part = parts.field("part", Long.class);
+        return sums(ctx.select(name, sum(part)).from(parts).groupBy(name).fetch(), counters);
+    }
+
+    /** The values of counters as their last folds left them: cells alone (delta-log's read-folded). */
+    Map<CounterName, Long> foldedTotals(DSLContext ctx, Collection<CounterName> counters) {
         return sums(ctx.select(t.cellsName, sum(t.cellsValue)).from(t.cells)
                 .where(t.cellsName.in(counters.stream().map(CounterName::value).toList()))
                 .groupBy(t.cellsName)
                 .fetch(), counters);
-    }
-
-    /** Each cell's counter name and value, for sums that add other parts (unfolded deltas). */
-    Select<Record2<String, Long>> parts(Collection<String> names) {
-        return select(t.cellsName, t.cellsValue).from(t.cells).where(t.cellsName.in(names));
     }
 
     Map<String, Long> cells(DSLContext ctx, CounterName counter) {

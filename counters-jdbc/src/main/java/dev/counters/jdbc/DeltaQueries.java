@@ -3,26 +3,21 @@ package dev.counters.jdbc;
 import static dev.counters.jdbc.RenderedStatement.marker;
 import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.select;
-import static org.jooq.impl.DSL.sum;
 
 import dev.counters.CounterName;
-import java.math.BigDecimal;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.jooq.DSLContext;
-import org.jooq.Field;
 import org.jooq.Record1;
-import org.jooq.Record2;
 import org.jooq.Select;
-import org.jooq.Table;
 
 /** The SQL of {@code counter_deltas}: the delta log, its folds and its purge. */
 final class DeltaQueries {
 
-    private static final short UNFOLDED = 0;
+    /** The mark of a delta not folded yet: it counts in its counter's value (see {@link CellQueries#total}). */
+    static final short UNFOLDED = 0;
     private static final short FOLDED = 1;
 
     private final CounterTables t;
@@ -62,19 +57,6 @@ final class DeltaQueries {
             }
             // Purged between the two statements: an old folded delta, so not a retry of ours. Insert again.
         }
-    }
-
-    /** The totals of counters with their unfolded deltas, cells and deltas summed in one query. */
-    Map<CounterName, Long> totalsWithCells(DSLContext ctx, Collection<CounterName> counters, CellQueries cells) {
-        List<String> names = counters.stream().map(CounterName::value).toList();
-        Table<Record2<String, Long>> parts = cells.parts(names)
-                .unionAll(select(t.deltasName, t.deltasDelta).from(t.deltas)
-                        .where(t.deltasName.in(names), t.deltasFolded.eq(UNFOLDED)))
-                .asTable("parts", "name", "part");
-        Field<String> name = parts.field("name", String.class);
-        Field<Long> part = parts.field("part", Long.class);
-        List<Record2<String, BigDecimal>> rows = ctx.select(name, sum(part)).from(parts).groupBy(name).fetch();
-        return CellQueries.sums(rows, counters);
     }
 
     Map<String, Long> unfolded(DSLContext ctx, CounterName counter, int limit) {

@@ -391,7 +391,12 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
 
     @Override
     public Map<CounterName, Long> getWithDeltas(Collection<CounterName> counters) {
-        return inChunks("getWithDeltas", counters, (ctx, chunk) -> deltas.totalsWithCells(ctx, chunk, cells));
+        return getAll(counters);
+    }
+
+    @Override
+    public Map<CounterName, Long> getFolded(Collection<CounterName> counters) {
+        return inChunks("getFolded", counters, cells::foldedTotals);
     }
 
     @Override
@@ -455,6 +460,11 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             maxima.raiseShard(ctx, counter, shard, value);
             return null;
         });
+    }
+
+    @Override
+    public List<CounterName> maximumNames(@Nullable CounterName after, int limit) {
+        return runner.run("maximumNames", ctx -> maxima.names(ctx, after, limit));
     }
 
     @Override

@@ -6,11 +6,14 @@ import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.val;
 
 import dev.counters.CounterName;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.jooq.DSLContext;
 import org.jooq.Record1;
 import org.jooq.Select;
+import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The SQL of the values that only grow: {@code counter_shards} (a sharded counter's shard count) and
@@ -64,6 +67,15 @@ final class MaximaQueries {
     void delete(DSLContext ctx, CounterName counter) {
         ctx.deleteFrom(t.shards).where(t.shardsName.eq(counter.value())).execute();
         ctx.deleteFrom(t.maxShards).where(t.maxShardsName.eq(counter.value())).execute();
+    }
+
+    /** Up to {@code limit} names with a maximum record after {@code after}, in order. */
+    List<CounterName> names(DSLContext ctx, @Nullable CounterName after, int limit) {
+        return ctx.selectDistinct(t.maxShardsName).from(t.maxShards)
+                .where(after == null ? DSL.noCondition() : t.maxShardsName.gt(after.value()))
+                .orderBy(t.maxShardsName)
+                .limit(limit)
+                .fetch(row -> CounterName.of(row.value1()));
     }
 
     /** Names with a maximum record: monotonic counters have no cell. */

@@ -3,7 +3,6 @@ package dev.counters.jdbc.testing;
 import dev.counters.CounterName;
 import dev.counters.contract.StoreFixture;
 import dev.counters.jdbc.JooqCounterStore;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
@@ -27,12 +26,9 @@ public final class JooqStores implements StoreFixture {
     }
 
     /** Stores with a table prefix of their own. */
-    /**
-     * A counter's whole stored value whatever its strategy: its cells plus any unfolded deltas (only delta-log
-     * counters have those, and a plain {@code get} reads the cells alone).
-     */
+    /** A counter's whole stored value whatever its strategy: its cells plus any unfolded deltas, as get reads it. */
     public static long total(JooqCounterStore store, String counter) {
-        return store.getWithDeltas(List.of(CounterName.of(counter))).getOrDefault(CounterName.of(counter), 0L);
+        return store.get(CounterName.of(counter));
     }
 
     public static JooqStores on(TestDatabase database) {
