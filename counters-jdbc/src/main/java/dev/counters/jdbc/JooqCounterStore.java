@@ -468,7 +468,8 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
         runner.createMissing("reserve", sequence, ctx -> sequences.exists(ctx, sequence),
                 ctx -> sequences.create(ctx, sequence, start));
-        if (!SequenceQueries.inOneStatement(dialect())) {
+        // In a caller's transaction, on the row lock: the one statement would overwrite the caller's LAST_INSERT_ID().
+        if (!SequenceQueries.inOneStatement(dialect()) || runner.joinsCallerTransaction()) {
             return runner.transaction("reserve", sequence, 0,
                     ctx -> sequences.reserve(ctx, sequence, count, start, increment, maxValue));
         }
