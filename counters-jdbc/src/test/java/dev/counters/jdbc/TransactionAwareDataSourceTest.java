@@ -11,9 +11,11 @@ import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.Strategies;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -56,5 +58,14 @@ class TransactionAwareDataSourceTest {
             assertThat(counters.incrementAndGet("ids.orders", 1)).isGreaterThan(highest.get());
             assertThat(counters.getExact("views.home")).as("the acknowledged increment").isEqualTo(1);
         }
+    }
+
+    @Test
+    void aTransactionAwareProxyOutOfReachIsRefusedAtBuild() {
+        DataSource hidden = new DelegatingDataSource(new TransactionAwareDataSourceProxy(TestDatabase.H2.dataSource()));
+        assertThatThrownBy(() -> JooqCounterStore.builder(hidden).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("wraps a Spring TransactionAwareDataSourceProxy")
+                .hasMessageContaining("Build the store on the DataSource under the proxy");
     }
 }
