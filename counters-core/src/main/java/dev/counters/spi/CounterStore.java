@@ -364,8 +364,9 @@ public interface CounterStore {
             if (next > maxValue) {
                 throw new SequenceExhaustedException(sequence.value(), maxValue);
             }
-            long left = (maxValue - next) / increment + 1; // no overflow: next <= maxValue, increment >= 1
-            return new Reservation(next, Math.min(count, left), increment);
+            // maxValue - next is at most 2^64 - 1 (next <= maxValue): unsigned, as a start far below 0 needs.
+            long steps = Long.divideUnsigned(maxValue - next, increment);
+            return new Reservation(next, Long.compareUnsigned(steps, count - 1) >= 0 ? count : steps + 1, increment);
         }
 
         /** The {@code index}th value (0-based). */

@@ -184,4 +184,38 @@ public abstract class SequenceContract extends ContractSupport {
         assertThatThrownBy(() -> SequenceService.builder(store()).sequence("a/b", SequenceSettings.defaults()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    /**
+     * Issue 31, item 8: starts at 0, below it and at the bottom of the range, in block and gapless mode, through
+     * several reservations and a restart: every number in order, none twice, none skipped.
+     */
+    @Test
+    void sequencesStartingAtZeroOrBelowHandOutEveryNumberFromTheStart() {
+        for (long start : new long[] {0, -7, Long.MIN_VALUE}) {
+            for (SequenceSettings.Mode mode : SequenceSettings.Mode.values()) {
+                String sequence = name("low" + mode.ordinal() + (start == 0 ? "z" : start == -7 ? "n" : "m"));
+                SequenceSettings settings = SequenceSettings.defaults().withMode(mode).withBlockSize(3)
+                        .withMaxBlockSize(3).withStart(start).withIncrement(2);
+                List<Long> seen = new ArrayList<>();
+                try (SequenceService sequences = SequenceService.builder(store()).sequence(sequence, settings)
+                        .build()) {
+                    for (int i = 0; i < 7; i++) {
+                        seen.add(sequences.next(sequence));
+                    }
+                }
+                long afterRestart;
+                try (SequenceService restarted = SequenceService.builder(anotherStore()).sequence(sequence, settings)
+                        .build()) {
+                    afterRestart = restarted.next(sequence);
+                }
+                assertThat(seen).as(mode + " from " + start)
+                        .containsExactlyElementsOf(LongStream.range(0, 7).map(i -> start + 2 * i).boxed().toList());
+                if (mode == SequenceSettings.Mode.GAPLESS) {
+                    assertThat(afterRestart).isEqualTo(start + 2 * 7);
+                } else { // a restart skips the rest of the reserved blocks
+                    assertThat(afterRestart).isGreaterThan(start + 2 * 6);
+                }
+            }
+        }
+    }
 }

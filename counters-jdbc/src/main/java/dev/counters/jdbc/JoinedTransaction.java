@@ -2,10 +2,13 @@ package dev.counters.jdbc;
 
 import dev.counters.CounterName;
 import dev.counters.TransientStoreException;
+import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.util.function.Function;
 import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
 import org.jooq.Query;
+import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
@@ -28,6 +31,34 @@ final class JoinedTransaction extends StatementRunner {
     @Override
     <T> T transaction(String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
         return run(operation, counter, delta, work);
+    }
+
+    /**
+     * On PostgreSQL an add runs under a savepoint, rolled back to if it fails: there a failed statement (an overflow,
+     * which says nothing was written) would abort the caller's whole transaction; this way only the add is undone,
+     * and the caller's transaction goes on. MySQL, MariaDB and H2 undo the failed statement alone by themselves.
+     */
+    @Override
+    <T> T run(String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
+        if (delta == 0 || dialect().family() != SQLDialect.POSTGRES) {
+            return super.run(operation, counter, delta, work);
+        }
+        return super.run(operation, counter, delta, ctx -> ctx.connectionResult(connection -> {
+            Savepoint savepoint = connection.setSavepoint();
+            T result;
+            try {
+                result = work.apply(ctx);
+            } catch (RuntimeException e) {
+                try {
+                    connection.rollback(savepoint);
+                } catch (SQLException | RuntimeException undo) {
+                    e.addSuppressed(undo); // the connection is likely gone; the failure says what is known
+                }
+                throw e;
+            }
+            connection.releaseSavepoint(savepoint);
+            return result;
+        }));
     }
 
     /**

@@ -35,6 +35,7 @@ import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
 import org.jooq.impl.DefaultConnectionProvider;
+import org.jooq.impl.DefaultTransactionProvider;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -106,14 +107,22 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         this.sessionLocks = Optional::empty;
     }
 
-    /** Starts building a store on a {@link DataSource}; the dialect is detected from it. */
+    /**
+     * Starts building a store on a {@link DataSource}; the dialect is detected from it. The store's own writes never
+     * join a caller's transaction: given Spring's {@code TransactionAwareDataSourceProxy}, the store uses its target
+     * (see {@link Builder#callerTransactions} for the writes that may join).
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(Objects.requireNonNull(dataSource, "dataSource"), null);
     }
 
     /**
-     * Starts building a store on an existing jOOQ {@link DSLContext}, which keeps its connection and transaction
-     * handling (a Spring-managed one takes part in Spring transactions).
+     * Starts building a store on an existing jOOQ {@link DSLContext}: its settings, dialect and connections. The store's
+     * own writes never join a caller's transaction: it runs its transactions with jOOQ's own transaction provider, and
+     * a Spring-managed context's {@code TransactionAwareDataSourceProxy} (Spring Boot's jOOQ auto-configuration makes
+     * one) is replaced by its target. A context whose connections come from a {@code ConnectionProvider} of another
+     * kind must hand out connections outside the caller's transaction. To join Spring transactions where that is safe,
+     * see {@link Builder#callerTransactions}.
      */
     public static Builder builder(DSLContext dsl) {
         return new Builder(null, Objects.requireNonNull(dsl, "dsl"));
@@ -478,7 +487,8 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
         runner.createMissing("reserve", sequence, ctx -> sequences.exists(ctx, sequence),
                 ctx -> sequences.create(ctx, sequence, start));
-        if (!SequenceQueries.inOneStatement(dialect())) {
+        // In a caller's transaction, on the row lock: the one statement would overwrite the caller's LAST_INSERT_ID().
+        if (!SequenceQueries.inOneStatement(dialect()) || runner.joinsCallerTransaction()) {
             return runner.transaction("reserve", sequence, 0,
                     ctx -> sequences.reserve(ctx, sequence, count, start, increment, maxValue));
         }
@@ -575,7 +585,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         }
 
         public JooqCounterStore build() {
-            DSLContext context = dsl != null ? withDetectedDialect(dsl) : createContext();
+            DSLContext context = dsl != null ? withDetectedDialect(withOwnConnections(dsl)) : createContext();
             if (migrateSchema) {
                 SchemaMigrations.migrate(dataSourceOf(context), context.dialect(), tablePrefix);
             }
@@ -583,16 +593,26 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             ConnectionProvider connections = ClientPreparedOnGalera.of(context.configuration().connectionProvider(),
                     context.dialect());
             // Knowing that no connection could be had lets a caller repeat the write: it surely did not happen.
-            context = DSL.using(context.configuration().derive(new ReachabilityAwareConnectionProvider(connections)));
+            ConnectionProvider reachable = new ReachabilityAwareConnectionProvider(connections);
+            // Transactions of the store's own, on its own connections (never a given context's Spring provider).
+            context = DSL.using(context.configuration().derive(reachable)
+                    .derive(new DefaultTransactionProvider(reachable)));
             return new JooqCounterStore(new StatementRunner(context), new CounterTables(tablePrefix),
                     callerTransactions, ClientPreparedOnGalera.forCallerConnections(connections),
                     DatabaseSessionLocks.of(context, tablePrefix));
         }
 
         private DSLContext createContext() {
-            DataSource source = Objects.requireNonNull(dataSource);
+            DataSource source = OwnConnections.of(Objects.requireNonNull(dataSource));
             SQLDialect detected = dialect != null ? dialect : Databases.detect(source);
             return DSL.using(source, detected, new Settings().withExecuteLogging(false));
+        }
+
+        /** The given context on connections of the store's own (see {@link OwnConnections}). */
+        private static DSLContext withOwnConnections(DSLContext given) {
+            ConnectionProvider provider = given.configuration().connectionProvider();
+            ConnectionProvider own = OwnConnections.of(provider);
+            return own == provider ? given : DSL.using(given.configuration().derive(own));
         }
 
         /**
@@ -607,7 +627,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
 
         private DataSource dataSourceOf(DSLContext context) {
             if (dataSource != null) {
-                return dataSource;
+                return OwnConnections.of(dataSource);
             }
             Configuration configuration = context.configuration();
             if (configuration.connectionProvider() instanceof DataSourceConnectionProvider provider) {

@@ -47,13 +47,19 @@ final class SequenceQueries {
      * then, handed out by another node too (MariaDB 10.11, writes to every node): a conflict that aborts such a
      * transaction between two of its statements was not always reported to the next one. A single statement has no
      * such gap, and a conflict fails it.
+     *
+     * <p>The reply carries an unsigned id, and none at all for 0 (Connector/J returns no key then), so the value goes
+     * through it shifted into 1 .. 2^64 - 1, order kept: {@code (v as unsigned XOR 2^63) + 1}. Every signed value a
+     * sequence can hold before it is exhausted ({@code next_value <= maxValue < Long.MAX_VALUE}) has its own id.
      */
     Optional<Reservation> reserveInOneStatement(DSLContext ctx, CounterName sequence, long count, long increment,
             long maxValue) { // empty when there is no row: create it with create(), in a statement of its own
         String table = t.sequences.getName();
         // The granted count is worked out by the database as Reservation.starting does, in DECIMAL: no overflow.
-        String sql = "update " + table + " set next_value = last_insert_id(next_value) + ? * least(?, floor((cast(? as"
-                + " decimal(20, 0)) - next_value) / ?) + 1) where sequence_name = ? and next_value <= ?";
+        // The condition is always true: it only makes the reply carry the shifted value (see above).
+        String sql = "update " + table + " set next_value = if(last_insert_id((cast(next_value as unsigned)"
+                + " ^ 9223372036854775808) + 1) > 0, next_value + ? * least(?, floor((cast(? as decimal(20, 0))"
+                + " - next_value) / ?) + 1), next_value) where sequence_name = ? and next_value <= ?";
         Long previous = ctx.connectionResult(connection -> {
             try (PreparedStatement update = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
                 update.setLong(1, increment);
@@ -70,7 +76,7 @@ final class SequenceQueries {
                         throw new SQLException("No value came back from the reservation of sequence '" + sequence
                                 + "'");
                     }
-                    return keys.getLong(1);
+                    return unshifted(Long.parseUnsignedLong(keys.getString(1)));
                 }
             }
         });
@@ -85,9 +91,15 @@ final class SequenceQueries {
         throw new SequenceExhaustedException(sequence.value(), maxValue);
     }
 
+    /** The value the reservation's reply carried, shifted as {@link #reserveInOneStatement} shifts it. */
+    static long unshifted(long shifted) {
+        return (shifted - 1) ^ Long.MIN_VALUE;
+    }
+
     /**
      * Reserves values with the sequence's row locked, in a transaction (PostgreSQL, H2: one server takes the writes, so
-     * the lock excludes every other reservation).
+     * the lock excludes every other reservation), or in the caller's transaction on any database: there
+     * {@code LAST_INSERT_ID} belongs to the caller's session, and the one-statement reservation would change it.
      */
     Reservation reserve(DSLContext ctx, CounterName sequence, long count, long start, long increment,
             long maxValue) {

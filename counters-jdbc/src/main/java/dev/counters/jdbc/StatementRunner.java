@@ -33,7 +33,7 @@ class StatementRunner {
      * Runs statements on {@code counter}, adding {@code delta} to it (0: not an add; a refused value out of range
      * then says which counter overflows).
      */
-    final <T> T run(String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
+    <T> T run(String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
         try {
             return work.apply(dsl);
         } catch (RuntimeException e) {

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -17,7 +18,10 @@ final class SpringCallerTransactions implements CallerTransactions {
     private final DataSource dataSource;
 
     SpringCallerTransactions(DataSource dataSource) {
-        this.dataSource = dataSource;
+        // A transaction manager on a transaction-aware proxy binds its transactions to the proxy's target.
+        DataSource target = dataSource instanceof TransactionAwareDataSourceProxy proxy ? proxy.getTargetDataSource()
+                : null;
+        this.dataSource = target != null ? target : dataSource;
     }
 
     @Override
