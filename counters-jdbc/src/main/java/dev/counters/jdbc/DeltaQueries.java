@@ -22,6 +22,18 @@ import org.jooq.Table;
 /** The SQL of {@code counter_deltas}: the delta log, its folds and its purge. */
 final class DeltaQueries {
 
+    /**
+     * How long an append's {@code INSERT} may run before the driver cancels it (a {@code KILL QUERY} on MySQL and
+     * MariaDB, a cancel request on PostgreSQL). A cancelled append's outcome is unknown, like any failure that is not
+     * a rollback, so delta-log retries it under the same id. The bound keeps a late append from landing after its
+     * tombstone was purged: an attempt starts at most {@code folded-retention / 2} after the first one (delta-log's
+     * retry window), so it ends by {@code folded-retention / 2 + 4 s} after the row's time, and the tombstone is
+     * purged no earlier than {@code folded-retention} after it. With the smallest retention, 10 s, the margin is 1 s;
+     * with the default, 10 minutes, it is 4 min 56 s. A server that holds the statement (a metadata lock, a Galera
+     * backup lock) thus cannot run it once a retry may have been acknowledged and folded, and its tombstone purged.
+     */
+    static final int APPEND_TIMEOUT_SECONDS = 4;
+
     private static final short UNFOLDED = 0;
     private static final short FOLDED = 1;
 
@@ -38,7 +50,7 @@ final class DeltaQueries {
                 .values(marker(0, String.class), marker(1, String.class), marker(2, Long.class),
                         marker(3, Long.class), inline(UNFOLDED))
                 .onConflict(t.deltasName, t.deltasId)
-                .doNothing());
+                .doNothing(), APPEND_TIMEOUT_SECONDS);
         this.stored = new RenderedStatement(ctx -> ctx.select(t.deltasDelta).from(t.deltas)
                 .where(t.deltasName.eq(marker(0, String.class)), t.deltasId.eq(marker(1, String.class))));
     }
