@@ -61,6 +61,8 @@ class DeltaLogHeldAppendTest {
                 unlock(database, holder);
             }
             Duration took = Duration.ofNanos(System.nanoTime() - started);
+            System.out.printf("delta-log append held on %s: failed after %d ms: %s%n", database, took.toMillis(),
+                    failure);
 
             assertThat(failure).as("the held append's failure").isInstanceOfSatisfying(CountersException.class,
                     e -> assertThat(e.mayHaveBeenApplied()).as("a cancelled statement's outcome is unknown").isTrue());
