@@ -2,6 +2,7 @@ package dev.counters.sequence;
 
 import dev.counters.CounterName;
 import dev.counters.internal.Observations;
+import dev.counters.internal.Retries;
 import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.Sequences;
 import io.github.resilience4j.retry.Retry;
@@ -191,8 +192,9 @@ final class BlockSequence implements Sequence {
     }
 
     private Reservation reserve(long count) {
-        // Retried only when surely not reserved; a reservation whose outcome is unknown is a gap at worst.
-        return Observations.observe(observations, Observations.RESERVE, () -> MODE, () -> retry.executeSupplier(
+        // Retried only when surely not reserved (by default); a reservation whose outcome is unknown is a gap at worst,
+        // and makes the call's failure unknown whatever a later attempt says (Retries).
+        return Observations.observe(observations, Observations.RESERVE, () -> MODE, () -> Retries.write(retry,
                 () -> store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue())));
     }
 }

@@ -2,6 +2,7 @@ package dev.counters.sequence;
 
 import dev.counters.CounterName;
 import dev.counters.internal.Observations;
+import dev.counters.internal.Retries;
 import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.Sequences;
 import dev.counters.spi.CounterStore;
@@ -60,7 +61,7 @@ final class GaplessSequence implements Sequence {
             // Not retried: the database may have rolled back the caller's whole transaction.
             return reserve(callerTransaction.get(), count);
         }
-        return retry.executeSupplier(() -> reserve(sequences, count));
+        return Retries.write(retry, () -> reserve(sequences, count));
     }
 
     private Reservation reserve(Sequences from, int count) {

@@ -7,6 +7,7 @@ import dev.counters.IdempotencyKey;
 import dev.counters.StrategyStatistics;
 import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.Observations;
+import dev.counters.internal.Retries;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.Retry;
@@ -62,13 +63,16 @@ abstract class CellStrategy implements CounterStrategy {
      */
     abstract KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta);
 
-    /** Runs a store call, repeated by the strategy's retry while it fails in a way that surely wrote nothing. */
+    /**
+     * Runs a store call, repeated by the strategy's retry as configured (by default while it fails in a way that surely
+     * wrote nothing); once an attempt's outcome was unknown, so is the call's ({@link Retries}).
+     */
     final <T> T retrying(Supplier<T> call) {
-        return retry.executeSupplier(call);
+        return Retries.write(retry, call);
     }
 
     final void retrying(Runnable call) {
-        retry.executeRunnable(call);
+        Retries.write(retry, call);
     }
 
     /**

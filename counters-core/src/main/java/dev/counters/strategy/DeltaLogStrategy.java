@@ -9,6 +9,7 @@ import dev.counters.IdempotencyKey;
 import dev.counters.StoreUnavailableException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
+import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
@@ -43,6 +44,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A recount is due when the folded value is older than a threshold or enough deltas piled up; at most one runs
  * per counter in this JVM, and a lease keeps other nodes from running theirs at the same time.
+ *
+ * <p>Why a retry is recognised: a folded delta stays as a tombstone for {@code folded-retention} after its row's time
+ * (the first attempt's), and an append starts no attempt once half of that has passed after an attempt with an
+ * unknown outcome. An attempt must also end before the tombstone goes, or a statement the server held (a metadata
+ * lock, a Galera backup lock) could insert the delta again after a retry was acknowledged, folded and purged: the
+ * store bounds the statement (the JDBC store cancels an append after 4 s, an unknown outcome). So the last attempt
+ * ends by {@code folded-retention / 2} plus the wait for a connection plus that bound, which must stay below
+ * {@code folded-retention} on the purging node's clock: with the default 10 minutes, a margin of almost 5 minutes.
  */
 final class DeltaLogStrategy extends CellStrategy {
 
@@ -122,16 +131,7 @@ final class DeltaLogStrategy extends CellStrategy {
 
     private long append(CounterName name, Combiner.Batch batch) {
         Append append = new Append(name, batch.sum());
-        try {
-            retrying(append::attempt);
-        } catch (TransientStoreException e) {
-            if (append.maybeApplied) {
-                // The last attempt wrote nothing, but an earlier one may have: the caller must not read "not applied".
-                throw new CounterStoreException("Appending a delta to counter '" + name + "' failed; an earlier"
-                        + " attempt's outcome is unknown, so the delta may have been applied: " + e.getMessage(), e);
-            }
-            throw e;
-        }
+        retrying(append::attempt); // after an attempt with an unknown outcome, any failure is unknown (Retries)
         // Once per row, by the writer: the callers it carried need not look the tracker up again.
         Tracker tracker = trackers.get(name, key -> new Tracker());
         tracker.appends.incrementAndGet();
@@ -217,7 +217,7 @@ final class DeltaLogStrategy extends CellStrategy {
     @Override
     public long incrementAndGet(CounterName name, long delta) {
         increment(name, delta);
-        return getExact(name);
+        return CounterStrategy.readAfterTaken(name, delta, () -> getExact(name)); // the delta is in the log now
     }
 
     /** Cells and unfolded deltas, as every strategy reads a counter; with {@code read-folded}, the cells alone. */

@@ -6,6 +6,8 @@ import dev.counters.CounterStoreException;
 import dev.counters.IdempotencyKey;
 import dev.counters.IdempotencyKeyReusedException;
 import dev.counters.StoreUnavailableException;
+import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.Retries;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.Retry;
@@ -17,8 +19,9 @@ import java.util.function.ToLongFunction;
  * Increments under a caller's {@link IdempotencyKey}, for the exact strategies: the key is recorded in the transaction
  * of the write ({@link CounterStore.IdempotencyKeys}), so a write whose outcome is unknown can be repeated under the
  * same key, and is, by the strategy's keyed retry ({@code counters-<strategy>-keyed}): every store failure except an
- * unreachable store, whose wait for a connection already took the pool's timeout. Keyed increments are not combined:
- * each is a transaction of its own, of two or three statements.
+ * unreachable store, whose wait for a connection already took the pool's timeout. Once an attempt's outcome was
+ * unknown the increment may be stored, so the call's failure is unknown too, whatever the later attempts said
+ * ({@link Retries}). Keyed increments are not combined: each is a transaction of its own, of two or three statements.
  */
 final class KeyedIncrements {
 
@@ -48,7 +51,7 @@ final class KeyedIncrements {
             Optional<CounterStore> callerTransaction, ToLongFunction<CounterName> current) {
         CounterStore.KeyedIncrement result = callerTransaction.isPresent()
                 ? applyOnce(callerTransaction.get(), name, delta, key, needsValue, write)
-                : retry.executeSupplier(() -> applyOnce(store, name, delta, key, needsValue, write));
+                : Retries.write(retry, () -> applyOnce(store, name, delta, key, needsValue, write));
         if (!result.counter().equals(name) || result.delta() != delta) {
             throw new IdempotencyKeyReusedException(key, result.counter().value(), result.delta(), name.value(),
                     delta);
@@ -56,7 +59,9 @@ final class KeyedIncrements {
         if (!needsValue) {
             return 0;
         }
-        return result.value().isPresent() ? result.value().getAsLong() : current.applyAsLong(name);
+        // The increment is recorded under the key: a failing read must not make it look "not applied".
+        return result.value().isPresent() ? result.value().getAsLong()
+                : CounterStrategy.readAfterTaken(name, delta, () -> current.applyAsLong(name));
     }
 
     private CounterStore.KeyedIncrement applyOnce(CounterStore target, CounterName name, long delta,

@@ -6,7 +6,9 @@ import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.StrategyStatistics;
+import dev.counters.TransientStoreException;
 import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.Retries;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.MonotonicCache;
@@ -48,8 +50,6 @@ final class MonotonicStrategy implements CounterStrategy {
     /** Values dropped because the cache lost their copy during their write; increments refused after too many. */
     private final LongAdder droppedValues = new LongAdder();
     private final LongAdder refusedIncrements = new LongAdder();
-    /** Attempts at a value whose cached copy survives its write, before giving up. */
-    private static final int MAX_ATTEMPTS = 5;
 
     MonotonicStrategy(StrategyContext context, MonotonicSettings settings, MonotonicCache cache) {
         this.store = context.store();
@@ -77,47 +77,92 @@ final class MonotonicStrategy implements CounterStrategy {
         incrementAndGet(name, delta);
     }
 
+    /**
+     * Takes a value and, when it is to be written, makes it durable. One budget bounds the call: the strategy's retry
+     * ({@code counters-monotonic}, 10 attempts by default), each attempt sending at most one read of the stored
+     * maximum (a cold cache) and one write of it. A failed write is repeated with the same value; a value whose
+     * cached copy was lost during its write is dropped, and the next attempt takes another.
+     */
     @Override
     public long incrementAndGet(CounterName name, long delta) {
         if (delta <= 0) {
             throw new IllegalArgumentException("Counter '" + name + "' is monotonic: delta must be > 0, was " + delta);
         }
-        boolean everyValueDurable = settings.chanceToWrite() >= 1.0;
-        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            MonotonicCache.Added added = add(name, delta);
-            if (added == null) { // lost again right after loading: take it as another attempt
-                continue;
+        Take take = new Take(name, delta);
+        try {
+            return Retries.write(retry, take::attempt);
+        } catch (Dropped e) {
+            refusedIncrements.increment();
+            throw new CounterContentionException(name, retry.getRetryConfig().getMaxAttempts());
+        }
+    }
+
+    /** One increment's attempts: the value taken and not yet handed out, kept while its write is repeated. */
+    private final class Take {
+
+        private final CounterName name;
+        private final long delta;
+        private MonotonicCache.@Nullable Added added;
+        private boolean writes;
+
+        Take(CounterName name, long delta) {
+            this.name = name;
+            this.delta = delta;
+        }
+
+        long attempt() {
+            boolean everyValueDurable = settings.chanceToWrite() >= 1.0;
+            MonotonicCache.Added value = added;
+            if (value == null) {
+                value = add(name, delta);
+                if (value == null) { // lost again right after loading
+                    throw new Dropped(name);
+                }
+                added = value;
+                writes = everyValueDurable || random.nextDouble() < settings.chanceToWrite();
             }
             if (everyValueDurable) {
-                raisers.get(name, key -> new MaxRaiser()).raise(added.value(), writer(name));
-            } else if (random.nextDouble() < settings.chanceToWrite()) {
-                writer(name).accept(added.value());
+                raisers.get(name, key -> new MaxRaiser()).raise(value.value(), writer(name));
+            } else if (writes) {
+                writer(name).accept(value.value());
             }
             // The copy lost while the value was being written (a flushed or restarted shared cache): a cold loader
             // may have read the maximum before the write and handed the value out again. Drop it, take another.
-            if (!everyValueDurable || guard.call(() -> cache.holds(name, added.copy()))) {
-                return added.value();
+            MonotonicCache.Added written = value;
+            if (!everyValueDurable || guard.call(() -> cache.holds(name, written.copy()))) {
+                return value.value();
             }
             droppedValues.increment();
+            added = null;
+            throw new Dropped(name);
         }
-        refusedIncrements.increment();
-        throw new CounterContentionException(name, MAX_ATTEMPTS);
     }
 
-    /** Raises a random shard of the counter's maximum to a value. */
+    /** A value dropped (a gap) or not taken: nothing was handed out, and the next attempt takes another. */
+    private static final class Dropped extends TransientStoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        Dropped(CounterName name) {
+            super("Counter '" + name + "': the cached copy was lost while its value was written; no value was handed"
+                    + " out", null);
+        }
+    }
+
+    /** Raises a random shard of the counter's maximum to a value: one statement, repeated by the caller's attempts. */
     private LongConsumer writer(CounterName name) {
-        return value -> {
-            int shard = random.nextInt(settings.shards());
-            retry.executeRunnable(() -> maxima.raiseShard(name, shard, value));
-        };
+        return value -> maxima.raiseShard(name, random.nextInt(settings.shards()), value);
     }
 
-    /** Adds to the cached value, loading the stored maximum into the cache first if none is cached. */
+    /**
+     * Adds to the cached value, loading the stored maximum into the cache first if none is cached: inside an
+     * increment's attempt, so the load is one read, not retried on its own.
+     */
     private MonotonicCache.@Nullable Added add(CounterName name, long delta) {
         try {
             Optional<MonotonicCache.Added> added = guard.call(() -> cache.addAndGet(name, delta));
             if (added.isEmpty()) {
-                guard.call(() -> cache.loadIfAbsent(name, () -> storedMax(name)));
+                guard.call(() -> cache.loadIfAbsent(name, () -> maxima.maxOfShards(name).orElse(0)));
                 added = guard.call(() -> cache.addAndGet(name, delta));
             }
             return added.orElse(null);

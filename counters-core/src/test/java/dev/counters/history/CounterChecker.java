@@ -63,6 +63,7 @@ public final class CounterChecker {
         int ok = 0;
         int failed = 0;
         List<Long> unknown = new ArrayList<>();
+        List<Long> failedDeltas = new ArrayList<>();
         for (Add add : adds) {
             Outcome outcome = add.completedAt == Long.MAX_VALUE ? Outcome.UNKNOWN : add.outcome;
             switch (outcome) {
@@ -70,7 +71,10 @@ public final class CounterChecker {
                     ok++;
                     acknowledged = Math.addExact(acknowledged, add.delta);
                 }
-                case FAILED -> failed++;
+                case FAILED -> {
+                    failed++;
+                    failedDeltas.add(add.delta);
+                }
                 case UNKNOWN -> unknown.add(add.delta);
             }
         }
@@ -85,7 +89,8 @@ public final class CounterChecker {
             if (applied < 0) {
                 finalProblem = "final value " + finalValue + " is not the acknowledged " + acknowledged + " plus any"
                         + " subset of the " + unknown.size() + " unknown deltas (off by " + (finalValue - acknowledged)
-                        + " from the acknowledged sum): an increment was lost or applied twice";
+                        + " from the acknowledged sum): an increment was lost or applied twice"
+                        + appliedThoughFailed(unknown, failedDeltas, finalValue - acknowledged);
             }
         }
         // Both checks report: a bad read says something different when the final value is right.
@@ -94,6 +99,21 @@ public final class CounterChecker {
                 : readProblem == null ? finalProblem : finalProblem + "; and " + readProblem;
         return new Result(counter, problem == null, problem == null ? "" : problem, finalValue, acknowledged, ok,
                 failed, unknown.size(), Math.max(applied, 0), done.size());
+    }
+
+    /**
+     * The diagnosis when increments the caller was told were not applied (a caller that believes it does not repeat
+     * them) explain the value: an over-count of what the library called "not applied".
+     */
+    private static String appliedThoughFailed(List<Long> unknown, List<Long> failed, long target) {
+        if (failed.isEmpty() || unknown.size() + failed.size() > MAX_UNKNOWN) {
+            return "";
+        }
+        List<Long> either = new ArrayList<>(unknown);
+        either.addAll(failed);
+        return subsetOfSize(either.stream().mapToLong(Long::longValue).toArray(), target) < 0 ? ""
+                : "; the value is explained only by increments reported as not applied (failed): the library said"
+                        + " \"not applied\" of an applied increment";
     }
 
     /**

@@ -1,10 +1,6 @@
 package dev.counters.history;
 
-import dev.counters.CounterOverflowException;
-import dev.counters.BufferFullException;
-import dev.counters.CounterContentionException;
-import dev.counters.NodeIdInUseException;
-import dev.counters.TransientStoreException;
+import dev.counters.CountersException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,14 +20,16 @@ public final class History {
         OK, FAILED, UNKNOWN;
 
         /**
-         * The outcome the library promises for a failure: the exceptions it documents as "nothing was written" are
-         * {@link #FAILED}; anything else, a lost connection above all, is {@link #UNKNOWN}.
+         * The outcome the library promises for a failure, as a caller reads it: what
+         * {@link CountersException#mayHaveBeenApplied()} says of the library's exceptions ({@link #FAILED}: "not
+         * applied", which a caller may believe and not repeat), {@link #FAILED} for bad input, and {@link #UNKNOWN}
+         * for anything else, a lost connection above all.
          */
         public static Outcome of(Throwable failure) {
-            return failure instanceof TransientStoreException || failure instanceof IllegalArgumentException
-                    || failure instanceof CounterOverflowException || failure instanceof BufferFullException
-                    || failure instanceof CounterContentionException || failure instanceof NodeIdInUseException
-                    ? FAILED : UNKNOWN;
+            if (failure instanceof CountersException e) {
+                return e.mayHaveBeenApplied() ? UNKNOWN : FAILED;
+            }
+            return failure instanceof IllegalArgumentException ? FAILED : UNKNOWN;
         }
     }
 

@@ -2,6 +2,8 @@ package dev.counters.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.counters.CounterContentionException;
+import dev.counters.CounterName;
 import dev.counters.CounterStoreException;
 import dev.counters.TransientStoreException;
 import dev.counters.history.History.Outcome;
@@ -79,7 +81,19 @@ class HistoryCheckerTest {
         assertThat(history.add("c", failed, failing(new TransientStoreException("deadlock", null))))
                 .isEqualTo(Outcome.FAILED);
         long acknowledged = CounterChecker.check(history, "c", 0).acknowledged();
-        assertThat(CounterChecker.check(history, "c", acknowledged + failed).valid()).isFalse();
+        CounterChecker.Result result = CounterChecker.check(history, "c", acknowledged + failed);
+        assertThat(result.valid()).isFalse();
+        assertThat(result.problem()).contains("reported as not applied");
+    }
+
+    /** A caller reads the library's signal: any exception whose mayHaveBeenApplied() is false is "not applied". */
+    @Test
+    void aFailureIsFailedExactlyWhenTheLibrarySaysNotApplied() {
+        assertThat(Outcome.of(new TransientStoreException("deadlock", null))).isEqualTo(Outcome.FAILED);
+        assertThat(Outcome.of(new CounterContentionException(CounterName.of("c"), 3))).isEqualTo(Outcome.FAILED);
+        assertThat(Outcome.of(new IllegalArgumentException("bad name"))).isEqualTo(Outcome.FAILED);
+        assertThat(Outcome.of(LOST_CONNECTION)).isEqualTo(Outcome.UNKNOWN);
+        assertThat(Outcome.of(new IllegalStateException("closed"))).isEqualTo(Outcome.UNKNOWN);
     }
 
     @Test

@@ -16,6 +16,20 @@ import org.jooq.Select;
 /** The SQL of {@code counter_deltas}: the delta log, its folds and its purge. */
 final class DeltaQueries {
 
+    /**
+     * How long an append's {@code INSERT} may run before the driver cancels it (a {@code KILL QUERY} on MySQL and
+     * MariaDB, a cancel request on PostgreSQL). A cancelled append's outcome is unknown, like any failure that is not
+     * a rollback, so delta-log retries it under the same id. The bound keeps a late append from landing after its
+     * tombstone was purged: an attempt starts at most {@code folded-retention / 2} after the row's time (delta-log's
+     * retry window), waits for a connection (the pool's timeout), then runs at most 4 s (plus the cancel's round
+     * trip), while the tombstone is purged no earlier than {@code folded-retention} after the row's time. So
+     * {@code folded-retention / 2} must exceed the pool's connection timeout plus 4 s: with the default 10 minutes
+     * and a 30 s pool timeout the margin is 4 min 26 s. A server that holds the statement (a metadata lock, a Galera
+     * backup lock) thus cannot run it once a retry may have been acknowledged and folded, and its tombstone purged.
+     * What the driver cannot cancel (a server frozen with the statement in its receive buffer) is not covered.
+     */
+    static final int APPEND_TIMEOUT_SECONDS = 4;
+
     /** The mark of a delta not folded yet: it counts in its counter's value (see {@link CellQueries#total}). */
     static final short UNFOLDED = 0;
     private static final short FOLDED = 1;
@@ -33,7 +47,7 @@ final class DeltaQueries {
                 .values(marker(0, String.class), marker(1, String.class), marker(2, Long.class),
                         marker(3, Long.class), inline(UNFOLDED))
                 .onConflict(t.deltasName, t.deltasId)
-                .doNothing());
+                .doNothing(), APPEND_TIMEOUT_SECONDS);
         this.stored = new RenderedStatement(ctx -> ctx.select(t.deltasDelta).from(t.deltas)
                 .where(t.deltasName.eq(marker(0, String.class)), t.deltasId.eq(marker(1, String.class))));
     }

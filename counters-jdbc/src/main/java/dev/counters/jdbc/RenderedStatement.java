@@ -31,11 +31,19 @@ final class RenderedStatement {
     }
 
     private final Function<DSLContext, Query> prototype;
+    /** The JDBC query timeout in seconds; 0 for none. */
+    private final int timeoutSeconds;
     private volatile Rendered rendered;
 
     /** {@code prototype} builds the query with {@code marker(0)}, {@code marker(1)}, ... for the values. */
     RenderedStatement(Function<DSLContext, Query> prototype) {
+        this(prototype, 0);
+    }
+
+    /** As {@link #RenderedStatement(Function)}, the statement cancelled by the driver after {@code timeoutSeconds}. */
+    RenderedStatement(Function<DSLContext, Query> prototype, int timeoutSeconds) {
         this.prototype = prototype;
+        this.timeoutSeconds = timeoutSeconds;
     }
 
     /** The stand-in for value {@code index}: a number no real value takes, bound as a parameter. */
@@ -64,6 +72,9 @@ final class RenderedStatement {
         Rendered statement = render(ctx);
         return ctx.connectionResult(connection -> {
             try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
+                if (timeoutSeconds > 0) {
+                    prepared.setQueryTimeout(timeoutSeconds);
+                }
                 for (int i = 0; i < statement.slots().length; i++) {
                     prepared.setObject(i + 1, values[statement.slots()[i]]);
                 }

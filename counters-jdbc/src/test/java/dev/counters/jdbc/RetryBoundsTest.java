@@ -6,20 +6,31 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
+import dev.counters.IdempotencyKey;
 import dev.counters.TransientStoreException;
 import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.jdbc.testing.FaultInjectingDataSource;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
+import dev.counters.sequence.SequenceService;
+import dev.counters.sequence.SequenceSettings;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.MonotonicCache;
 import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.OptimisticSettings;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
+import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.retry.RetryRegistry;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,8 +38,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Retries happen in one layer: the most statements one increment can send when every attempt fails is bounded by the
- * configured attempts, not by a product of nested retries. Counted at the JDBC driver, on a real database.
+ * Retries happen in one layer: the most statements one call can send when every attempt fails is bounded by the
+ * configured attempts, not by a product of nested retries. Counted at the JDBC driver, on a real database, for every
+ * retry path: combined increments, keyed increments, monotonic increments, block and gapless reservations. Each call
+ * also runs exactly one Resilience4j retry once ({@link #executions}): a loop around another would run it again.
  */
 class RetryBoundsTest {
 
@@ -100,5 +113,159 @@ class RetryBoundsTest {
                     .isEqualTo(2L * ATTEMPTS);
         }
         assertThat(stores.store().get(name)).as("only the other writer's").isEqualTo(ATTEMPTS);
+    }
+    /** A retry of {@code attempts} that repeats only what surely wrote nothing, as the defaults do. */
+    private static RetryConfig quick(int attempts) {
+        return RetryConfig.custom().maxAttempts(attempts).waitDuration(Duration.ofMillis(1))
+                .retryExceptions(TransientStoreException.class).build();
+    }
+
+    /** The calls every retry of the registry has run, retried or not: one per retry loop entered. */
+    private static long executions(RetryRegistry registry) {
+        long calls = 0;
+        for (Retry retry : registry.getAllRetries()) {
+            Retry.Metrics metrics = retry.getMetrics();
+            calls += metrics.getNumberOfSuccessfulCallsWithoutRetryAttempt()
+                    + metrics.getNumberOfSuccessfulCallsWithRetryAttempt()
+                    + metrics.getNumberOfFailedCallsWithoutRetryAttempt()
+                    + metrics.getNumberOfFailedCallsWithRetryAttempt();
+        }
+        return calls;
+    }
+
+    private static JooqCounterStore storeOn(FaultInjectingDataSource faulty) {
+        return JooqCounterStore.builder(faulty).tablePrefix(JooqStores.shared(DATABASE).prefix()).build();
+    }
+
+    /** Keyed increments are repeated by the keyed retry ({@code counters-<strategy>-keyed}) only. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("strategies")
+    void keyedIncrementsUnderPermanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(String strategy,
+            StrategyFactory factory) {
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
+        RetryRegistry registry = RetryRegistry.ofDefaults();
+        registry.retry("counters-" + strategy, quick(ATTEMPTS));
+        registry.retry("counters-" + strategy + "-keyed", quick(ATTEMPTS));
+        try (CounterService counters = CounterService.builder(storeOn(faulty)).retryRegistry(registry)
+                .defaultStrategy(factory).build()) {
+            faulty.deadlocks = true;
+            long before = faulty.statements.get();
+            long entered = executions(registry);
+            assertThatThrownBy(() -> counters.incrementAndGet("keyed." + strategy, 1,
+                    IdempotencyKey.of(UUID.randomUUID().toString())))
+                    .isInstanceOf(TransientStoreException.class);
+            assertThat(faulty.statements.get() - before).as("statements sent by one keyed increment")
+                    .isBetween(1L, (long) ATTEMPTS);
+            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+            faulty.deadlocks = false;
+        }
+    }
+
+    /**
+     * A monotonic increment under permanent rollbacks: each attempt sends one statement (the load of the maximum, or
+     * the write of a value), and the strategy's retry is the only loop.
+     */
+    @Test
+    void monotonicUnderPermanentRollbacksSendsAtMostOneStatementPerConfiguredAttempt() {
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
+        RetryRegistry registry = RetryRegistry.ofDefaults();
+        registry.retry("counters-monotonic", quick(ATTEMPTS));
+        try (CounterService counters = CounterService.builder(storeOn(faulty)).retryRegistry(registry)
+                .defaultStrategy(Strategies.monotonic(MonotonicSettings.defaults().withChanceToWrite(1.0))).build()) {
+            String name = "monotonic.bounded" + System.nanoTime();
+            counters.increment(name, 1); // loaded: from now on each attempt writes
+            faulty.deadlocks = true;
+            long before = faulty.statements.get();
+            long entered = executions(registry);
+            assertThatThrownBy(() -> counters.increment(name, 1)).isInstanceOf(TransientStoreException.class);
+            assertThat(faulty.statements.get() - before).as("statements sent by one increment")
+                    .isBetween(1L, (long) ATTEMPTS);
+            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+            faulty.deadlocks = false;
+        }
+    }
+
+    /**
+     * A shared cache that loses every value's copy while it is written: each value is dropped and another taken, within
+     * the same budget as failed writes. Before, a loop of 5 such attempts ran around the 10 attempts of each write's
+     * retry: up to 50 writes for one increment, and 5 whatever the configured attempts.
+     */
+    @Test
+    void monotonicDroppingEveryValueStopsWithinTheConfiguredAttempts() {
+        FaultInjectingDataSource counted = new FaultInjectingDataSource(DATABASE.dataSource());
+        RetryRegistry registry = RetryRegistry.ofDefaults();
+        registry.retry("counters-monotonic", quick(ATTEMPTS));
+        try (CounterService counters = CounterService.builder(storeOn(counted)).retryRegistry(registry)
+                .defaultStrategy(Strategies.monotonic(MonotonicSettings.defaults().withChanceToWrite(1.0),
+                        new LosingCache())).build()) {
+            long before = counted.statements.get();
+            long entered = executions(registry);
+            assertThatThrownBy(() -> counters.increment("monotonic.dropped" + System.nanoTime(), 1))
+                    .isInstanceOf(CounterContentionException.class);
+            assertThat(counted.statements.get() - before).as("statements: one load, then a write per attempt")
+                    .isEqualTo(1L + ATTEMPTS);
+            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+        }
+    }
+
+    static Stream<Arguments> sequenceModes() {
+        return Stream.of(Arguments.of("block", SequenceSettings.defaults()),
+                Arguments.of("gapless", SequenceSettings.gapless()));
+    }
+
+    /** A reservation under permanent rollbacks: one statement per attempt of the sequences' retry. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sequenceModes")
+    void reservationsUnderPermanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(String mode,
+            SequenceSettings settings) {
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
+        RetryRegistry registry = RetryRegistry.ofDefaults();
+        registry.retry("counters-sequences", quick(ATTEMPTS));
+        try (SequenceService sequences = SequenceService.builder(storeOn(faulty)).retryRegistry(registry)
+                .defaultSettings(settings).build()) {
+            faulty.deadlocks = true;
+            long before = faulty.statements.get();
+            long entered = executions(registry);
+            assertThatThrownBy(() -> sequences.next("bounded." + mode + System.nanoTime()))
+                    .isInstanceOf(TransientStoreException.class);
+            assertThat(faulty.statements.get() - before).as("statements sent by one reservation")
+                    .isBetween(1L, (long) ATTEMPTS);
+            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+            faulty.deadlocks = false;
+        }
+    }
+
+    /** A shared cache whose copy is lost during every write: no value it hands out may be returned. */
+    private static final class LosingCache implements MonotonicCache {
+
+        private final ConcurrentHashMap<CounterName, AtomicLong> values = new ConcurrentHashMap<>();
+
+        @Override
+        public OptionalLong get(CounterName name) {
+            AtomicLong value = values.get(name);
+            return value == null ? OptionalLong.empty() : OptionalLong.of(value.get());
+        }
+
+        @Override
+        public long loadIfAbsent(CounterName name, LongSupplier stored) {
+            long loaded = stored.getAsLong();
+            return values.computeIfAbsent(name, key -> new AtomicLong(loaded)).get();
+        }
+
+        @Override
+        public Optional<Added> addAndGet(CounterName name, long delta) {
+            AtomicLong value = values.get(name);
+            return value == null ? Optional.empty() : Optional.of(new Added(value.addAndGet(delta), 1));
+        }
+
+        @Override
+        public boolean holds(CounterName name, long copy) {
+            return false;
+        }
+
+        @Override
+        public void remove(CounterName name) {
+            values.remove(name);
+        }
     }
 }

@@ -41,6 +41,11 @@ final class FaultyMariaDb {
 
     /** A pool as an application would configure it: bounded waits, started even while the database is down. */
     static HikariDataSource pool(int port, int size) {
+        return pool(port, size, CONNECTION_TIMEOUT_MILLIS);
+    }
+
+    /** As {@link #pool(int, int)}, waiting at most {@code connectionTimeoutMillis} for a connection. */
+    static HikariDataSource pool(int port, int size, int connectionTimeoutMillis) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(server().jdbcUrl(port) + "&cacheServerConfiguration=true&useLocalSessionState=true"
                 + "&connectTimeout=" + CONNECTION_TIMEOUT_MILLIS
@@ -48,7 +53,7 @@ final class FaultyMariaDb {
         config.setUsername(EmbeddedMariaDb.USER);
         config.setPassword("");
         config.setMaximumPoolSize(size);
-        config.setConnectionTimeout(CONNECTION_TIMEOUT_MILLIS);
+        config.setConnectionTimeout(connectionTimeoutMillis);
         config.setValidationTimeout(1_000);
         config.setInitializationFailTimeout(-1);
         return new HikariDataSource(config);

@@ -49,6 +49,10 @@ public final class FaultInjectingDataSource implements DataSource {
     public volatile boolean downAfterFailedStatement;
     /** Every statement fails as a deadlock victim: rolled back, surely not applied. */
     public volatile boolean deadlocks;
+    /** Every statement fails as a deadlock victim ({@link #deadlocks}) right after an injected commit failure. */
+    public volatile boolean deadlocksAfterStrike;
+    /** The database becomes unreachable right after a write commits (a commit, or an auto-committed write). */
+    public volatile boolean downAfterWrite;
     private volatile int failEvery;
     private volatile Fault fault = Fault.AFTER_COMMIT;
 
@@ -108,6 +112,9 @@ public final class FaultInjectingDataSource implements DataSource {
         if (downAfterStrike) {
             down = true;
         }
+        if (deadlocksAfterStrike) {
+            deadlocks = true;
+        }
         return new SQLException("Communications link failure during commit (injected, "
                 + (afterCommit ? "after" : "before") + " the database committed)", "08S01");
     }
@@ -135,6 +142,9 @@ public final class FaultInjectingDataSource implements DataSource {
                 }
             }
             Object result = call(real, method, args);
+            if (method.getName().equals("commit") && downAfterWrite) {
+                down = true;
+            }
             if (result instanceof Statement statement) {
                 Class<?> type = method.getName().equals("prepareStatement") ? java.sql.PreparedStatement.class
                         : method.getName().equals("prepareCall") ? java.sql.CallableStatement.class : Statement.class;
@@ -174,7 +184,11 @@ public final class FaultInjectingDataSource implements DataSource {
                 throw lost(true); // executed and committed; the reply is lost
             }
             try {
-                return call(real, method, args);
+                Object result = call(real, method, args);
+                if (autoCommit && downAfterWrite) {
+                    down = true;
+                }
+                return result;
             } catch (SQLException e) {
                 if (downAfterFailedStatement) {
                     down = true;

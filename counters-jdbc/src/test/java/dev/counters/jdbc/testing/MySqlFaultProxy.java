@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -47,6 +48,10 @@ public final class MySqlFaultProxy implements AutoCloseable {
     private volatile double beforeStatement;
     private volatile double randomCut;
     private volatile boolean refusing;
+    /** How long the proxy refuses connections after each withheld commit reply; 0 for not at all. */
+    private volatile long outageNanos;
+    /** Until when (System.nanoTime) an outage after a withheld reply lasts. */
+    private volatile long outageUntil = System.nanoTime();
     private final AtomicLong budget = new AtomicLong();
 
     /** Commit points the proxy saw (commits and autocommitted writes). */
@@ -93,6 +98,20 @@ public final class MySqlFaultProxy implements AutoCloseable {
         return commitRepliesCut.get() + statementsCut.get() + randomCuts.get();
     }
 
+    /**
+     * After each withheld commit reply, the proxy acts as a server that went down with it ({@link #refuse}) for
+     * {@code outage}: the attempt after the ambiguous commit, and any read after a write that just committed, find no
+     * connection. Counted as part of that fault.
+     */
+    public void outageAfterCommitReplyCut(Duration outage) {
+        this.outageNanos = outage.toNanos();
+    }
+
+    /** Whether the proxy refuses connections now ({@link #refuse}, or an outage after a withheld reply). */
+    public boolean refusing() {
+        return refusing || outageUntil - System.nanoTime() > 0;
+    }
+
     /** While refusing, the proxy acts as a server that is down: open connections are cut, new ones closed. */
     public void refuse(boolean refusing) {
         this.refusing = refusing;
@@ -116,7 +135,7 @@ public final class MySqlFaultProxy implements AutoCloseable {
         while (!listener.isClosed()) {
             try {
                 Socket client = listener.accept();
-                if (refusing) {
+                if (refusing()) {
                     client.close();
                     continue;
                 }
@@ -215,6 +234,10 @@ public final class MySqlFaultProxy implements AutoCloseable {
                 while ((read = in.read(buffer)) >= 0) {
                     if (withholdReply) {
                         commitRepliesCut.incrementAndGet(); // the server answered: it has committed
+                        if (outageNanos > 0) {
+                            outageUntil = System.nanoTime() + outageNanos;
+                            links.forEach(Link::close);
+                        }
                         close();
                         return;
                     }
