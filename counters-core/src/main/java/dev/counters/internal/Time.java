@@ -75,9 +75,12 @@ public final class Time {
         return databaseClock != null;
     }
 
+    /** A reading of the database's clock that took longer is not used: it could be off by half of it. */
+    static final long MAX_ROUND_TRIP_NANOS = 1_000_000_000L;
+
     /**
      * Reads the database's clock and puts steady time on it (the reading is taken as made halfway through the round
-     * trip). Does nothing without a database clock.
+     * trip; one whose round trip took over a second is not used). Does nothing without a database clock.
      *
      * @return how far the wall clock is ahead of the database's (negative: behind); empty without a database clock
      * @throws RuntimeException the store's exception when the database cannot be read; steady time stays as it was
@@ -89,7 +92,9 @@ public final class Time {
         long before = ticker.getAsLong();
         Instant database = databaseClock.get();
         long after = ticker.getAsLong();
-        anchor = new Anchor(database, before + (after - before) / 2);
+        if (after - before <= MAX_ROUND_TRIP_NANOS) {
+            anchor = new Anchor(database, before + (after - before) / 2);
+        }
         return Optional.of(Duration.between(steady(), clock.instant()));
     }
 

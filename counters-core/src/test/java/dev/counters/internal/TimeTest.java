@@ -46,5 +46,12 @@ class TimeTest {
         assertThat(onDatabase.synchronize()).hasValue(Duration.ofSeconds(-7));
         assertThat(onDatabase.steady()).isEqualTo(database.get());
         assertThat(time.synchronize()).as("no database clock").isEmpty();
+        Time slowDatabase = new Time(clock, ticker::get, () -> {
+            ticker.addAndGet(Duration.ofSeconds(3).toNanos()); // a reading that took 3 s could be 1.5 s off
+            return database.get().plus(Duration.ofHours(1));
+        });
+        var before = slowDatabase.steady();
+        slowDatabase.synchronize();
+        assertThat(slowDatabase.steady()).as("not used").isEqualTo(before.plusSeconds(3));
     }
 }
