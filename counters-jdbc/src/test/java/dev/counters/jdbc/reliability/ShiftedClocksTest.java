@@ -116,7 +116,8 @@ class ShiftedClocksTest {
                     + " one on time; " + history.count(History.Outcome.OK) + " increments, " + proxy.injected()
                     + " faults | " + (results.stream().allMatch(CounterChecker.Result::valid) ? "exact"
                             : "VIOLATED: " + results));
-            assertThat(results).allSatisfy(result -> assertThat(result.valid()).as(result.toString()).isTrue());
+            assertThat(results).allSatisfy(result -> assertThat(result.valid())
+                    .as("seed " + seed + ": " + result).isTrue());
             assertThat(history.count(History.Outcome.OK)).isPositive();
         }
     }
