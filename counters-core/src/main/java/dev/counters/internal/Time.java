@@ -35,6 +35,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Time {
 
+    /** A reading of the database's clock that took longer is not used: it could be off by half of it. */
+    static final long MAX_ROUND_TRIP_NANOS = 1_000_000_000L;
+
     /** Steady time {@code time} at ticker value {@code nanos}. */
     private record Anchor(Instant time, long nanos) {
     }
@@ -74,9 +77,6 @@ public final class Time {
     public boolean hasDatabaseClock() {
         return databaseClock != null;
     }
-
-    /** A reading of the database's clock that took longer is not used: it could be off by half of it. */
-    static final long MAX_ROUND_TRIP_NANOS = 1_000_000_000L;
 
     /**
      * Reads the database's clock and puts steady time on it (the reading is taken as made halfway through the round
