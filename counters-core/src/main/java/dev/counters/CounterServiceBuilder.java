@@ -206,7 +206,7 @@ public final class CounterServiceBuilder {
      *     refused when it is first used)
      */
     public CounterService build() {
-        Time time = Time.of(clock);
+        Time time = Time.of(clock, store);
         UniqueIds ids = UniqueIds.create();
         List<DefaultCounterService.Route> created = new ArrayList<>();
         try {
@@ -238,6 +238,7 @@ public final class CounterServiceBuilder {
             }
             Housekeeping housekeeping = Housekeeping.of(store, time, ids.instanceId(), keyRetention, tasks,
                     threadFactory);
+            housekeeping.keepClock(); // before any increment: its timestamps are on the database's clock
             if (!tasks.isEmpty()) {
                 housekeeping.start(); // windows and idle counters are removed from the start
             }

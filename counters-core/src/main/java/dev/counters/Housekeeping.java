@@ -29,6 +29,10 @@ final class Housekeeping implements AutoCloseable {
     /** Batches per run, so that one run ends; a backlog is worked off over the next runs. */
     static final int MAX_BATCHES_PER_RUN = 100;
     private static final Duration LEASE_TIME = Duration.ofMinutes(5);
+    /** How often steady time is put on the database's clock again: it drifts only with the ticker in between. */
+    static final Duration CLOCK_SYNC = Duration.ofSeconds(10);
+    /** An offset of the JVM's clock from the database's beyond this is logged: windows and leases use that clock. */
+    static final Duration CLOCK_WARNING = Duration.ofSeconds(1);
 
     private final CounterStore.@Nullable Leases leases;
     private final CounterStore.@Nullable IdempotencyKeys keys;
@@ -37,9 +41,12 @@ final class Housekeeping implements AutoCloseable {
     private final Duration keyRetention;
     private final List<Task> tasks;
     private final @Nullable ThreadFactory threads;
+    private final boolean upkeep;
     private @Nullable ScheduledExecutorService scheduler;
     private volatile boolean started;
     private boolean closed;
+    /** The offset last logged, null while the JVM's clock is within {@link #CLOCK_WARNING}. */
+    private volatile @Nullable Duration reportedOffset;
 
     /**
      * Upkeep every interval (a tenth of the key retention, between 1 s and 5 min) on a thread of {@code threads},
@@ -69,7 +76,8 @@ final class Housekeeping implements AutoCloseable {
         this.owner = owner;
         this.keyRetention = keyRetention;
         this.tasks = List.copyOf(tasks);
-        this.threads = leases == null || keys == null ? null : threads;
+        this.threads = threads;
+        this.upkeep = leases != null && keys != null;
     }
 
     /** Starts the upkeep, once; a plain read after the first call. */
@@ -80,18 +88,69 @@ final class Housekeeping implements AutoCloseable {
     }
 
     private synchronized void startOnce() {
-        if (started || closed || threads == null) {
+        ScheduledExecutorService running = upkeep ? scheduler() : null;
+        if (started || running == null) {
             return;
         }
-        ThreadFactory factory = threads;
-        scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = factory.newThread(task);
-            thread.setName("counters-housekeeping-" + owner.substring(0, Math.min(8, owner.length())));
-            return thread;
-        });
         long interval = Math.clamp(keyRetention.dividedBy(10).toMillis(), 1_000, Duration.ofMinutes(5).toMillis());
-        scheduler.scheduleWithFixedDelay(this::runSafely, interval, interval, TimeUnit.MILLISECONDS);
+        running.scheduleWithFixedDelay(this::runSafely, interval, interval, TimeUnit.MILLISECONDS);
         started = true;
+    }
+
+    /**
+     * Puts steady time on the database's clock now and then every {@link #CLOCK_SYNC}, when the store tells its
+     * clock: from the service's start, since every strategy's timestamps use it.
+     */
+    synchronized void keepClock() {
+        if (!time.hasDatabaseClock()) {
+            return;
+        }
+        synchronizeClock();
+        ScheduledExecutorService running = scheduler();
+        if (running != null) {
+            running.scheduleWithFixedDelay(this::synchronizeClock, CLOCK_SYNC.toMillis(), CLOCK_SYNC.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private @Nullable ScheduledExecutorService scheduler() {
+        if (scheduler == null && !closed && threads != null) {
+            ThreadFactory factory = threads;
+            scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+                Thread thread = factory.newThread(task);
+                thread.setName("counters-housekeeping-" + owner.substring(0, Math.min(8, owner.length())));
+                return thread;
+            });
+        }
+        return closed ? null : scheduler;
+    }
+
+    /** Reads the database's clock; a failure leaves steady time going on from the last reading, by the ticker. */
+    void synchronizeClock() {
+        try {
+            time.synchronize().ifPresent(this::report);
+        } catch (RuntimeException e) {
+            log.warn("Could not read the database's clock; steady time goes on from its last reading: {}",
+                    e.toString());
+        }
+    }
+
+    private void report(Duration offset) {
+        Duration reported = reportedOffset;
+        if (offset.abs().compareTo(CLOCK_WARNING) <= 0) {
+            if (reported != null) {
+                log.info("This JVM's clock is within {} of the database's again", CLOCK_WARNING);
+                reportedOffset = null;
+            }
+        } else if (reported == null || offset.minus(reported).abs().compareTo(CLOCK_WARNING) > 0) {
+            log.warn("This JVM's clock is {} {} the database's. Purges and the timestamps that guard retries follow"
+                    + " the database's clock, but the window an increment lands in and lease expiries follow this"
+                    + " one: a windowed increment is refused while it lags by more than half its windows' retention,"
+                    + " and a lease (a node id on H2, a recount) may be taken over early by a process whose clock is"
+                    + " ahead of its holder's by more than the lease's time. Have this host's clock synchronised"
+                    + " (NTP).", offset.abs(), offset.isNegative() ? "behind" : "ahead of");
+            reportedOffset = offset;
+        }
     }
 
     /** Upkeep that runs only when {@link #runOnce()} is called: for tests. */
@@ -123,7 +182,9 @@ final class Housekeeping implements AutoCloseable {
             return -1;
         }
         try {
-            // Keys are stamped with steady time, which a clock set back cannot turn into an early prune.
+            // Horizons on steady time, the database's clock read just now: keys are stamped on it, and windows end on
+            // it unless their writer's clock lags (then it refuses them), whatever this JVM's clock says.
+            synchronizeClock();
             Instant appliedBefore = time.steady().minus(keyRetention);
             int removed = 0;
             for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {

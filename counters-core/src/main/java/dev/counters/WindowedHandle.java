@@ -81,6 +81,12 @@ final class WindowedHandle implements DefaultCounterService.Handle, WindowedCoun
         return window.stored();
     }
 
+    /** The window an increment lands in, if this JVM's clock lets it be written safely ({@link Windows#checkClock}). */
+    private CounterName toWrite() {
+        windows.checkClock(name, time.now(), time.steady());
+        return stored();
+    }
+
     @Override
     public String strategy() {
         return route.strategy().type();
@@ -88,7 +94,7 @@ final class WindowedHandle implements DefaultCounterService.Handle, WindowedCoun
 
     @Override
     public void increment(long delta) {
-        route.strategy().increment(stored(), checkDelta(name, delta));
+        route.strategy().increment(toWrite(), checkDelta(name, delta));
         route.count();
     }
 
@@ -104,7 +110,7 @@ final class WindowedHandle implements DefaultCounterService.Handle, WindowedCoun
      */
     private long keyed(long delta, IdempotencyKey key, boolean needsValue) {
         try {
-            long value = route.strategy().increment(stored(), checkDelta(name, delta),
+            long value = route.strategy().increment(toWrite(), checkDelta(name, delta),
                     checkKey(name, key, housekeeping), needsValue);
             route.count();
             return value;
@@ -120,7 +126,7 @@ final class WindowedHandle implements DefaultCounterService.Handle, WindowedCoun
 
     @Override
     public CompletableFuture<Void> incrementDurably(long delta) {
-        CompletableFuture<Void> durable = route.strategy().incrementDurably(stored(), checkDelta(name, delta));
+        CompletableFuture<Void> durable = route.strategy().incrementDurably(toWrite(), checkDelta(name, delta));
         route.count();
         return durable;
     }
@@ -128,7 +134,7 @@ final class WindowedHandle implements DefaultCounterService.Handle, WindowedCoun
     /** Adds {@code delta} to the current window; returns the window's value after it. */
     @Override
     public long incrementAndGet(long delta) {
-        long value = route.strategy().incrementAndGet(stored(), checkDelta(name, delta));
+        long value = route.strategy().incrementAndGet(toWrite(), checkDelta(name, delta));
         route.count();
         return value;
     }

@@ -47,6 +47,25 @@ final class Windows {
         return day.atStartOfDay(settings.zone()).toInstant();
     }
 
+    /**
+     * Refuses an increment of {@code counter} now when the window it would land in may be purged before the
+     * increment is written: the window is picked by this JVM's clock ({@code now}), while the purge goes by steady
+     * time (the database's clock), so a clock lagging steady time by more than half the retention writes windows
+     * that may already be due.
+     *
+     * @throws IllegalStateException saying by how much the clock lags; nothing was written
+     */
+    void checkClock(CounterName counter, Instant now, Instant steady) {
+        Duration lag = Duration.between(now, steady);
+        if (lag.compareTo(settings.retention().dividedBy(2)) > 0) {
+            throw new IllegalStateException("Counter '" + counter + "' is windowed and this JVM's clock (" + now
+                    + ") lags the clock purges go by (the database's: " + steady + ") by " + lag
+                    + ", more than half its windows' retention ("
+                    + settings.retention() + "): its windows could be purged as they are written, so the increment"
+                    + " is refused and nothing was written. Have this host's clock synchronised (NTP)");
+        }
+    }
+
     /** The stored name of {@code counter}'s window starting at {@code start}. */
     static CounterName name(CounterName counter, Instant start) {
         return CounterName.of(counter.value() + MARK + START.format(start));

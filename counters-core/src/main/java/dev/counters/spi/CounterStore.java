@@ -144,6 +144,17 @@ public interface CounterStore {
         }
     }
 
+    /**
+     * The database server's clock: every process on the database stamps and purges what guards exactly-once retries
+     * (delta ids, idempotency keys, flush keys) and removes windows on it, so that no process's own clock error moves
+     * a purge. A store of a database shared by several processes should offer it.
+     */
+    interface DatabaseClock {
+
+        /** The database's clock now (one round trip). */
+        Instant databaseTime();
+    }
+
     /** Expiring claims on a key (a node's id, the one recount in flight for a counter). */
     interface Leases {
 

@@ -8,15 +8,17 @@ import dev.counters.CounterName;
 import dev.counters.spi.TotalCache;
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** A {@link TotalCache} in this JVM: at most 100,000 totals, each expiring as put. */
 final class LocalTotalCache implements TotalCache {
 
     /** {@code put}: just put, so its expiry applies from now; else an addition, which keeps the expiry it had. */
-    private record Total(long value, long expiryNanos, boolean put) {
+    private record Total(long value, long loadId, long expiryNanos, boolean put) {
     }
 
     private final Cache<CounterName, Total> totals;
+    private final AtomicLong loads = new AtomicLong();
 
     /** Expiry on the {@code ticker}'s forward movement only: a clock set back must not keep a stale total. */
     LocalTotalCache(Ticker ticker) {
@@ -49,17 +51,24 @@ final class LocalTotalCache implements TotalCache {
     }
 
     @Override
-    public void put(CounterName name, long total, Duration expiry) {
-        totals.put(name, new Total(total, expiry.toNanos(), true));
+    public long put(CounterName name, long total, Duration expiry) {
+        long loadId = loads.incrementAndGet();
+        totals.put(name, new Total(total, loadId, expiry.toNanos(), true));
+        return loadId;
     }
 
     @Override
-    public void addIfPresent(CounterName name, long delta) {
-        totals.asMap().computeIfPresent(name, (key, total) -> {
+    public OptionalLong addIfLoaded(CounterName name, long delta, long loadId) {
+        Total added = totals.asMap().computeIfPresent(name, (key, total) -> {
+            if (total.loadId() != loadId) {
+                return new Total(total.value(), total.loadId(), total.expiryNanos(), false); // keeps its expiry
+            }
             long sum = total.value() + delta;
             // On overflow the total is dropped; the next read asks the store, which reports the problem.
-            return ((total.value() ^ sum) & (delta ^ sum)) < 0 ? null : new Total(sum, total.expiryNanos(), false);
+            return ((total.value() ^ sum) & (delta ^ sum)) < 0 ? null
+                    : new Total(sum, loadId, total.expiryNanos(), false);
         });
+        return added == null ? OptionalLong.empty() : OptionalLong.of(added.loadId());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.counters.strategy;
 
+import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import com.github.benmanes.caffeine.cache.Ticker;
@@ -7,6 +8,7 @@ import dev.counters.CacheUnavailableException;
 import dev.counters.CounterName;
 import dev.counters.IdempotencyKey;
 import dev.counters.internal.StrategyContext;
+import dev.counters.internal.Time;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.TotalCache;
 import java.time.Duration;
@@ -45,6 +47,12 @@ final class ShardedStrategy extends CellStrategy {
     private final RandomGenerator random;
     private final LoadingCache<CounterName, Integer> shardCounts;
     private final @Nullable TotalCache totals;
+    /**
+     * The load of each cached total this JVM last heard of ({@link TotalCache#put}'s id, 0 for none) and when: an
+     * increment adds only to the load it knew of before its write began, which cannot hold it already.
+     */
+    private final Cache<CounterName, KnownLoad> loads = Caffeine.newBuilder().maximumSize(100_000).build();
+    private final Time time;
     private final Duration totalExpiry;
     private final CacheGuard guard;
 
@@ -54,6 +62,7 @@ final class ShardedStrategy extends CellStrategy {
         this.shardCountStore = context.require(CounterStore.Maxima.class, "sharded");
         this.settings = settings;
         this.random = context.random();
+        this.time = context.time();
         // Expiry on the clock's forward movement only: a clock set back must not keep a stale total for the step.
         Ticker ticker = context.time()::elapsedNanos;
         this.shardCounts = Caffeine.newBuilder()
@@ -109,9 +118,10 @@ final class ShardedStrategy extends CellStrategy {
                     combiner = combiner(name, CELLS[shard]);
                     combiners[shard] = combiner;
                 }
+                long loadId = loadBeforeWrite(name);
                 combiner.submit(delta, false);
                 if (totals != null) {
-                    cached(() -> totals.addIfPresent(name, delta), name);
+                    cached(() -> learn(name, totals.addIfLoaded(name, delta, loadId)), name);
                 }
             }
         };
@@ -120,9 +130,19 @@ final class ShardedStrategy extends CellStrategy {
     @Override
     public long incrementAndGet(CounterName name, long delta) {
         int shards = shardCounts.get(name);
+        long loadId = loadBeforeWrite(name);
         long total = addCombined(name, CELLS[pickShard(name, shards, NO_COMBINERS)], delta, true);
         if (totals != null) {
-            cached(() -> totals.put(name, total, totalExpiry), name);
+            // Added to the load it knew of; cached as a new load only if none is, so that other nodes' knowledge of
+            // the load cached stays current.
+            cached(() -> {
+                OptionalLong cached = totals.addIfLoaded(name, delta, loadId);
+                if (cached.isEmpty()) {
+                    putCached(name, total);
+                } else {
+                    learn(name, cached);
+                }
+            }, name);
         }
         return total;
     }
@@ -162,9 +182,7 @@ final class ShardedStrategy extends CellStrategy {
     @Override
     public long getExact(CounterName name) {
         long total = super.get(name);
-        if (totals != null) {
-            cached(() -> totals.put(name, total, totalExpiry), name);
-        }
+        putCached(name, total);
         return total;
     }
 
@@ -181,7 +199,7 @@ final class ShardedStrategy extends CellStrategy {
         }
         List<CounterName> missing = names.stream().filter(name -> !cached.containsKey(name)).toList();
         Map<CounterName, Long> loaded = missing.isEmpty() ? Map.of() : super.getAll(missing);
-        loaded.forEach((name, total) -> cached(() -> totals.put(name, total, totalExpiry), name));
+        loaded.forEach(this::putCached);
         Map<CounterName, Long> values = new LinkedHashMap<>();
         names.forEach(name -> values.put(name, cached.containsKey(name) ? cached.get(name) : loaded.get(name)));
         return values;
@@ -194,6 +212,45 @@ final class ShardedStrategy extends CellStrategy {
         if (totals != null) {
             cached(() -> totals.remove(name), name);
         }
+    }
+
+    /** A load id ({@link TotalCache#put}, 0 for none) and when it was learnt, in {@link Time#nanoTime()}. */
+    private record KnownLoad(long id, long learntAt) {
+    }
+
+    /** How long a load learnt of is used without asking the cache again, before an increment's write. */
+    private static final long KNOWN_LOAD_NANOS = Duration.ofMillis(100).toNanos();
+
+    /**
+     * The load of the counter's cached total known before an increment's write begins, 0 for none: the one learnt
+     * from the last call to the cache if recent, else the cache is asked (an addition of nothing), so that an
+     * increment after another node's load adds to it. A load made after this call may hold the increment; the
+     * increment adds nothing to it.
+     */
+    private long loadBeforeWrite(CounterName name) {
+        if (totals == null) {
+            return 0;
+        }
+        KnownLoad known = loads.getIfPresent(name);
+        if (known == null || known.id() == 0 || time.nanoTime() - known.learntAt() > KNOWN_LOAD_NANOS) {
+            cached(() -> learn(name, totals.addIfLoaded(name, 0, 0)), name);
+            known = loads.getIfPresent(name);
+        }
+        return known == null ? 0 : known.id();
+    }
+
+    /** Caches a total just read from the store, as a new load. */
+    private void putCached(CounterName name, long total) {
+        if (totals != null) {
+            cached(() -> {
+                long loadId = totals.put(name, total, totalExpiry);
+                loads.put(name, new KnownLoad(loadId, time.nanoTime()));
+            }, name);
+        }
+    }
+
+    private void learn(CounterName name, OptionalLong loadId) {
+        loads.put(name, new KnownLoad(loadId.orElse(0), time.nanoTime()));
     }
 
     /**

@@ -32,4 +32,26 @@ class TimeTest {
         assertThat(time.steady()).isEqualTo(start.plusSeconds(5));
         assertThat(time.now()).isEqualTo(start.minus(Duration.ofDays(3)));
     }
+
+    @Test
+    void steadyTimeFollowsTheDatabasesClockFromEachReadingWhateverTheWallClockSays() {
+        var database = new java.util.concurrent.atomic.AtomicReference<>(clock.instant().minus(Duration.ofHours(2)));
+        Time onDatabase = new Time(clock, ticker::get, database::get);
+        assertThat(onDatabase.hasDatabaseClock()).isTrue();
+        assertThat(onDatabase.synchronize()).as("the wall clock is 2 h ahead").hasValue(Duration.ofHours(2));
+        ticker.addAndGet(Duration.ofSeconds(5).toNanos());
+        assertThat(onDatabase.steady()).isEqualTo(database.get().plusSeconds(5));
+        clock.advance(Duration.ofHours(-2)); // NTP corrects the wall clock: steady time did not follow its error
+        database.set(database.get().plusSeconds(7));
+        assertThat(onDatabase.synchronize()).hasValue(Duration.ofSeconds(-7));
+        assertThat(onDatabase.steady()).isEqualTo(database.get());
+        assertThat(time.synchronize()).as("no database clock").isEmpty();
+        Time slowDatabase = new Time(clock, ticker::get, () -> {
+            ticker.addAndGet(Duration.ofSeconds(3).toNanos()); // a reading that took 3 s could be 1.5 s off
+            return database.get().plus(Duration.ofHours(1));
+        });
+        var before = slowDatabase.steady();
+        slowDatabase.synchronize();
+        assertThat(slowDatabase.steady()).as("not used").isEqualTo(before.plusSeconds(3));
+    }
 }

@@ -19,12 +19,20 @@ public final class ChildJvm {
     }
 
     public static ChildJvm start(Class<?> mainClass, String... args) throws IOException {
+        return start(java.util.Map.of(), mainClass, args);
+    }
+
+    /** A child JVM with {@code environment} added to this one's (LD_PRELOAD and FAKETIME for a shifted clock). */
+    public static ChildJvm start(java.util.Map<String, String> environment, Class<?> mainClass, String... args)
+            throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, mainClass.getName()));
         command.addAll(List.of(args));
         Path output = Files.createTempFile("counters-child-", ".log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        builder.environment().putAll(environment);
+        Process process = builder.start();
         return new ChildJvm(process, output);
     }
 

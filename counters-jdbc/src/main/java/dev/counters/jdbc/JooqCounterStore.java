@@ -55,7 +55,8 @@ import org.jspecify.annotations.Nullable;
  * {@link StatementRunner}.
  */
 public final class JooqCounterStore implements CounterStore, CounterStore.Leases, CounterStore.IdempotentBatches,
-        CounterStore.IdempotencyKeys, CounterStore.IdleCounters, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
+        CounterStore.IdempotencyKeys, CounterStore.IdleCounters, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences,
+        CounterStore.DatabaseClock {
 
     /** Names per statement in reads of many counters, so that no statement grows without bound. */
     private static final int MAX_NAMES_PER_QUERY = 1_000;
@@ -505,6 +506,13 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             long maxValue) {
         return runner.run("reserve", sequence, 0,
                 ctx -> sequences.reserveInOneStatement(ctx, sequence, count, increment, maxValue));
+    }
+
+    // ---- the database's clock ----
+
+    @Override
+    public Instant databaseTime() {
+        return runner.run("databaseTime", leases::databaseTime);
     }
 
     // ---- leases ----

@@ -1,7 +1,10 @@
 package dev.counters.jdbc;
 
 import java.time.Instant;
+import java.time.ZoneOffset;
 import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /** The SQL of {@code counter_leases}: expiring claims. */
 final class LeaseQueries {
@@ -27,6 +30,22 @@ final class LeaseQueries {
                 .where(t.leasesKey.eq(key))
                 .and(t.leasesOwner.eq(owner).or(t.leasesExpiresAt.le(now.toEpochMilli())))
                 .execute() == 1;
+    }
+
+    /**
+     * The database server's clock, in UTC: {@code UTC_TIMESTAMP(6)} on MySQL and MariaDB (whose {@code NOW()} is in
+     * the session's zone), {@code clock_timestamp()} on PostgreSQL (not the transaction's start), and
+     * {@code CURRENT_TIMESTAMP}, with its zone, elsewhere.
+     */
+    Instant databaseTime(DSLContext ctx) {
+        return switch (ctx.family()) {
+            case MYSQL, MARIADB -> ctx.select(DSL.field("utc_timestamp(6)", SQLDataType.LOCALDATETIME))
+                    .fetchSingle().value1().toInstant(ZoneOffset.UTC);
+            case POSTGRES -> ctx.select(DSL.field("clock_timestamp()", SQLDataType.OFFSETDATETIME))
+                    .fetchSingle().value1().toInstant();
+            default -> ctx.select(DSL.field("current_timestamp(6)", SQLDataType.OFFSETDATETIME))
+                    .fetchSingle().value1().toInstant();
+        };
     }
 
     void release(DSLContext ctx, String key, String owner) {

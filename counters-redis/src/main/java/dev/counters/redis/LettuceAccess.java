@@ -46,8 +46,8 @@ final class LettuceAccess implements RedisAccess {
     }
 
     @Override
-    public List<@Nullable String> eval(Script script, String key, String... args) {
-        String[] keys = {key};
+    public List<@Nullable String> eval(Script script, List<String> scriptKeys, String... args) {
+        String[] keys = scriptKeys.toArray(String[]::new);
         Object reply;
         try {
             reply = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args);

@@ -13,7 +13,12 @@ interface RedisAccess {
      * Runs {@code script} on {@code key} (EVALSHA, falling back to EVAL when the server does not have it yet). Every
      * script of this module replies with a flat array; integers and bulk strings both come back as strings.
      */
-    List<@Nullable String> eval(Script script, String key, String... args);
+    default List<@Nullable String> eval(Script script, String key, String... args) {
+        return eval(script, List.of(key), args);
+    }
+
+    /** {@link #eval(Script, String, String...)} on several keys. */
+    List<@Nullable String> eval(Script script, List<String> keys, String... args);
 
     @Nullable String get(String key);
 

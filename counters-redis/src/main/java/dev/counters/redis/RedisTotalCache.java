@@ -4,6 +4,7 @@ import dev.counters.CacheUnavailableException;
 import dev.counters.CounterName;
 import dev.counters.spi.TotalCache;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -29,28 +30,56 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *         .build();
  * }</pre>
  *
- * <p>A total is a string {@code <prefix>total:<name>} (prefix {@value RedisMonotonicCache#DEFAULT_PREFIX} unless
- * set) with the expiry it was put with ({@code SET PX}); an increment adds to it in a script that checks that it
- * exists ({@code INCRBY}, which keeps the expiry), so that an increment never creates a total; one that would leave
- * the 64-bit range deletes it. A cached total is a read optimisation: it lags the store by what it missed (an
- * increment whose cache update failed or timed out, one applied twice by a client's resend after a reconnect), for
- * at most its expiry. Increments are stored whatever happens to Redis; when Redis fails, reads go to the store.
+ * <p>A total is a hash {@code <prefix>total:<name>} (prefix {@value RedisMonotonicCache#DEFAULT_PREFIX} unless set)
+ * of its value {@code v} and its load id {@code id} (a random 64-bit number the loading node drew), with the expiry
+ * it was put with. An increment adds to it in a script that checks that the total is the load the increment knew of
+ * before its write began ({@code HINCRBY}, which keeps the expiry), so that an increment never creates a total, nor
+ * adds to a total loaded on any node after its commit (which may hold it already); one that would leave the 64-bit
+ * range deletes it. A cached total is a read optimisation: it lags the store by what it missed (an increment whose
+ * cache update failed or timed out, or that knew of no load, or of an older one), for at most its expiry. One
+ * exception: Lettuce resends a command whose reply a dropped connection lost, so an addition can be applied twice;
+ * the total is then above the store by that increment until it expires. Increments are stored whatever happens to
+ * Redis; when Redis fails, reads go to the store.
  *
  * <p>Every call waits at most the client's command timeout (Lettuce's default is 60 seconds: set something like
  * 500 ms), then throws {@link dev.counters.CacheUnavailableException}.
  */
 public final class RedisTotalCache implements TotalCache {
 
-    /** KEYS[1]; ARGV[1]: delta. Replies {}. */
-    static final Script ADD = Script.of("add-if-present", """
-            if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
-            -- INCRBY keeps the expiry. An error (out of the 64-bit range, not a number) drops the total: the next
-            -- read asks the store.
-            local added = redis.pcall('INCRBY', KEYS[1], ARGV[1])
-            if type(added) == 'table' and added.err then redis.call('DEL', KEYS[1]) end
+    /** KEYS[1]; ARGV[1]: the total, ARGV[2]: its load id, ARGV[3]: its expiry in milliseconds. Replies {}. */
+    static final Script PUT = Script.of("put-total", """
+            redis.call('DEL', KEYS[1])
+            redis.call('HSET', KEYS[1], 'v', ARGV[1], 'id', ARGV[2])
+            redis.call('PEXPIRE', KEYS[1], ARGV[3])
             return {}
             """);
 
+    /**
+     * KEYS[1]; ARGV[1]: delta, ARGV[2]: the load id the increment knew of. Replies {} if no total is cached, else
+     * {load id of the total cached}, which was added to only if it is ARGV[2].
+     */
+    static final Script ADD = Script.of("add-if-loaded", """
+            local id = redis.call('HGET', KEYS[1], 'id')
+            if not id then return {} end
+            if id ~= ARGV[2] then return {id} end
+            -- HINCRBY keeps the expiry. An error (out of the 64-bit range, not a number) drops the total: the next
+            -- read asks the store.
+            local added = redis.pcall('HINCRBY', KEYS[1], 'v', ARGV[1])
+            if type(added) == 'table' and added.err then
+                redis.call('DEL', KEYS[1])
+                return {}
+            end
+            return {id}
+            """);
+
+    /** KEYS: the totals' keys. Replies each one's value, nil for those absent. */
+    static final Script GET_ALL = Script.of("get-totals", """
+            local totals = {}
+            for i, key in ipairs(KEYS) do totals[i] = redis.call('HGET', key, 'v') end
+            return totals
+            """);
+
+    private final SecureRandom loadIds = new SecureRandom();
     private final RedisAccess redis;
     private final String prefix;
 
@@ -71,7 +100,8 @@ public final class RedisTotalCache implements TotalCache {
 
     @Override
     public OptionalLong get(CounterName name) {
-        String total = Calls.call(redis, "Read of the total of counter '" + name + "'", () -> redis.get(key(name)));
+        String total = Calls.call(redis, "Read of the total of counter '" + name + "'",
+                () -> redis.hget(key(name), "v"));
         return total == null ? OptionalLong.empty() : OptionalLong.of(parse(total, name));
     }
 
@@ -84,7 +114,7 @@ public final class RedisTotalCache implements TotalCache {
         List<CounterName> ordered = new ArrayList<>(names);
         List<String> keys = ordered.stream().map(this::key).toList();
         List<@Nullable String> values = Calls.call(redis, "Read of the totals of counters " + list(ordered),
-                () -> redis.mget(keys));
+                () -> redis.eval(GET_ALL, keys));
         for (int i = 0; i < ordered.size(); i++) {
             String total = values.get(i);
             if (total != null) {
@@ -95,16 +125,24 @@ public final class RedisTotalCache implements TotalCache {
     }
 
     @Override
-    public void put(CounterName name, long total, Duration expiry) {
+    public long put(CounterName name, long total, Duration expiry) {
+        long loadId = loadIds.nextLong();
+        while (loadId == 0) {
+            loadId = loadIds.nextLong();
+        }
+        String id = Long.toString(loadId);
         long millis = Math.max(1, expiry.toMillis());
         Calls.run(redis, "Caching the total of counter '" + name + "'",
-                () -> redis.set(key(name), Long.toString(total), millis));
+                () -> redis.eval(PUT, key(name), Long.toString(total), id, Long.toString(millis)));
+        return loadId;
     }
 
     @Override
-    public void addIfPresent(CounterName name, long delta) {
-        Calls.run(redis, "Adding to the total of counter '" + name + "'",
-                () -> redis.eval(ADD, key(name), Long.toString(delta)));
+    public OptionalLong addIfLoaded(CounterName name, long delta, long loadId) {
+        List<@Nullable String> cached = Calls.call(redis, "Adding to the total of counter '" + name + "'",
+                () -> redis.eval(ADD, key(name), Long.toString(delta), Long.toString(loadId)));
+        String id = cached.isEmpty() ? null : cached.get(0);
+        return id == null ? OptionalLong.empty() : OptionalLong.of(parse(id, name));
     }
 
     @Override

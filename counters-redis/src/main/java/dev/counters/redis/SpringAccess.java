@@ -29,21 +29,25 @@ final class SpringAccess implements RedisAccess {
     }
 
     @Override
-    public List<@Nullable String> eval(Script script, String key, String... args) {
-        byte[][] keysAndArgs = new byte[args.length + 1][];
-        keysAndArgs[0] = bytes(key);
+    public List<@Nullable String> eval(Script script, List<String> keys, String... args) {
+        byte[][] keysAndArgs = new byte[keys.size() + args.length][];
+        for (int i = 0; i < keys.size(); i++) {
+            keysAndArgs[i] = bytes(keys.get(i));
+        }
         for (int i = 0; i < args.length; i++) {
-            keysAndArgs[i + 1] = bytes(args[i]);
+            keysAndArgs[keys.size() + i] = bytes(args[i]);
         }
         try (RedisConnection connection = factory.getConnection()) {
             Object reply;
             try {
-                reply = connection.scriptingCommands().evalSha(script.sha1(), ReturnType.MULTI, 1, keysAndArgs);
+                reply = connection.scriptingCommands().evalSha(script.sha1(), ReturnType.MULTI, keys.size(),
+                        keysAndArgs);
             } catch (DataAccessException e) {
                 if (!Script.isNoScript(e)) {
                     throw e;
                 }
-                reply = connection.scriptingCommands().eval(bytes(script.source()), ReturnType.MULTI, 1, keysAndArgs);
+                reply = connection.scriptingCommands().eval(bytes(script.source()), ReturnType.MULTI, keys.size(),
+                        keysAndArgs);
             }
             return Replies.strings(reply);
         }

@@ -27,8 +27,8 @@ public final class ChildWithoutSpring {
             monotonic.loadIfAbsent(name, () -> 41);
             long value = monotonic.addAndGet(name, 1).orElseThrow().value();
             RedisTotalCache totals = RedisTotalCache.lettuce(redis.connection()).build();
-            totals.put(name, 5, Duration.ofSeconds(10));
-            totals.addIfPresent(name, 2);
+            long loadId = totals.put(name, 5, Duration.ofSeconds(10));
+            totals.addIfLoaded(name, 2, loadId);
             System.out.println("VALUE " + value + " TOTAL " + totals.get(name).orElseThrow());
         }
     }

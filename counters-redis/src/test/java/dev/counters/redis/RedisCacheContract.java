@@ -275,10 +275,10 @@ abstract class RedisCacheContract {
         RedisTotalCache totals = totals();
         CounterName name = name("forgotten");
         cache.loadIfAbsent(name, () -> 1);
-        totals.put(name, 1, Duration.ofSeconds(30));
+        long loadId = totals.put(name, 1, Duration.ofSeconds(30));
         SERVER.command("SCRIPT", "FLUSH"); // as after a restart: EVALSHA answers NOSCRIPT
         assertThat(cache.addAndGet(name, 1).orElseThrow().value()).isEqualTo(2);
-        totals.addIfPresent(name, 1);
+        totals.addIfLoaded(name, 1, loadId);
         assertThat(totals.get(name)).hasValue(2);
     }
 
@@ -290,30 +290,47 @@ abstract class RedisCacheContract {
         CounterName name = name("views");
         String key = prefix + "total:views";
         assertThat(totals.get(name)).isEmpty();
-        totals.addIfPresent(name, 3);
+        assertThat(totals.addIfLoaded(name, 3, 0)).isEmpty();
         assertThat(SERVER.<String>command("EXISTS", key)).as("an addition never creates a total").isEqualTo("0");
 
-        totals.put(name, 5, Duration.ofSeconds(30));
+        long loadId = totals.put(name, 5, Duration.ofSeconds(30));
+        assertThat(loadId).isNotZero();
         assertThat(totals.get(name)).hasValue(5);
+        assertThat(SERVER.<List<String>>command("HGETALL", key))
+                .containsExactlyInAnyOrder("v", "5", "id", Long.toString(loadId));
         long ttl = Long.parseLong(SERVER.command("PTTL", key));
         assertThat(ttl).isBetween(1L, 30_000L);
-        totals.addIfPresent(name, 3);
-        totals.addIfPresent(name, -10);
+        assertThat(totals.addIfLoaded(name, 3, loadId)).hasValue(loadId);
+        assertThat(totals.addIfLoaded(name, -10, loadId)).hasValue(loadId);
         assertThat(totals.get(name)).hasValue(-2);
-        assertThat(Long.parseLong(SERVER.command("PTTL", key))).as("INCRBY keeps the expiry").isBetween(1L, ttl);
+        assertThat(Long.parseLong(SERVER.command("PTTL", key))).as("HINCRBY keeps the expiry").isBetween(1L, ttl);
 
         totals.remove(name);
         assertThat(totals.get(name)).isEmpty();
     }
 
     @Test
+    void anAdditionGoesOnlyToTheLoadItKnewOfAndLearnsTheOneCached() {
+        RedisTotalCache totals = totals();
+        CounterName name = name("loads");
+        long first = totals.put(name, 5, Duration.ofSeconds(30));
+        long second = totals.put(name, 9, Duration.ofSeconds(30)); // loaded again, e.g. by another node
+        assertThat(second).isNotEqualTo(first);
+        assertThat(totals.addIfLoaded(name, 4, first)).as("not added: the later load may hold it").hasValue(second);
+        assertThat(totals.addIfLoaded(name, 4, 0)).hasValue(second);
+        assertThat(totals.get(name)).hasValue(9);
+        assertThat(totals.addIfLoaded(name, 4, second)).hasValue(second);
+        assertThat(totals.get(name)).hasValue(13);
+    }
+
+    @Test
     void aTotalExpires() {
         RedisTotalCache totals = totals();
         CounterName name = name("brief");
-        totals.put(name, 8, Duration.ofMillis(200));
+        long loadId = totals.put(name, 8, Duration.ofMillis(200));
         assertThat(totals.get(name)).hasValue(8);
         await().atMost(Duration.ofSeconds(3)).until(() -> totals.get(name).isEmpty());
-        totals.addIfPresent(name, 1);
+        assertThat(totals.addIfLoaded(name, 1, loadId)).isEmpty();
         assertThat(totals.get(name)).isEmpty();
     }
 
@@ -321,12 +338,15 @@ abstract class RedisCacheContract {
     void aTotalLeavingThe64BitRangeIsDropped() {
         RedisTotalCache totals = totals();
         CounterName name = name("huge");
-        totals.put(name, Long.MAX_VALUE - 1, Duration.ofSeconds(30));
-        totals.addIfPresent(name, 5);
+        long loadId = totals.put(name, Long.MAX_VALUE - 1, Duration.ofSeconds(30));
+        assertThat(totals.addIfLoaded(name, 5, loadId)).isEmpty();
         assertThat(totals.get(name)).isEmpty();
-        totals.put(name, Long.MIN_VALUE + 1, Duration.ofSeconds(30));
-        totals.addIfPresent(name, -5);
+        loadId = totals.put(name, Long.MIN_VALUE + 1, Duration.ofSeconds(30));
+        assertThat(totals.addIfLoaded(name, -5, loadId)).isEmpty();
         assertThat(totals.get(name)).isEmpty();
+        loadId = totals.put(name, (1L << 60) + 1, Duration.ofSeconds(30));
+        totals.addIfLoaded(name, 1, loadId);
+        assertThat(totals.get(name)).as("every digit").hasValue((1L << 60) + 2);
     }
 
     @Test
