@@ -9,4 +9,9 @@ class H2BufferedPromisesTest extends BufferedPromisesContract {
     H2BufferedPromisesTest() {
         super(JooqStores.shared(TestDatabase.H2));
     }
+
+    @Override
+    protected int closeRaceRounds() {
+        return 5;
+    }
 }
