@@ -121,8 +121,9 @@ public interface CounterService extends AutoCloseable {
     List<StrategyStatistics> statistics();
 
     /**
-     * Releases the strategies' resources. Buffered strategies refuse increments from the start of the call, write what
-     * they hold within their shutdown timeout, and answer every future they handed out.
+     * Releases the strategies' resources. Buffered strategies write what they hold within their shutdown timeout, accept
+     * no increment they will not write (an increment after the call is refused), and answer every future they handed
+     * out.
      */
     @Override
     void close();

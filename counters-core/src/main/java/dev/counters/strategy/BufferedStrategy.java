@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Write-behind counters (the cached delta of "High concurrency counters without sharding", flushed by one named task
- * per interval, and the client-side batching). An increment adds to an in-memory {@link LongAdder} and returns; a
+ * per interval, and the client-side batching). An increment adds to an in-memory striped adder and returns; a
  * flusher thread writes every dirty counter in one transaction per flush, every flush interval or sooner past a
  * threshold of pending increments.
  *
@@ -63,8 +63,10 @@ import org.slf4j.LoggerFactory;
  * up to a bound on the number of counters, and the flush catches up when the store returns.
  *
  * <p>What a crash loses: the increments made since the last acknowledged flush (at most one flush interval's worth,
- * more while the store is unreachable). Closing writes everything first, within the shutdown timeout; an increment
- * that arrives after the last drain began is refused ({@link CloseGate}).
+ * more while the store is unreachable). Closing writes everything first, within the shutdown timeout, and takes no
+ * increment it cannot write: new counters, keyed and durable increments and flushes pass a {@link CloseGate}, which
+ * closing shuts and waits for; a counter's slot takes increments until the last drain seals it
+ * ({@link SealableAdder}), so an add is either in the last drain or refused.
  *
  * <p>No caller's code runs on the flusher: the futures it hands out are completed by {@link Completions}. Every wait
  * has a deadline: a read waiting for a flush, a caller waiting for room, closing.
@@ -147,7 +149,7 @@ final class BufferedStrategy implements CounterStrategy {
     private final Thread flusher;
     private final Completions completions;
     private final Object room = new Object();
-    /** Every add goes through it; closing shuts it, waits for the adds inside, then drains. */
+    /** New slots, keys and durable calls go through it; closing shuts it, waits for those inside, then drains. */
     private final CloseGate gate = new CloseGate();
     /** Set once the adds inside the gate are done: the flusher drains and stops. */
     private volatile boolean closing;
@@ -167,16 +169,17 @@ final class BufferedStrategy implements CounterStrategy {
 
     /**
      * A counter's pending deltas. The slot is itself the adder of its increments of 1, which most are: their count and
-     * their sum in one add, one pointer from the handle that holds the slot.
+     * their sum in one add, one pointer from the handle that holds the slot. The last drain seals it.
      */
-    @SuppressWarnings("serial") // never serialized
-    private static final class Slot extends LongAdder {
+    private static final class Slot extends SealableAdder {
         /** The sum of the other deltas up to {@link #SMALL_DELTA}, added unchecked. */
-        final LongAdder others = new LongAdder();
+        final SealableAdder others = new SealableAdder();
         /** Set by the first larger delta: from then on every add to the slot is checked, under its lock. */
         volatile boolean checked;
         /** The sum of the checked adds; written under the slot's lock. */
         private volatile long large;
+        /** Set with the seal of the adders, under the slot's lock: checked adds are refused from then on. */
+        private boolean sealed;
         int idleFlushes;
         /** Set when the slot leaves the map: a handle holding it looks the counter up again. */
         volatile boolean retired;
@@ -186,8 +189,11 @@ final class BufferedStrategy implements CounterStrategy {
             return Math.addExact(sum() + others.sum(), large); // small deltas cannot leave the range: SMALL_DELTA
         }
 
-        /** Adds the delta unless the slot's sum would leave the 64-bit range. */
-        synchronized void addChecked(CounterName name, long delta) {
+        /** Adds the delta unless the slot's sum would leave the 64-bit range; false once sealed. */
+        synchronized boolean addChecked(CounterName name, long delta) {
+            if (sealed) {
+                return false;
+            }
             checked = true;
             try {
                 Math.addExact(pending(), delta);
@@ -195,12 +201,22 @@ final class BufferedStrategy implements CounterStrategy {
             } catch (ArithmeticException e) {
                 throw new CounterOverflowException(name, delta);
             }
+            return true;
         }
 
         synchronized long takeLarge() {
             long taken = large;
             large = 0;
             return taken;
+        }
+
+        /** Refuses every later add; what the slot holds stays until taken. */
+        void sealAll() {
+            seal();
+            others.seal();
+            synchronized (this) {
+                sealed = true;
+            }
         }
     }
 
@@ -277,11 +293,9 @@ final class BufferedStrategy implements CounterStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        enter(name);
-        try {
-            add(name, slot(name), delta);
-        } finally {
-            gate.leave();
+        Slot slot = slots.get(name);
+        if (!add(name, slot != null ? slot : lookUp(name), delta)) {
+            throw closed(name);
         }
     }
 
@@ -293,19 +307,26 @@ final class BufferedStrategy implements CounterStrategy {
 
             @Override
             public void accept(long delta) {
-                enter(name);
-                try {
-                    Slot slot = held;
-                    if (slot == null || slot.retired) {
-                        slot = slot(name);
-                        held = slot;
-                    }
-                    add(name, slot, delta);
-                } finally {
-                    gate.leave();
+                Slot slot = held;
+                if (slot == null || slot.retired) {
+                    slot = lookUp(name);
+                    held = slot;
+                }
+                if (!add(name, slot, delta)) {
+                    throw closed(name);
                 }
             }
         };
+    }
+
+    /** The counter's slot, admitted if new; through the gate, so that no slot is admitted after the last drain. */
+    private Slot lookUp(CounterName name) {
+        enter(name);
+        try {
+            return slot(name);
+        } finally {
+            gate.leave();
+        }
     }
 
     /** Passes the gate, or refuses the increment once closing began: it could miss the last drain. */
@@ -324,18 +345,18 @@ final class BufferedStrategy implements CounterStrategy {
         return slot != null ? slot : admit(name);
     }
 
-    private void add(CounterName name, Slot slot, long delta) {
-        boolean checked = slot.checked;
-        if (delta == 1 && !checked) {
-            slot.increment();
-            return;
+    /** Adds the delta to the slot; false, having added nothing, once the last drain sealed it. */
+    private boolean add(CounterName name, Slot slot, long delta) {
+        return delta == 1 && !slot.checked ? slot.add(1) : addOther(name, slot, delta);
+    }
+
+    private boolean addOther(CounterName name, Slot slot, long delta) {
+        boolean added = slot.checked || delta > SMALL_DELTA || delta < -SMALL_DELTA
+                ? slot.addChecked(name, delta) : slot.others.add(delta);
+        if (added) {
+            otherIncrements.increment();
         }
-        if (checked || delta > SMALL_DELTA || delta < -SMALL_DELTA) {
-            slot.addChecked(name, delta);
-        } else {
-            slot.others.add(delta);
-        }
-        otherIncrements.increment();
+        return added;
     }
 
     /**
@@ -416,7 +437,9 @@ final class BufferedStrategy implements CounterStrategy {
         }
         if (known == null) {
             try {
-                add(name, slot(name), delta);
+                if (!add(name, slot(name), delta)) {
+                    throw closed(name);
+                }
             } catch (RuntimeException e) {
                 pendingKeys.remove(key.value(), increment);
                 throw e;
@@ -814,6 +837,20 @@ final class BufferedStrategy implements CounterStrategy {
     }
 
     /**
+     * Seals every slot before the last drain, once no new slot can come: an add to a slot either is in what the drain
+     * writes or fails. In an odd epoch, as the seal moves what the adders hold.
+     */
+    private void sealSlots() {
+        flushEpoch.incrementAndGet();
+        try {
+            slots.values().forEach(Slot::sealAll);
+            graveyard.forEach(retired -> retired.slot().sealAll());
+        } finally {
+            flushEpoch.incrementAndGet();
+        }
+    }
+
+    /**
      * Adds what a slot held to the batch's deltas; a sum past the 64-bit range is dropped, and logged, as when the
      * store refuses it. Whether the slot held anything.
      */
@@ -900,6 +937,7 @@ final class BufferedStrategy implements CounterStrategy {
      * Then every caller still waiting gets an answer, whether the store kept failing or not.
      */
     private void drainOnClose() {
+        sealSlots();
         long deadline = closeDeadlineNanos;
         while (hasPending()) {
             if (time.nanoTime() >= nextAttemptNanos) {
@@ -957,8 +995,9 @@ final class BufferedStrategy implements CounterStrategy {
     }
 
     /**
-     * Writes everything pending before returning (within the shutdown timeout). Increments are refused from the
-     * start; those already under way are waited for, so that the last drain takes them.
+     * Writes everything pending before returning (within the shutdown timeout). New counters, keys and durable calls
+     * are refused from the start, and those under way waited for; the last drain seals every slot as it takes it, so
+     * an increment of a counter already held is either in it or refused.
      */
     @Override
     public void close() {

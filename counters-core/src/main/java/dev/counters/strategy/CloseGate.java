@@ -6,7 +6,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Lets callers in until {@link #close()}, and tells the closer when every caller that got in has left: after that, no
- * caller adds anything, so a last drain of the buffer misses nothing and nothing is accepted after it.
+ * caller admits a slot, queues a call or a key, so a last drain misses none and none is accepted after it. (Adds to a
+ * slot already held do not pass it: the drain seals the slots, see {@link SealableAdder}.)
  *
  * <p>Two counters that only grow, striped so that callers do not contend: one counted on the way in, one on the way
  * out. The closer reads the second first; when the sums are equal nobody was inside at that moment, and anyone who
