@@ -933,8 +933,9 @@ final class BufferedStrategy implements CounterStrategy {
     }
 
     /**
-     * The last drain, once no add is under way: flushes until nothing is pending or the shutdown timeout has passed.
-     * Then every caller still waiting gets an answer, whether the store kept failing or not.
+     * The last drain, once no new slot, key or call can come: seals the slots, then flushes until nothing is pending or
+     * the shutdown timeout has passed. Then every caller still waiting gets an answer, whether the store kept failing
+     * or not.
      */
     private void drainOnClose() {
         sealSlots();
@@ -996,8 +997,8 @@ final class BufferedStrategy implements CounterStrategy {
 
     /**
      * Writes everything pending before returning (within the shutdown timeout). New counters, keys and durable calls
-     * are refused from the start, and those under way waited for; the last drain seals every slot as it takes it, so
-     * an increment of a counter already held is either in it or refused.
+     * are refused from the start, and those under way waited for; the last drain begins by sealing every slot, so an
+     * increment of a counter already held is either in it or refused.
      */
     @Override
     public void close() {
@@ -1025,6 +1026,7 @@ final class BufferedStrategy implements CounterStrategy {
             unwrittenOnClose = "the flusher was still writing after the shutdown timeout of "
                     + settings.shutdownTimeout() + " (" + lastError + ")";
             log.error("Closing while the flusher is still writing: {}", unwrittenOnClose);
+            slots.values().forEach(Slot::sealAll); // held handles are refused all the same
             failWaiting(inFlight, true);
         }
         completions.shutdown();
