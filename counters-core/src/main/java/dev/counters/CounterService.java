@@ -68,7 +68,8 @@ public interface CounterService extends AutoCloseable {
     /**
      * Adds {@code delta} and returns a future that completes when the increment is durable: at once for strategies
      * that write before returning, when the flush carrying it commits for {@code buffered} (many callers share one
-     * commit). The future fails with the reason the increment could not be written.
+     * commit). The future fails with the reason the increment could not be written. Its dependent stages never run
+     * on a thread that holds the library's state ({@code buffered} completes it on a thread of its own).
      */
     CompletableFuture<Void> incrementDurably(String name, long delta);
 
@@ -114,14 +115,19 @@ public interface CounterService extends AutoCloseable {
 
     /**
      * Writes what the strategies hold in memory: the future completes when every increment made before the call is
-     * durable, or fails with the reason it could not be written.
+     * durable, or fails with the reason it could not be written. After {@link #close()}, it says whether closing wrote
+     * everything.
      */
     CompletableFuture<Void> flush();
 
     /** The activity of each configured rule's strategy (the default one last): for metrics and health checks. */
     List<StrategyStatistics> statistics();
 
-    /** Releases the strategies' resources (buffered strategies write what they hold first). */
+    /**
+     * Releases the strategies' resources. Buffered strategies write what they hold within their shutdown timeout, accept
+     * no increment they will not write (an increment after the call is refused), and answer every future they handed
+     * out.
+     */
     @Override
     void close();
 }

@@ -8,10 +8,13 @@ import java.util.Objects;
  *
  * @param flushInterval how often pending increments are written, at the latest
  * @param flushThreshold a flush starts early once this many increments are pending
- * @param maxPendingCounters the most counters the buffer holds pending deltas for; beyond it, {@code whenFull}
- * @param whenFull what an increment of a new counter does when the buffer is full
+ * @param maxPendingCounters the most counters the buffer holds pending deltas for, and the most durable increments
+ *     and flush calls waiting for a flush; beyond it, {@code whenFull}
+ * @param whenFull what an increment of a new counter (or a durable increment or flush past the bound) does when the
+ *     buffer is full
  * @param blockTimeout how long {@link WhenFull#BLOCK} waits for room before refusing
- * @param shutdownTimeout how long closing keeps trying to write what is pending
+ * @param shutdownTimeout how long closing keeps trying to write what is pending; past it, what is left is logged as
+ *     lost and every caller still waiting gets an exception that says whether its increment may have been applied
  * @param keyRetention how long the keys of applied flushes are kept; it must exceed the longest time a flush can
  *     stay unacknowledged (a store outage), since a retry after its key is forgotten could apply twice
  */

@@ -37,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -48,7 +49,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Write-behind counters (the cached delta of "High concurrency counters without sharding", flushed by one named task
- * per interval, and the client-side batching). An increment adds to an in-memory {@link LongAdder} and returns; a
+ * per interval, and the client-side batching). An increment adds to an in-memory striped adder and returns; a
  * flusher thread writes every dirty counter in one transaction per flush, every flush interval or sooner past a
  * threshold of pending increments.
  *
@@ -62,7 +63,13 @@ import org.slf4j.LoggerFactory;
  * up to a bound on the number of counters, and the flush catches up when the store returns.
  *
  * <p>What a crash loses: the increments made since the last acknowledged flush (at most one flush interval's worth,
- * more while the store is unreachable). Closing writes everything first.
+ * more while the store is unreachable). Closing writes everything first, within the shutdown timeout, and takes no
+ * increment it cannot write: new counters, keyed and durable increments and flushes pass a {@link CloseGate}, which
+ * closing shuts and waits for; a counter's slot takes increments until the last drain seals it
+ * ({@link SealableAdder}), so an add is either in the last drain or refused.
+ *
+ * <p>No caller's code runs on the flusher: the futures it hands out are completed by {@link Completions}. Every wait
+ * has a deadline: a read waiting for a flush, a caller waiting for room, closing.
  */
 final class BufferedStrategy implements CounterStrategy {
 
@@ -76,6 +83,9 @@ final class BufferedStrategy implements CounterStrategy {
 
     /** How long a read waits for the retry of a flush whose outcome is unknown before it gives up. */
     private static final Duration UNCERTAIN_READ_WAIT = Duration.ofSeconds(2);
+
+    /** How long a read waits for a flush that is moving deltas into the store before it gives up. */
+    private static final Duration FLUSHING_READ_WAIT = Duration.ofSeconds(10);
 
     private static final long THRESHOLD_POLL_NANOS = Duration.ofMillis(5).toNanos();
 
@@ -102,7 +112,10 @@ final class BufferedStrategy implements CounterStrategy {
     private volatile long othersAtCollect;
     /** The most {@link #acceptedIncrements()} reported, so that it never goes back (see there). */
     private final AtomicLong reportedIncrements = new AtomicLong();
+    /** Durable increments and flush calls waiting for the next batch; {@link #durableQueued} counts them. */
     private final ConcurrentLinkedQueue<DurableIncrement> durableQueue = new ConcurrentLinkedQueue<>();
+    /** Bounded by max-pending-counters, like the slots and the pending keys. */
+    private final AtomicInteger durableQueued = new AtomicInteger();
     /**
      * The idempotency keys of keyed increments accepted and not yet in a committed batch, where a repeat is recognised;
      * once committed, the store's record of the key recognises it.
@@ -129,11 +142,22 @@ final class BufferedStrategy implements CounterStrategy {
     private long nextAttemptNanos;
     private int consecutiveFailures;
 
+    /** Flush keys are pruned after a successful flush once in a while, and after one that failed, at the next. */
+    private boolean pruneDue;
+
     private final CircuitBreaker breaker;
     private final Thread flusher;
+    private final Completions completions;
     private final Object room = new Object();
+    /** New slots, keys and durable calls go through it; closing shuts it, waits for those inside, then drains. */
+    private final CloseGate gate = new CloseGate();
+    /** Set once the adds inside the gate are done: the flusher drains and stops. */
     private volatile boolean closing;
-    private volatile boolean closed;
+    private volatile long closeDeadlineNanos;
+    /** What closing could not write, if anything; null while open or when it wrote everything. */
+    private volatile @Nullable String unwrittenOnClose;
+    /** Completes when closing is done: normally if it wrote everything. What {@link #flush()} returns once closed. */
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
     // For log and error messages, metrics and health.
     private volatile @Nullable String lastError;
@@ -145,18 +169,54 @@ final class BufferedStrategy implements CounterStrategy {
 
     /**
      * A counter's pending deltas. The slot is itself the adder of its increments of 1, which most are: their count and
-     * their sum in one add, one pointer from the handle that holds the slot.
+     * their sum in one add, one pointer from the handle that holds the slot. The last drain seals it.
      */
-    @SuppressWarnings("serial") // never serialized
-    private static final class Slot extends LongAdder {
-        /** The sum of every other delta. */
-        final LongAdder others = new LongAdder();
+    private static final class Slot extends SealableAdder {
+        /** The sum of the other deltas up to {@link #SMALL_DELTA}, added unchecked. */
+        final SealableAdder others = new SealableAdder();
+        /** Set by the first larger delta: from then on every add to the slot is checked, under its lock. */
+        volatile boolean checked;
+        /** The sum of the checked adds; written under the slot's lock. */
+        private volatile long large;
+        /** Set with the seal of the adders, under the slot's lock: checked adds are refused from then on. */
+        private boolean sealed;
         int idleFlushes;
         /** Set when the slot leaves the map: a handle holding it looks the counter up again. */
         volatile boolean retired;
 
+        /** What the slot holds. @throws ArithmeticException when that is past the 64-bit range */
         long pending() {
-            return sum() + others.sum();
+            return Math.addExact(sum() + others.sum(), large); // small deltas cannot leave the range: SMALL_DELTA
+        }
+
+        /** Adds the delta unless the slot's sum would leave the 64-bit range; false once sealed. */
+        synchronized boolean addChecked(CounterName name, long delta) {
+            if (sealed) {
+                return false;
+            }
+            checked = true;
+            try {
+                Math.addExact(pending(), delta);
+                large = Math.addExact(large, delta);
+            } catch (ArithmeticException e) {
+                throw new CounterOverflowException(name, delta);
+            }
+            return true;
+        }
+
+        synchronized long takeLarge() {
+            long taken = large;
+            large = 0;
+            return taken;
+        }
+
+        /** Refuses every later add; what the slot holds stays until taken. */
+        void sealAll() {
+            seal();
+            others.seal();
+            synchronized (this) {
+                sealed = true;
+            }
         }
     }
 
@@ -219,6 +279,7 @@ final class BufferedStrategy implements CounterStrategy {
         this.breaker = context.circuitBreaker("buffered", StrategyContext.breakerForOutages(3)
                 .ignoreExceptions(CounterOverflowException.class)
                 .build());
+        this.completions = new Completions(task -> context.newThread("buffered-completions", task));
         this.flusher = context.newThread("flusher", this::runFlusher);
         this.flusher.start();
     }
@@ -232,8 +293,10 @@ final class BufferedStrategy implements CounterStrategy {
 
     @Override
     public void increment(CounterName name, long delta) {
-        checkOpen(name);
-        add(name, slot(name), delta);
+        Slot slot = slots.get(name);
+        if (!add(name, slot != null ? slot : lookUp(name), delta)) {
+            throw closed(name);
+        }
     }
 
     /** Keeps the counter's slot, so that an increment through a held handle is one add to it. */
@@ -245,20 +308,36 @@ final class BufferedStrategy implements CounterStrategy {
             @Override
             public void accept(long delta) {
                 Slot slot = held;
-                if (slot == null || slot.retired) { // closing retires every slot, so this is where it is noticed
-                    checkOpen(name);
-                    slot = slot(name);
+                if (slot == null || slot.retired) {
+                    slot = lookUp(name);
                     held = slot;
                 }
-                add(name, slot, delta);
+                if (!add(name, slot, delta)) {
+                    throw closed(name);
+                }
             }
         };
     }
 
-    private void checkOpen(CounterName name) {
-        if (closed) {
-            throw new IllegalStateException("The buffered strategy is closed; counter '" + name + "' was not incremented");
+    /** The counter's slot, admitted if new; through the gate, so that no slot is admitted after the last drain. */
+    private Slot lookUp(CounterName name) {
+        enter(name);
+        try {
+            return slot(name);
+        } finally {
+            gate.leave();
         }
+    }
+
+    /** Passes the gate, or refuses the increment once closing began: it could miss the last drain. */
+    private void enter(CounterName name) {
+        if (!gate.enter()) {
+            throw closed(name);
+        }
+    }
+
+    private static IllegalStateException closed(CounterName name) {
+        return new IllegalStateException("The buffered strategy is closed; counter '" + name + "' was not incremented");
     }
 
     private Slot slot(CounterName name) {
@@ -266,35 +345,28 @@ final class BufferedStrategy implements CounterStrategy {
         return slot != null ? slot : admit(name);
     }
 
-    private void add(CounterName name, Slot slot, long delta) {
-        if (delta == 1) {
-            slot.increment();
-            return;
+    /** Adds the delta to the slot; false, having added nothing, once the last drain sealed it. */
+    private boolean add(CounterName name, Slot slot, long delta) {
+        return delta == 1 && !slot.checked ? slot.add(1) : addOther(name, slot, delta);
+    }
+
+    private boolean addOther(CounterName name, Slot slot, long delta) {
+        boolean added = slot.checked || delta > SMALL_DELTA || delta < -SMALL_DELTA
+                ? slot.addChecked(name, delta) : slot.others.add(delta);
+        if (added) {
+            otherIncrements.increment();
         }
-        if (delta > LARGE_DELTA || delta < -LARGE_DELTA) {
-            addLarge(name, slot, delta);
-        } else {
-            slot.others.add(delta);
-        }
-        otherIncrements.increment();
+        return added;
     }
 
     /**
-     * A delta this large could take the pending sum past the 64-bit range within one flush, so it is checked first.
-     * Smaller ones cannot: that would take billions of increments between two flushes.
+     * The largest delta added without a check. Smaller ones cannot take a slot past the 64-bit range: that would take
+     * 2^47 of them without a flush, longer than the key retention (7 days) at 200 million a second. A larger one is
+     * checked against what the slot holds, and so is every later one of that slot: a counter near the end of the range
+     * gets {@link CounterOverflowException}. An unchecked add racing the first check can still pass it; the flush
+     * then finds the sum out of range and drops the counter's delta, logged, as when the store refuses it.
      */
-    private static final long LARGE_DELTA = 1L << 32;
-
-    private static void addLarge(CounterName name, Slot slot, long delta) {
-        synchronized (slot) {
-            long pending = slot.pending();
-            long sum = pending + delta;
-            if (((pending ^ sum) & (delta ^ sum)) < 0) {
-                throw new CounterOverflowException(name, delta);
-            }
-            slot.others.add(delta);
-        }
-    }
+    private static final long SMALL_DELTA = 1L << 16;
 
     private Slot admit(CounterName name) {
         if (slots.size() >= settings.maxPendingCounters()) {
@@ -313,7 +385,7 @@ final class BufferedStrategy implements CounterStrategy {
             LockSupport.unpark(flusher);
             synchronized (room) {
                 long left;
-                while (full.getAsBoolean() && (left = deadline - time.nanoTime()) > 0) {
+                while (full.getAsBoolean() && !gate.isClosed() && (left = deadline - time.nanoTime()) > 0) {
                     try {
                         TimeUnit.NANOSECONDS.timedWait(room, left);
                     } catch (InterruptedException e) {
@@ -322,6 +394,9 @@ final class BufferedStrategy implements CounterStrategy {
                     }
                 }
             }
+        }
+        if (gate.isClosed()) {
+            throw closed(name); // closing waits for this caller: do not keep it
         }
         if (full.getAsBoolean()) {
             throw new BufferFullException("The buffer holds pending increments for " + holding
@@ -337,7 +412,16 @@ final class BufferedStrategy implements CounterStrategy {
      */
     @Override
     public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
-        checkOpen(name);
+        enter(name);
+        try {
+            takeKeyed(name, delta, key);
+        } finally {
+            gate.leave();
+        }
+        return needsValue ? CounterStrategy.readAfterTaken(name, delta, () -> get(name)) : 0;
+    }
+
+    private void takeKeyed(CounterName name, long delta, IdempotencyKey key) {
         KeyedDelta increment = new KeyedDelta(name, delta);
         KeyedDelta known = flushedKeys.getIfPresent(key.value());
         if (known == null) {
@@ -353,7 +437,9 @@ final class BufferedStrategy implements CounterStrategy {
         }
         if (known == null) {
             try {
-                add(name, slot(name), delta);
+                if (!add(name, slot(name), delta)) {
+                    throw closed(name);
+                }
             } catch (RuntimeException e) {
                 pendingKeys.remove(key.value(), increment);
                 throw e;
@@ -363,7 +449,6 @@ final class BufferedStrategy implements CounterStrategy {
             throw new IdempotencyKeyReusedException(key, known.counter().value(), known.delta(), name.value(),
                     delta);
         }
-        return needsValue ? get(name) : 0;
     }
 
     /**
@@ -372,33 +457,58 @@ final class BufferedStrategy implements CounterStrategy {
      */
     @Override
     public CompletableFuture<Void> incrementDurably(CounterName name, long delta) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new IllegalStateException(
-                    "The buffered strategy is closed; counter '" + name + "' was not incremented"));
+        if (!gate.enter()) {
+            return CompletableFuture.failedFuture(closed(name));
         }
-        DurableIncrement increment = new DurableIncrement(name, delta, new CompletableFuture<>());
-        durableQueue.add(increment);
-        otherIncrements.increment();
-        LockSupport.unpark(flusher);
-        return increment.done();
+        try {
+            return queue(name, delta);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        } finally {
+            gate.leave();
+        }
     }
 
     @Override
     public long incrementAndGet(CounterName name, long delta) {
         increment(name, delta);
-        return get(name);
+        return CounterStrategy.readAfterTaken(name, delta, () -> get(name));
     }
 
-    /** A marker in the queue of durable increments: the next flush takes everything pending with it. */
+    /**
+     * A marker in the queue of durable increments: the next flush takes everything pending with it. Once closed, what
+     * closing did: a failure if it could not write everything.
+     */
     @Override
     public CompletableFuture<Void> flush() {
-        if (closed) {
-            return CompletableFuture.completedFuture(null); // closing wrote everything it could
+        if (!gate.enter()) {
+            return closed.copy();
         }
-        DurableIncrement marker = new DurableIncrement(FLUSH_MARKER, 0, new CompletableFuture<>());
-        durableQueue.add(marker);
+        try {
+            return queue(FLUSH_MARKER, 0);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        } finally {
+            gate.leave();
+        }
+    }
+
+    /** Queues a durable increment (delta 0: a flush), within the bound of max-pending-counters waiting at once. */
+    private CompletableFuture<Void> queue(CounterName name, long delta) {
+        int max = settings.maxPendingCounters();
+        for (int queued; (queued = durableQueued.get()) >= max || !durableQueued.compareAndSet(queued, queued + 1); ) {
+            if (queued >= max) {
+                String holding = queued + " durable increments and flushes waiting for their flush";
+                waitForRoom(name, () -> durableQueued.get() >= max, holding);
+            }
+        }
+        DurableIncrement increment = new DurableIncrement(name, delta, new CompletableFuture<>());
+        durableQueue.add(increment);
+        if (delta != 0) {
+            otherIncrements.increment();
+        }
         LockSupport.unpark(flusher);
-        return marker.done();
+        return increment.done();
     }
 
     private static final CounterName FLUSH_MARKER = CounterName.of("flush-marker");
@@ -423,18 +533,23 @@ final class BufferedStrategy implements CounterStrategy {
 
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
-        long deadline = time.nanoTime() + UNCERTAIN_READ_WAIT.toNanos();
+        long started = time.nanoTime();
         while (true) {
             long epoch = flushEpoch.get();
             if (inFlightUncertain) {
                 // The store may or may not hold the batch being retried: adding it could count it twice. Wait for the
                 // retry to settle it, or fail rather than return a wrong value.
-                if (time.nanoTime() > deadline) {
+                if (time.nanoTime() - started > UNCERTAIN_READ_WAIT.toNanos()) {
                     throw new CounterStoreException("The value of " + names + " is uncertain while a flush whose "
                             + "outcome is unknown is retried: " + lastError, null);
                 }
                 LockSupport.parkNanos(1_000_000);
                 continue;
+            }
+            if (time.nanoTime() - started > FLUSHING_READ_WAIT.toNanos()) {
+                throw new CounterStoreException("The value of " + names + " cannot be read while the flusher moves"
+                        + " deltas into the store: it has not let go for " + FLUSHING_READ_WAIT
+                        + (lastError == null ? "" : "; last failure: " + lastError), null);
             }
             if ((epoch & 1) != 0) {
                 LockSupport.parkNanos(50_000); // a flush is moving deltas: wait for it
@@ -444,9 +559,14 @@ final class BufferedStrategy implements CounterStrategy {
             Batch batch = inFlight;
             for (CounterName name : names) {
                 Slot slot = slots.get(name);
-                long pending = slot == null ? 0 : slot.pending();
-                if (batch != null) {
-                    pending += batch.deltas().getOrDefault(name, 0L);
+                long pending;
+                try {
+                    pending = slot == null ? 0 : slot.pending();
+                    if (batch != null) {
+                        pending = Math.addExact(pending, batch.deltas().getOrDefault(name, 0L));
+                    }
+                } catch (ArithmeticException e) {
+                    throw CounterOverflowException.ofTotal(name);
                 }
                 local.put(name, pending);
             }
@@ -477,7 +597,11 @@ final class BufferedStrategy implements CounterStrategy {
         Slot slot = slots.remove(name);
         if (slot != null) {
             slot.retired = true;
-            take(slot);
+            try {
+                take(slot);
+            } catch (ArithmeticException e) {
+                // deleted anyway
+            }
         }
         store.delete(name);
     }
@@ -521,11 +645,12 @@ final class BufferedStrategy implements CounterStrategy {
             // Only callers waiting for what came before them, which is durable already: nothing to write.
             inFlight = null;
             lastFlushedNanos = time.nanoTime();
-            batch.durable().forEach(increment -> increment.done().complete(null));
+            completions.complete(futures(batch.durable()), null);
             return;
         }
         Batch attempt = batch;
         long started = time.nanoTime();
+        boolean applied = false;
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
@@ -542,11 +667,7 @@ final class BufferedStrategy implements CounterStrategy {
             lastFlushedNanos = time.nanoTime();
             flushes.increment();
             consecutiveFailures = 0;
-            attempt.durable().forEach(increment -> increment.done().complete(null));
-            if (batches % 1_000 == 1) {
-                batchStore.pruneBatchKeys(time.steady().minus(settings.keyRetention()));
-            }
-            return;
+            applied = true;
         } catch (CounterOverflowException e) {
             // Nothing was written; the overflowing counter's delta can never be applied. Drop it, keep the rest.
             long dropped = attempt.deltas().getOrDefault(nameOf(e), 0L);
@@ -557,16 +678,17 @@ final class BufferedStrategy implements CounterStrategy {
             keyed.entrySet().removeIf(entry -> entry.getValue().counter().equals(nameOf(e))
                     && pendingKeys.remove(entry.getKey(), entry.getValue()));
             List<DurableIncrement> waiting = new ArrayList<>();
+            List<CompletableFuture<Void>> refused = new ArrayList<>();
             for (DurableIncrement increment : attempt.durable()) {
                 if (increment.delta() != 0 && increment.name().equals(nameOf(e))) {
-                    increment.done().completeExceptionally(e);
+                    refused.add(increment.done());
                 } else {
                     waiting.add(increment);
                 }
             }
+            completions.complete(refused, e);
             inFlight = batch(rest, keyed, waiting); // new deltas, so a new key that names them
             inFlightUncertain = false; // refused whole: no earlier attempt of this key can have been applied
-            return;
         } catch (KeyTaken e) {
             // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging would
             // lose these deltas, so they go again under a new key.
@@ -574,10 +696,8 @@ final class BufferedStrategy implements CounterStrategy {
             log.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
                     attempt.key());
             inFlight = batch(attempt.deltas(), attempt.keyed(), attempt.durable());
-            return;
         } catch (CallNotPermittedException e) {
             nextAttemptNanos = time.nanoTime() + BREAKER_POLL_NANOS;
-            return;
         } catch (RuntimeException e) {
             // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
             if (!(e instanceof TransientStoreException)) {
@@ -589,7 +709,6 @@ final class BufferedStrategy implements CounterStrategy {
             lastError = e.toString();
             log.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
                     attempt.deltas().size(), consecutiveFailures, e.toString());
-            return;
         } finally {
             flushNanos.add(time.nanoTime() - started);
             flushEpoch.incrementAndGet();
@@ -597,6 +716,36 @@ final class BufferedStrategy implements CounterStrategy {
                 room.notifyAll();
             }
         }
+        if (applied) {
+            completions.complete(futures(attempt.durable()), null);
+            if (batches % 1_000 == 1) {
+                pruneDue = true;
+            }
+            pruneKeys();
+        }
+    }
+
+    /**
+     * Forgets flush keys past their retention, outside the flush's epoch: nothing is in flight, so a failure here says
+     * nothing about any batch. It is logged and tried again after the next flush.
+     */
+    private void pruneKeys() {
+        if (!pruneDue) {
+            return;
+        }
+        try {
+            batchStore.pruneBatchKeys(time.steady().minus(settings.keyRetention()));
+            pruneDue = false;
+        } catch (RuntimeException e) {
+            log.warn("Pruning flush keys older than {} failed; trying again after the next flush: {}",
+                    settings.keyRetention(), e.toString());
+        }
+    }
+
+    private static List<CompletableFuture<Void>> futures(List<DurableIncrement> increments) {
+        List<CompletableFuture<Void>> futures = new ArrayList<>(increments.size());
+        increments.forEach(increment -> futures.add(increment.done()));
+        return futures;
     }
 
     /** One attempt to apply the batch; its outcome may be unknown if it fails. */
@@ -676,19 +825,62 @@ final class BufferedStrategy implements CounterStrategy {
         return ones;
     }
 
-    /** Empties the slot: its sum, with its increments of 1 counted as collected. */
+    /**
+     * Empties the slot: its sum, with its increments of 1 counted as collected.
+     *
+     * @throws ArithmeticException when the sum is past the 64-bit range (the slot is empty all the same)
+     */
     private long take(Slot slot) {
         long ones = slot.sumThenReset();
         collectedOnes.add(ones);
-        return ones + slot.others.sumThenReset();
+        return Math.addExact(Math.addExact(ones, slot.others.sumThenReset()), slot.takeLarge());
+    }
+
+    /**
+     * Seals every slot before the last drain, once no new slot can come: an add to a slot either is in what the drain
+     * writes or fails. In an odd epoch, as the seal moves what the adders hold.
+     */
+    private void sealSlots() {
+        flushEpoch.incrementAndGet();
+        try {
+            slots.values().forEach(Slot::sealAll);
+            graveyard.forEach(retired -> retired.slot().sealAll());
+        } finally {
+            flushEpoch.incrementAndGet();
+        }
+    }
+
+    /**
+     * Adds what a slot held to the batch's deltas; a sum past the 64-bit range is dropped, and logged, as when the
+     * store refuses it. Whether the slot held anything.
+     */
+    private boolean takeInto(Map<CounterName, Long> deltas, CounterName name, Slot slot) {
+        try {
+            long delta = take(slot);
+            if (delta != 0) {
+                deltas.put(name, Math.addExact(deltas.getOrDefault(name, 0L), delta));
+            }
+            return delta != 0;
+        } catch (ArithmeticException e) {
+            deltas.remove(name);
+            log.error("Dropping the pending deltas of counter '{}': their sum is past the 64-bit range, and would"
+                    + " wrap around", name);
+            return true;
+        }
     }
 
     /** Moves everything pending into a new batch, evicting slots that stayed idle; null when there is nothing. */
     private @Nullable Batch collect() {
         Map<CounterName, Long> deltas = new HashMap<>();
         long othersAt = otherIncrements.sum();
+        List<DurableIncrement> durable = new ArrayList<>();
         flushEpoch.incrementAndGet();
         try {
+            // The waiting callers first: what was added before they asked is in the slots by now, so in this batch.
+            for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
+                durableQueued.decrementAndGet();
+                durable.add(increment);
+            }
             // The keys before the slots: a key's delta was added before the key was queued, so it is in this batch or
             // an earlier one, never a later one.
             Map<String, KeyedDelta> keyed = new HashMap<>();
@@ -699,10 +891,8 @@ final class BufferedStrategy implements CounterStrategy {
             for (Iterator<Map.Entry<CounterName, Slot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<CounterName, Slot> entry = it.next();
                 Slot slot = entry.getValue();
-                long delta = take(slot);
-                if (delta != 0) {
+                if (takeInto(deltas, entry.getKey(), slot)) {
                     slot.idleFlushes = 0;
-                    deltas.merge(entry.getKey(), delta, Long::sum);
                 } else if (++slot.idleFlushes >= 2 || slots.size() >= settings.maxPendingCounters()) {
                     slot.retired = true;
                     it.remove();
@@ -711,18 +901,22 @@ final class BufferedStrategy implements CounterStrategy {
             }
             // An add that looked a slot up just before its eviction lands in it a moment later: keep draining.
             graveyard.removeIf(retired -> {
-                long late = take(retired.slot());
-                if (late != 0) {
-                    deltas.merge(retired.name(), late, Long::sum);
-                }
+                takeInto(deltas, retired.name(), retired.slot());
                 return nowNanos > retired.untilNanos();
             });
             othersAtCollect = othersAt;
-            List<DurableIncrement> durable = new ArrayList<>();
-            for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
-                durable.add(increment);
-                if (increment.delta() != 0) {
-                    deltas.merge(increment.name(), increment.delta(), Long::sum);
+            for (Iterator<DurableIncrement> it = durable.iterator(); it.hasNext(); ) {
+                DurableIncrement increment = it.next();
+                if (increment.delta() == 0) {
+                    continue;
+                }
+                try {
+                    deltas.put(increment.name(), Math.addExact(deltas.getOrDefault(increment.name(), 0L),
+                            increment.delta()));
+                } catch (ArithmeticException e) {
+                    it.remove(); // refused alone and whole: nothing of it is written
+                    completions.complete(List.of(increment.done()),
+                            new CounterOverflowException(increment.name(), increment.delta()));
                 }
             }
             deltas.values().removeIf(delta -> delta == 0);
@@ -738,8 +932,14 @@ final class BufferedStrategy implements CounterStrategy {
         }
     }
 
+    /**
+     * The last drain, once no new slot, key or call can come: seals the slots, then flushes until nothing is pending or
+     * the shutdown timeout has passed. Then every caller still waiting gets an answer, whether the store kept failing
+     * or not.
+     */
     private void drainOnClose() {
-        long deadline = time.nanoTime() + settings.shutdownTimeout().toNanos();
+        sealSlots();
+        long deadline = closeDeadlineNanos;
         while (hasPending()) {
             if (time.nanoTime() >= nextAttemptNanos) {
                 flushOnce();
@@ -748,47 +948,94 @@ final class BufferedStrategy implements CounterStrategy {
             }
             if (time.nanoTime() >= deadline && hasPending()) {
                 Batch batch = inFlight;
-                long counters = slots.values().stream().filter(slot -> slot.pending() != 0).count()
+                long counters = slots.values().stream().filter(slot -> pendingOrOverflow(slot) != 0).count()
                         + (batch == null ? 0 : batch.deltas().size());
                 log.error("Closing with increments that could not be written within the shutdown timeout of {}:"
                         + " the pending deltas of {} counters are lost ({})", settings.shutdownTimeout(), counters,
                         lastError);
-                if (batch != null) {
-                    batch.durable().forEach(increment -> increment.done().completeExceptionally(
-                            new IllegalStateException("Closed before the increment could be written: " + lastError)));
-                }
+                unwrittenOnClose = "the pending deltas of " + counters + " counters could not be written within the"
+                        + " shutdown timeout of " + settings.shutdownTimeout() + " (" + lastError + ")";
+                failWaiting(batch, inFlightUncertain);
                 return;
             }
         }
     }
 
-    private boolean hasPending() {
-        return inFlight != null || !durableQueue.isEmpty() || !keyedQueue.isEmpty() || pendingTotal() != 0
-                || graveyard.stream().anyMatch(retired -> retired.slot().pending() != 0);
-    }
-
-    private long pendingTotal() {
-        long total = 0;
-        for (Slot slot : slots.values()) {
-            total += Math.abs(slot.pending());
+    /**
+     * Fails every durable caller still waiting, once closing gave up: those of the batch in flight may have been
+     * applied if an attempt's outcome is unknown, or one is under way; those still queued surely were not.
+     */
+    private void failWaiting(@Nullable Batch batch, boolean batchInDoubt) {
+        String why = "the buffered strategy closed before it could be written: " + unwrittenOnClose;
+        if (batch != null) {
+            completions.complete(futures(batch.durable()), batchInDoubt
+                    ? new CounterStoreException("The flush carrying this increment may or may not have been"
+                            + " applied; " + why, null)
+                    : new TransientStoreException("Not applied; " + why, null));
         }
-        return total;
+        List<CompletableFuture<Void>> queued = new ArrayList<>();
+        for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
+            durableQueued.decrementAndGet();
+            queued.add(increment.done());
+        }
+        completions.complete(queued, new TransientStoreException("Not applied; " + why, null));
     }
 
-    /** Writes everything pending before returning (within the shutdown timeout); later increments are refused. */
+    private static long pendingOrOverflow(Slot slot) {
+        try {
+            return slot.pending();
+        } catch (ArithmeticException e) {
+            return 1;
+        }
+    }
+
+    private boolean hasPending() {
+        return inFlight != null || !durableQueue.isEmpty() || !keyedQueue.isEmpty()
+                || slots.values().stream().anyMatch(slot -> pendingOrOverflow(slot) != 0)
+                || graveyard.stream().anyMatch(retired -> pendingOrOverflow(retired.slot()) != 0);
+    }
+
+    /**
+     * Writes everything pending before returning (within the shutdown timeout). New counters, keys and durable calls
+     * are refused from the start, and those under way waited for; the last drain begins by sealing every slot, so an
+     * increment of a counter already held is either in it or refused.
+     */
     @Override
     public void close() {
-        if (closed) {
+        if (!gate.close()) {
             return;
         }
-        closed = true;
-        slots.values().forEach(slot -> slot.retired = true); // handles holding a slot look again, and are refused
+        long deadline = time.nanoTime() + settings.shutdownTimeout().toNanos();
+        synchronized (room) {
+            room.notifyAll(); // callers waiting for room give up: closing waits for them
+        }
+        if (!gate.awaitLeft(time, deadline)) {
+            log.error("Closing while increments are still being added after the shutdown timeout of {}; they may be"
+                    + " lost", settings.shutdownTimeout());
+        }
+        closeDeadlineNanos = deadline;
         closing = true;
         LockSupport.unpark(flusher);
         try {
             flusher.join(settings.shutdownTimeout().plusSeconds(5).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (flusher.isAlive()) {
+            // Stuck in the store past the timeout: its batch may yet be applied.
+            unwrittenOnClose = "the flusher was still writing after the shutdown timeout of "
+                    + settings.shutdownTimeout() + " (" + lastError + ")";
+            log.error("Closing while the flusher is still writing: {}", unwrittenOnClose);
+            slots.values().forEach(Slot::sealAll); // held handles are refused all the same
+            failWaiting(inFlight, true);
+        }
+        completions.shutdown();
+        String unwritten = unwrittenOnClose;
+        if (unwritten == null) {
+            closed.complete(null);
+        } else {
+            closed.completeExceptionally(new CounterStoreException("Closed without writing everything: "
+                    + unwritten, null));
         }
     }
 }

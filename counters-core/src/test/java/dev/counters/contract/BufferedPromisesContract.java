@@ -1,0 +1,306 @@
+package dev.counters.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.counters.BufferFullException;
+import dev.counters.Counter;
+import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
+import dev.counters.CounterService;
+import dev.counters.CounterStoreException;
+import dev.counters.CountersException;
+import dev.counters.spi.CounterStore;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.Strategies;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the buffered strategy promises at its limits: a bounded buffer (durable callers and flushes included), an
+ * answer for every caller when closing gives up, no value past the 64-bit range ever stored, and reads that a failed
+ * clean-up of old flush keys does not stop.
+ */
+public abstract class BufferedPromisesContract extends ContractSupport {
+
+    protected BufferedPromisesContract(StoreFixture fixture) {
+        super(fixture);
+    }
+
+    /** Rounds of the close race: each is a few hundred milliseconds in memory, and seconds on a database. */
+    protected int closeRaceRounds() {
+        return 20;
+    }
+
+    private String name(String suffix) {
+        return prefix() + suffix;
+    }
+
+    private CounterService service(CounterStore store, BufferedSettings settings) {
+        return CounterService.builder(store).defaultStrategy(Strategies.buffered(settings)).build();
+    }
+
+    private static BufferedSettings hourly() {
+        return BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
+    }
+
+    private static Throwable failure(CompletableFuture<?> future) {
+        assertThat(future).isCompletedExceptionally();
+        try {
+            future.join();
+            throw new AssertionError("not failed");
+        } catch (CompletionException e) {
+            return e.getCause();
+        }
+    }
+
+    // ---- issue 31, item 4: the durable queue is bounded, and closing answers everyone ----
+
+    @Test
+    void durableIncrementsAndFlushesWaitingForAFlushAreBoundedLikeCounters() throws Exception {
+        OutageStore flaky = new OutageStore(store());
+        String counter = name("durable-bounded");
+        try (CounterService counters = service(flaky, hourly().withMaxPendingCounters(3))) {
+            flaky.down = true;
+            List<CompletableFuture<Void>> calls = new ArrayList<>();
+            calls.add(counters.incrementDurably(counter, 1));
+            await().atMost(Duration.ofSeconds(10)).until(() -> flaky.failedBatches.get() >= 1); // a batch in flight
+            for (int i = 0; i < 10; i++) {
+                calls.add(counters.incrementDurably(counter, 1));
+            }
+            List<CompletableFuture<Void>> refused = calls.stream().filter(CompletableFuture::isCompletedExceptionally)
+                    .toList();
+            assertThat(refused).as("refused at once: at most 3 wait for the next batch").hasSize(7);
+            refused.forEach(call -> assertThat(failure(call)).isInstanceOf(BufferFullException.class)
+                    .hasMessageContaining("durable increments and flushes waiting")
+                    .hasMessageContaining("max-pending-counters"));
+            assertThat(failure(counters.flush())).isInstanceOf(BufferFullException.class);
+            flaky.down = false;
+            List<CompletableFuture<Void>> accepted = new ArrayList<>(calls);
+            accepted.removeAll(refused);
+            CompletableFuture.allOf(accepted.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            counters.flush().get(30, TimeUnit.SECONDS);
+            assertThat(counters.getExact(counter)).isEqualTo(accepted.size());
+        }
+    }
+
+    @Test
+    void aCloseThatGivesUpAnswersEveryWaitingCallerAndItsFlushSaysSo() throws Exception {
+        OutageStore flaky = new OutageStore(store());
+        String counter = name("given-up");
+        CounterService counters = service(flaky, hourly().withShutdownTimeout(Duration.ofMillis(500)));
+        Counter held = counters.counter(counter);
+        flaky.down = true;
+        CompletableFuture<Void> inFlight = counters.incrementDurably(counter, 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> flaky.failedBatches.get() >= 1);
+        List<CompletableFuture<Void>> queued = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            queued.add(counters.incrementDurably(counter, 1));
+            queued.add(counters.flush());
+        }
+        held.increment(7);
+        counters.close();
+        // Every caller has its answer once close returns: the batch in doubt may have been applied, the queued never.
+        assertThat(failure(inFlight)).isInstanceOf(CounterStoreException.class)
+                .satisfies(e -> assertThat(((CountersException) e).mayHaveBeenApplied()).isTrue());
+        for (CompletableFuture<Void> call : queued) {
+            assertThat(failure(call)).isInstanceOf(CounterStoreException.class)
+                    .hasMessageContaining("Not applied")
+                    .satisfies(e -> assertThat(((CountersException) e).mayHaveBeenApplied()).isFalse());
+        }
+        assertThat(failure(counters.flush())).as("a flush after a close that wrote nothing")
+                .isInstanceOf(CounterStoreException.class).hasMessageContaining("Closed without writing everything");
+        assertThatThrownBy(() -> held.increment(1)).isInstanceOf(IllegalStateException.class);
+        assertThat(failure(held.incrementDurably(1))).isInstanceOf(IllegalStateException.class);
+        try (CounterService reader = CounterService.builder(store()).build()) {
+            assertThat(reader.getExact(counter)).isZero();
+        }
+    }
+
+    @Test
+    void aFlushAfterACloseThatWroteEverythingSucceeds() throws Exception {
+        String counter = name("closed-clean");
+        CounterService counters = service(store(), hourly());
+        counters.increment(counter, 4);
+        counters.close();
+        counters.flush().get(10, TimeUnit.SECONDS);
+        try (CounterService reader = CounterService.builder(store()).build()) {
+            assertThat(reader.getExact(counter)).isEqualTo(4);
+        }
+    }
+
+    /**
+     * Many rounds of close racing increments through held handles and by name, on counters first used during the
+     * race (a slot admitted while closing): what was acknowledged is stored, and every handle refuses after close.
+     */
+    @Test
+    void closeRacingIncrementsOfNewCountersLosesNothingAcknowledged() throws Exception {
+        int threads = 16;
+        for (int round = 0; round < closeRaceRounds(); round++) {
+            String counter = name("round" + round);
+            CounterService counters = service(store(), hourly());
+            AtomicInteger acknowledged = new AtomicInteger();
+            AtomicInteger acceptedAfterClose = new AtomicInteger();
+            java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+            CountDownLatch started = new CountDownLatch(threads);
+            List<Thread> callers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String mine = counter + "." + t;
+                callers.add(Thread.ofPlatform().start(() -> {
+                    Counter held = counters.counter(mine);
+                    started.countDown();
+                    for (int i = 0; ; i++) {
+                        boolean late = closed.get();
+                        try {
+                            if (i % 2 == 0) {
+                                held.increment();
+                            } else {
+                                counters.increment(mine + "." + (i % 8)); // new slots while closing
+                            }
+                            acknowledged.incrementAndGet();
+                            if (late) {
+                                acceptedAfterClose.incrementAndGet();
+                            }
+                        } catch (IllegalStateException refused) {
+                            if (late) {
+                                return;
+                            }
+                        }
+                    }
+                }));
+            }
+            started.await();
+            counters.close();
+            closed.set(true);
+            for (Thread caller : callers) {
+                caller.join(TimeUnit.SECONDS.toMillis(30));
+            }
+            assertThat(acceptedAfterClose).as("round %d: accepted after close", round).hasValue(0);
+            try (CounterService reader = CounterService.builder(store()).build()) {
+                long stored = 0;
+                for (int t = 0; t < threads; t++) {
+                    stored += reader.getExact(counter + "." + t);
+                    for (int k = 1; k < 8; k += 2) {
+                        stored += reader.getExact(counter + "." + t + "." + k);
+                    }
+                }
+                assertThat(stored).as("round %d: acknowledged increments stored", round).isEqualTo(acknowledged.get());
+            }
+        }
+    }
+
+    // ---- issue 31, item 7: never a value past the 64-bit range ----
+
+    @Test
+    void smallIncrementsAfterALargeOneAreRefusedPastTheRange() throws Exception {
+        String counter = name("near-max");
+        String down = name("near-min");
+        try (CounterService counters = service(store(), hourly())) {
+            Counter held = counters.counter(counter);
+            held.increment(Long.MAX_VALUE - 1);
+            held.increment();
+            assertThatThrownBy(held::increment).isInstanceOf(CounterOverflowException.class)
+                    .hasMessageContaining(counter).hasMessageContaining("Long.MAX_VALUE");
+            assertThatThrownBy(() -> counters.increment(counter, 1)).isInstanceOf(CounterOverflowException.class);
+            assertThatThrownBy(() -> counters.incrementAndGet(counter, 2)).isInstanceOf(CounterOverflowException.class);
+            counters.increment(down, Long.MIN_VALUE + 1);
+            counters.increment(down, -1);
+            assertThatThrownBy(() -> counters.increment(down, -1)).isInstanceOf(CounterOverflowException.class);
+            counters.flush().get(10, TimeUnit.SECONDS);
+            assertThat(counters.getExact(counter)).isEqualTo(Long.MAX_VALUE);
+            assertThat(counters.getExact(down)).isEqualTo(Long.MIN_VALUE);
+        }
+    }
+
+    @Test
+    void aDurableIncrementPastTheRangeIsRefusedAloneAndNothingWraps() throws Exception {
+        String pending = name("pending-max");
+        try (CounterService counters = service(store(), hourly())) {
+            counters.increment(pending, Long.MAX_VALUE);
+            CompletableFuture<Void> over = counters.incrementDurably(pending, 1);
+            assertThat(catchFailure(over)).isInstanceOf(CounterOverflowException.class).hasMessageContaining(pending);
+            assertThat(counters.getExact(pending)).isEqualTo(Long.MAX_VALUE);
+        }
+        // Two durable increments in one batch: a first flush is held in the store while both arrive.
+        String both = name("durable-max");
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger batches = new AtomicInteger();
+        ForwardingCounterStore holding = new ForwardingCounterStore(store()) {
+            @Override
+            public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
+                    Map<String, KeyedDelta> keyed, Instant now) {
+                if (batches.incrementAndGet() == 1) {
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return super.applyBatch(key, cell, deltas, keyed, now);
+            }
+        };
+        try (CounterService counters = service(holding, hourly())) {
+            CompletableFuture<Void> first = counters.incrementDurably(name("other"), 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> batches.get() == 1);
+            CompletableFuture<Void> max = counters.incrementDurably(both, Long.MAX_VALUE);
+            CompletableFuture<Void> one = counters.incrementDurably(both, 1);
+            release.countDown();
+            first.get(30, TimeUnit.SECONDS);
+            max.get(30, TimeUnit.SECONDS);
+            assertThat(catchFailure(one)).isInstanceOf(CounterOverflowException.class).hasMessageContaining(both);
+            assertThat(counters.getExact(both)).isEqualTo(Long.MAX_VALUE);
+        }
+    }
+
+    private static Throwable catchFailure(CompletableFuture<?> future) throws InterruptedException {
+        try {
+            future.get(30, TimeUnit.SECONDS);
+            throw new AssertionError("expected a failure");
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("no answer within 30 s", e);
+        }
+    }
+
+    // ---- issue 31, item 10: a failed key prune is not a flush in doubt ----
+
+    @Test
+    void aFailedPruneOfOldFlushKeysDoesNotStopReads() throws Exception {
+        String counter = name("pruned");
+        AtomicInteger prunes = new AtomicInteger();
+        ForwardingCounterStore failingPrune = new ForwardingCounterStore(store()) {
+            @Override
+            public int pruneBatchKeys(Instant appliedBefore) {
+                if (prunes.incrementAndGet() == 1) {
+                    throw new CounterStoreException("the connection broke while pruning (test)", null);
+                }
+                return super.pruneBatchKeys(appliedBefore);
+            }
+        };
+        try (CounterService counters = service(failingPrune, hourly())) {
+            counters.increment(counter, 2);
+            counters.flush().get(10, TimeUnit.SECONDS); // the first flush prunes, and the prune fails
+            await().atMost(Duration.ofSeconds(10)).until(() -> prunes.get() >= 1);
+            long started = System.nanoTime();
+            assertThat(counters.get(counter)).isEqualTo(2);
+            assertThat(counters.incrementAndGet(counter, 1)).isEqualTo(3);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("no wait for a flush in doubt")
+                    .isLessThan(Duration.ofSeconds(1));
+            counters.flush().get(10, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(10)).until(() -> prunes.get() >= 2); // tried again after this flush
+            assertThat(counters.statistics().getFirst().activity().buffer().failing()).isFalse();
+        }
+    }
+}

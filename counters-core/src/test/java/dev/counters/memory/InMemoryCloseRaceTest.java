@@ -1,0 +1,10 @@
+package dev.counters.memory;
+
+import dev.counters.contract.CloseRaceContract;
+
+class InMemoryCloseRaceTest extends CloseRaceContract {
+
+    InMemoryCloseRaceTest() {
+        super(InMemoryFixture.INSTANCE);
+    }
+}
