@@ -294,9 +294,7 @@ final class BufferedStrategy implements CounterStrategy {
     @Override
     public void increment(CounterName name, long delta) {
         Slot slot = slots.get(name);
-        if (!add(name, slot != null ? slot : lookUp(name), delta)) {
-            throw closed(name);
-        }
+        addTo(name, slot != null ? slot : lookUp(name), delta);
     }
 
     /** Keeps the counter's slot, so that an increment through a held handle is one add to it. */
@@ -310,11 +308,8 @@ final class BufferedStrategy implements CounterStrategy {
                 Slot slot = held;
                 if (slot == null || slot.retired) {
                     slot = lookUp(name);
-                    held = slot;
                 }
-                if (!add(name, slot, delta)) {
-                    throw closed(name);
-                }
+                held = addTo(name, slot, delta);
             }
         };
     }
@@ -345,6 +340,18 @@ final class BufferedStrategy implements CounterStrategy {
         return slot != null ? slot : admit(name);
     }
 
+    /**
+     * Adds the delta to the slot, or to the counter's current slot if this one is sealed: by the last drain (then the
+     * look-up refuses the increment), or by the final drain of a slot retired a while ago, which a caller that held it
+     * all that time must not add to unseen. Returns the slot added to.
+     */
+    private Slot addTo(CounterName name, Slot slot, long delta) {
+        while (!add(name, slot, delta)) {
+            slot = lookUp(name);
+        }
+        return slot;
+    }
+
     /** Adds the delta to the slot; false, having added nothing, once the last drain sealed it. */
     private boolean add(CounterName name, Slot slot, long delta) {
         return delta == 1 && !slot.checked ? slot.add(1) : addOther(name, slot, delta);
@@ -367,6 +374,9 @@ final class BufferedStrategy implements CounterStrategy {
      * then finds the sum out of range and drops the counter's delta, logged, as when the store refuses it.
      */
     private static final long SMALL_DELTA = 1L << 16;
+
+    /** How long close waits for the last futures' completion at least. */
+    private static final long COMPLETION_GRACE_NANOS = Duration.ofSeconds(1).toNanos();
 
     private Slot admit(CounterName name) {
         if (slots.size() >= settings.maxPendingCounters()) {
@@ -437,9 +447,7 @@ final class BufferedStrategy implements CounterStrategy {
         }
         if (known == null) {
             try {
-                if (!add(name, slot(name), delta)) {
-                    throw closed(name);
-                }
+                addTo(name, slot(name), delta);
             } catch (RuntimeException e) {
                 pendingKeys.remove(key.value(), increment);
                 throw e;
@@ -901,8 +909,12 @@ final class BufferedStrategy implements CounterStrategy {
             }
             // An add that looked a slot up just before its eviction lands in it a moment later: keep draining.
             graveyard.removeIf(retired -> {
+                boolean last = nowNanos > retired.untilNanos();
+                if (last) {
+                    retired.slot().sealAll(); // a caller still holding it finds it sealed, and looks the counter up
+                }
                 takeInto(deltas, retired.name(), retired.slot());
-                return nowNanos > retired.untilNanos();
+                return last;
             });
             othersAtCollect = othersAt;
             for (Iterator<DurableIncrement> it = durable.iterator(); it.hasNext(); ) {
@@ -1029,7 +1041,8 @@ final class BufferedStrategy implements CounterStrategy {
             slots.values().forEach(Slot::sealAll); // held handles are refused all the same
             failWaiting(inFlight, true);
         }
-        completions.shutdown();
+        // At least a moment for the last answers, even when the drain took the whole timeout.
+        completions.shutdown(Math.max(deadline - time.nanoTime(), COMPLETION_GRACE_NANOS));
         String unwritten = unwrittenOnClose;
         if (unwritten == null) {
             closed.complete(null);

@@ -48,8 +48,16 @@ final class Completions {
         }
     }
 
-    /** Lets the tasks already given finish; later ones run on the caller's thread. */
-    void shutdown() {
+    /**
+     * Lets the tasks already given finish, waiting for them up to {@code timeoutNanos}, so that the futures are
+     * completed when close returns (unless a dependent stage blocks that long); later tasks run on the caller's thread.
+     */
+    void shutdown(long timeoutNanos) {
         pool.shutdown();
+        try {
+            pool.awaitTermination(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -12,11 +12,13 @@ import dev.counters.memory.InMemoryCounterStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import java.lang.reflect.Field;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.Map;
 import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
@@ -30,12 +32,13 @@ class BufferedHandleTest {
     private final InMemoryCounterStore store = new InMemoryCounterStore();
     private final CounterName name = CounterName.of("held");
 
+    private final StrategyContext context = new StrategyContext(store, new Time(Clock.systemUTC(), ticker::get),
+            new SplittableRandom(1), UniqueIds.create(), Thread.ofPlatform().daemon().factory(),
+            RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), ObservationRegistry.NOOP, "default");
+    private final BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
+
     @Test
     void aHeldHandleCountsAfterItsSlotLeftTheBufferAndAfterADelete() throws Exception {
-        StrategyContext context = new StrategyContext(store, new Time(Clock.systemUTC(), ticker::get),
-                new SplittableRandom(1), UniqueIds.create(), Thread.ofPlatform().daemon().factory(),
-                RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), ObservationRegistry.NOOP, "default");
-        BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
         try (CounterStrategy buffered = Strategies.buffered(hourly).create(context)) {
             LongConsumer handle = buffered.incrementer(name);
             handle.accept(1);
@@ -60,5 +63,37 @@ class BufferedHandleTest {
                     .hasMessageContaining("closed").hasMessageContaining("'held' was not incremented");
             assertThat(store.get(name)).isEqualTo(5);
         }
+    }
+
+    /**
+     * A caller that saw its slot live, then stalled until the slot was retired and its last drain was over, adds to a
+     * slot nobody drains any more: the last drain seals it, so the add goes to the counter's current slot instead.
+     */
+    @Test
+    void aHandleThatSawItsSlotLiveJustBeforeItsLastDrainStillCounts() throws Exception {
+        try (CounterStrategy buffered = Strategies.buffered(hourly).create(context)) {
+            LongConsumer handle = buffered.incrementer(name);
+            handle.accept(1);
+            Object slot = slotOf(buffered);
+            for (int i = 0; i < 3; i++) { // two idle flushes retire the slot
+                buffered.flush().get(30, TimeUnit.SECONDS);
+            }
+            ticker.addAndGet(Duration.ofMinutes(2).toNanos());
+            buffered.flush().get(30, TimeUnit.SECONDS); // the retired slot's last drain
+            // The stale read of a caller that checked the slot just before it was retired.
+            Field retired = slot.getClass().getDeclaredField("retired");
+            retired.setAccessible(true);
+            retired.setBoolean(slot, false);
+
+            handle.accept(2);
+            buffered.flush().get(30, TimeUnit.SECONDS);
+            assertThat(store.get(name)).as("the add after the retired slot's last drain is written").isEqualTo(3);
+        }
+    }
+
+    private Object slotOf(CounterStrategy buffered) throws ReflectiveOperationException {
+        Field slots = buffered.getClass().getDeclaredField("slots");
+        slots.setAccessible(true);
+        return ((Map<?, ?>) slots.get(buffered)).get(name);
     }
 }
