@@ -70,6 +70,7 @@ class IdleExpiryTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the service is only built and closed
     void aServiceWithAnExpiryStartsItsHousekeepingAtOnce() {
         java.util.concurrent.atomic.AtomicInteger threads = new java.util.concurrent.atomic.AtomicInteger();
         try (CounterService counters = CounterService.builder(store).expireAfterIdle("carts.*", Duration.ofMinutes(1))

@@ -38,6 +38,7 @@ class BufferedHandleTest {
     private final BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
 
     @Test
+    @SuppressWarnings("try") // closes the buffer inside the block, to see what a held handle does after
     void aHeldHandleCountsAfterItsSlotLeftTheBufferAndAfterADelete() throws Exception {
         try (CounterStrategy buffered = Strategies.buffered(hourly).create(context)) {
             LongConsumer handle = buffered.incrementer(name);

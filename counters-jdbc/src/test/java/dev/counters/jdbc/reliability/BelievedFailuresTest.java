@@ -14,7 +14,6 @@ import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.StrategyFactory;
 import dev.counters.strategy.Strategies;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -120,7 +119,8 @@ class BelievedFailuresTest {
 
     private static void awaitFirstConnection(HikariDataSource pool) throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
-            try (Connection connection = pool.getConnection()) {
+            try {
+                pool.getConnection().close();
                 return;
             } catch (SQLException e) {
                 if (attempt == 40) {

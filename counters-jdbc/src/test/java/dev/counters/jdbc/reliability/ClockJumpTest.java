@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Test;
 class ClockJumpTest {
 
     @Test
+    @SuppressWarnings("try") // stops the workload inside the block, before the checks
     void flushesAndDeltaLogRetriesStayExactlyOnceWhileTheClockJumpsDaysEitherWay() throws Exception {
         String prefix = FaultyMariaDb.freshSchema();
         MutableClock clock = new MutableClock();

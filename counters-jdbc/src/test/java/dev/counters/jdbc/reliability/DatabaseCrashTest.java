@@ -234,7 +234,7 @@ class DatabaseCrashTest {
                         StrategyStatistics.BufferActivity activity = subject.service().statistics().stream()
                                 .map(StrategyStatistics::activity).filter(a -> a.buffer() != null)
                                 .findFirst().orElseThrow().buffer();
-                        mostPending.accumulateAndGet((int) activity.pendingCounters(), Math::max);
+                        mostPending.accumulateAndGet(activity.pendingCounters(), Math::max);
                         full |= activity.full();
                         failing |= activity.failing();
                     }

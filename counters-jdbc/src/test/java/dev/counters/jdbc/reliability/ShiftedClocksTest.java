@@ -81,7 +81,7 @@ class ShiftedClocksTest {
 
     @Test
     void processesWithClocksHoursAheadAndMinutesBehindKeepEveryAcknowledgedIncrementOnce() throws Exception {
-        assertThat(LIBFAKETIME).as("libfaketime: install Debian's faketime package (.ci/run does)")
+        assertThat(LIBFAKETIME).as("libfaketime: install Debian's faketime package (./test does)")
                 .anyMatch(Files::exists);
         long seed = ThreadLocalRandom.current().nextLong();
         Random random = new Random(seed);

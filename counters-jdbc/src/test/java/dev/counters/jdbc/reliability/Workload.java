@@ -133,12 +133,20 @@ final class Workload implements AutoCloseable {
         return this;
     }
 
-    /** Stops every client thread and waits for its last operation to complete. */
+    /**
+     * Stops every client thread and waits for its last operation to complete. Not InterruptedException: an
+     * AutoCloseable whose close throws it makes javac warn at every try-with-resources.
+     */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         stopped = true;
         for (Thread thread : threads) {
-            thread.join(TimeUnit.SECONDS.toMillis(60));
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(60));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("Interrupted while waiting for the client threads to stop", e);
+            }
             if (thread.isAlive()) {
                 throw new AssertionError("A client thread is still blocked 60 s after the workload stopped");
             }

@@ -145,17 +145,18 @@ public final class GaleraCluster implements AutoCloseable {
 
     /**
      * Fails, saying what is missing, unless this machine can run a cluster: Debian's packages installed, and root, to
-     * run the nodes as mysql. The tests never skip for want of them: {@code .ci/run} installs the packages.
+     * run the nodes as mysql. The tests never skip for want of them: {@code ./test} installs the packages.
      */
     private static void requireInstalled() {
         for (Path needed : List.of(SERVER, INSTALL, PROVIDER, RSYNC)) {
             if (!Files.exists(needed)) {
                 throw new IllegalStateException(needed + " is missing: install Debian's mariadb-server, galera-4 and "
-                        + "rsync (.ci/run does, when they are absent)");
+                        + "rsync (./test does, when they are absent)");
             }
         }
         if (!"root".equals(System.getProperty("user.name"))) {
-            throw new IllegalStateException("The Galera tests run as root: they start the nodes as the mysql user");
+            throw new IllegalStateException(
+                    "The Galera tests run as root: they start the nodes as the mysql user (sudo ./test)");
         }
     }
 

@@ -25,7 +25,6 @@ public final class JooqStores implements StoreFixture {
         this.store = JooqCounterStore.builder(database.dataSource()).tablePrefix(prefix).migrateSchema(true).build();
     }
 
-    /** Stores with a table prefix of their own. */
     /** A counter's whole stored value whatever its strategy: its cells plus any unfolded deltas, as get reads it. */
     public static long total(JooqCounterStore store, String counter) {
         return store.get(CounterName.of(counter));

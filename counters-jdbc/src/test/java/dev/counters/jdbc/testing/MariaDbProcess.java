@@ -105,7 +105,8 @@ public final class MariaDbProcess implements AutoCloseable {
         process = builder.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
-            try (Connection connection = connect("")) {
+            try {
+                connect("").close();
                 return;
             } catch (SQLException e) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {

@@ -78,7 +78,8 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         throw new AssertionError("redis-server was not found (looked in " + CANDIDATES + " and on the PATH): the "
-                + "counters-redis tests need a real Redis. Install Debian's package: apt-get install redis-server");
+                + "counters-redis tests need a real Redis. Install Debian's package (./test does): apt-get install "
+                + "redis-server");
     }
 
     public String host() {

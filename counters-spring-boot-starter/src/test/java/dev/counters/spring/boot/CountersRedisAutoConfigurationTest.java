@@ -11,7 +11,7 @@ import dev.counters.spi.TotalCache;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -65,7 +65,7 @@ class CountersRedisAutoConfigurationTest {
 
             Health health = health(first);
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat((Map<String, Object>) health.getDetails().get("sharedCaches"))
+            assertThat(health.getDetails().get("sharedCaches")).asInstanceOf(InstanceOfAssertFactories.MAP)
                     .containsEntry("counters-monotonic-cache[ids.*]", "CLOSED");
         }));
     }

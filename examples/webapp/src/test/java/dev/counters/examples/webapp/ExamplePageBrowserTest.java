@@ -22,7 +22,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
  * The example page in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}, which
- * {@code .ci/run} installs): it clicks what a visitor clicks and checks that the numbers on the page change as the
+ * {@code ./test} installs): it clicks what a visitor clicks and checks that the numbers on the page change as the
  * page says they will. It leaves a screenshot in {@code target/example-page.png} ({@code docs/example-page.png} is
  * one).
  */
@@ -41,8 +41,9 @@ class ExamplePageBrowserTest {
 
     @BeforeEach
     void openThePage() {
-        assertThat(CHROMIUM).as("Debian's chromium package (apt-get install chromium chromium-driver)").exists();
-        assertThat(CHROMEDRIVER).as("Debian's chromium-driver package").exists();
+        assertThat(CHROMIUM).as("Debian's chromium package (./test installs it: apt-get install chromium "
+                + "chromium-driver)").exists();
+        assertThat(CHROMEDRIVER).as("Debian's chromium-driver package (./test installs it)").exists();
         ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
                 .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1100,1200");
         browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
