@@ -30,6 +30,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.thread.Threading;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -183,8 +184,9 @@ public final class CountersAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterService.class)
-    CountersLifecycle countersLifecycle(CounterService counterService, CountersProperties properties) {
-        return new CountersLifecycle(counterService, properties.shutdownTimeout());
+    CountersLifecycle countersLifecycle(CounterService counterService, CountersProperties properties,
+            ApplicationContext context) {
+        return new CountersLifecycle(counterService, properties.shutdownTimeout(), context);
     }
 
     @Bean(destroyMethod = "close")
