@@ -148,7 +148,8 @@ public final class CountersAutoConfiguration {
     }
 
     /**
-     * The service, from {@code counters.*}, then the application's beans: a {@link Clock}, a {@link MonotonicCache}
+     * The service, from {@code counters.*}, then the application's beans: a {@link Clock} marked
+     * {@link CountersClock} (an unmarked one is the application's, and may be fixed in its tests), a {@link MonotonicCache}
      * and a {@link TotalCache} (shared by every monotonic counter and cached total, as across nodes), an {@link ObservationRegistry} (flushes, recounts and
      * combined writes become timers and spans), then each {@link CounterServiceBuilderCustomizer}.
      */
@@ -156,7 +157,7 @@ public final class CountersAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterStore.class)
     CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment,
-            CountersResilience resilience, ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
+            CountersResilience resilience, @CountersClock ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
             ObjectProvider<TotalCache> totalCache, ObjectProvider<ObservationRegistry> observations,
             ObjectProvider<CounterServiceBuilderCustomizer> customizers) {
         SharedCaches cache = SharedCaches.of(monotonicCache.getIfUnique(), totalCache.getIfUnique());
