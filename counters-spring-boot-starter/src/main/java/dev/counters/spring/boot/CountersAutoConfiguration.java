@@ -121,25 +121,13 @@ public final class CountersAutoConfiguration {
     }
 
     /**
-     * Resilience4j's registries, as beans, unless the application has its own (or Resilience4j's starter made them):
-     * the retries and circuit breakers of the strategies and sequences are registered there, so Resilience4j's
-     * metrics and endpoints see them.
+     * The Resilience4j registries of the strategies and sequences: the application's {@link RetryRegistry} and
+     * {@link CircuitBreakerRegistry} beans when it has them (its own, or Resilience4j's starter's), so it decides what
+     * {@code counters-*} instances retry; else registries of the library's own, kept out of the context so that no
+     * other library takes them for the application's.
      */
     @Bean
     @ConditionalOnMissingBean
-    @ConditionalOnBean(CounterStore.class)
-    RetryRegistry countersRetryRegistry() {
-        return RetryRegistry.ofDefaults();
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    @ConditionalOnBean(CounterStore.class)
-    CircuitBreakerRegistry countersCircuitBreakerRegistry() {
-        return CircuitBreakerRegistry.ofDefaults();
-    }
-
-    @Bean
     @ConditionalOnBean(CounterStore.class)
     CountersResilience countersResilience(ObjectProvider<RetryRegistry> retries,
             ObjectProvider<CircuitBreakerRegistry> circuitBreakers) {
