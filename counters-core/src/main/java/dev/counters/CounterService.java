@@ -124,7 +124,8 @@ public interface CounterService extends AutoCloseable {
     List<StrategyStatistics> statistics();
 
     /**
-     * Releases the strategies' resources. Buffered strategies write what they hold within their shutdown timeout, accept
+     * Releases the strategies' resources, every rule's at once. Buffered strategies write what they hold within their
+     * shutdown timeout (side by side, so closing takes the longest timeout, not their sum), accept
      * no increment they will not write (an increment after the call is refused), and answer every future they handed
      * out.
      */

@@ -243,7 +243,7 @@ public final class CounterServiceBuilder {
                 housekeeping.start(); // windows and idle counters are removed from the start
             }
             return new DefaultCounterService(router, created, store, maxCachedHandles, windowSelection, time,
-                    housekeeping, families);
+                    housekeeping, families, threadFactory);
         } catch (RuntimeException e) {
             created.forEach(route -> route.strategy().close());
             throw e;

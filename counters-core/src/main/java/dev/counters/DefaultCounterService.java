@@ -8,12 +8,14 @@ import dev.counters.internal.Time;
 import dev.counters.spi.CounterStore;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
@@ -57,9 +59,12 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
     private volatile boolean closed;
     private final Housekeeping housekeeping;
     private final StrategyFamilies families;
+    private final ThreadFactory threadFactory;
 
     DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles,
-            NameRules<Optional<Windows>> windows, Time time, Housekeeping housekeeping, StrategyFamilies families) {
+            NameRules<Optional<Windows>> windows, Time time, Housekeeping housekeeping, StrategyFamilies families,
+            ThreadFactory threadFactory) {
+        this.threadFactory = threadFactory;
         this.housekeeping = housekeeping;
         this.families = families;
         this.windows = windows;
@@ -226,23 +231,49 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
         return first;
     }
 
+    /**
+     * Closes every rule's strategy at once, each on its own thread, so that buffered rules write what is pending side
+     * by side: closing takes about the longest shutdown timeout, not their sum. Each strategy's close is bounded by its
+     * own timeout, so the joins are too.
+     */
     @Override
     public void close() {
         if (markClosed()) {
             housekeeping.close();
-            RuntimeException failure = null;
+            List<RuntimeException> failures = Collections.synchronizedList(new ArrayList<>());
+            List<Thread> closing = new ArrayList<>();
             for (Route route : routes) {
-                try {
-                    route.strategy().close();
-                } catch (RuntimeException e) {
-                    if (failure == null) {
-                        failure = e;
-                    } else {
-                        failure.addSuppressed(e);
+                Runnable close = () -> {
+                    try {
+                        route.strategy().close();
+                    } catch (RuntimeException e) {
+                        failures.add(e);
+                    }
+                };
+                if (routes.size() == 1) {
+                    close.run();
+                } else {
+                    Thread thread = threadFactory.newThread(close);
+                    thread.start();
+                    closing.add(thread);
+                }
+            }
+            boolean interrupted = false;
+            for (Thread thread : closing) {
+                while (thread.isAlive()) {
+                    try {
+                        thread.join();
+                    } catch (InterruptedException e) {
+                        interrupted = true; // the strategies are closing all the same: wait for them, then say so
                     }
                 }
             }
-            if (failure != null) {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (!failures.isEmpty()) {
+                RuntimeException failure = failures.get(0);
+                failures.subList(1, failures.size()).forEach(failure::addSuppressed);
                 throw failure;
             }
         }

@@ -30,6 +30,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.thread.Threading;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -120,25 +121,13 @@ public final class CountersAutoConfiguration {
     }
 
     /**
-     * Resilience4j's registries, as beans, unless the application has its own (or Resilience4j's starter made them):
-     * the retries and circuit breakers of the strategies and sequences are registered there, so Resilience4j's
-     * metrics and endpoints see them.
+     * The Resilience4j registries of the strategies and sequences: the application's {@link RetryRegistry} and
+     * {@link CircuitBreakerRegistry} beans when it has them (its own, or Resilience4j's starter's), so it decides what
+     * {@code counters-*} instances retry; else registries of the library's own, kept out of the context so that no
+     * other library takes them for the application's.
      */
     @Bean
     @ConditionalOnMissingBean
-    @ConditionalOnBean(CounterStore.class)
-    RetryRegistry countersRetryRegistry() {
-        return RetryRegistry.ofDefaults();
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    @ConditionalOnBean(CounterStore.class)
-    CircuitBreakerRegistry countersCircuitBreakerRegistry() {
-        return CircuitBreakerRegistry.ofDefaults();
-    }
-
-    @Bean
     @ConditionalOnBean(CounterStore.class)
     CountersResilience countersResilience(ObjectProvider<RetryRegistry> retries,
             ObjectProvider<CircuitBreakerRegistry> circuitBreakers) {
@@ -147,7 +136,8 @@ public final class CountersAutoConfiguration {
     }
 
     /**
-     * The service, from {@code counters.*}, then the application's beans: a {@link Clock}, a {@link MonotonicCache}
+     * The service, from {@code counters.*}, then the application's beans: a {@link Clock} marked
+     * {@link CountersClock} (an unmarked one is the application's, and may be fixed in its tests), a {@link MonotonicCache}
      * and a {@link TotalCache} (shared by every monotonic counter and cached total, as across nodes), an {@link ObservationRegistry} (flushes, recounts and
      * combined writes become timers and spans), then each {@link CounterServiceBuilderCustomizer}.
      */
@@ -155,7 +145,7 @@ public final class CountersAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterStore.class)
     CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment,
-            CountersResilience resilience, ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
+            CountersResilience resilience, @CountersClock ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
             ObjectProvider<TotalCache> totalCache, ObjectProvider<ObservationRegistry> observations,
             ObjectProvider<CounterServiceBuilderCustomizer> customizers) {
         SharedCaches cache = SharedCaches.of(monotonicCache.getIfUnique(), totalCache.getIfUnique());
@@ -183,8 +173,9 @@ public final class CountersAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterService.class)
-    CountersLifecycle countersLifecycle(CounterService counterService, CountersProperties properties) {
-        return new CountersLifecycle(counterService, properties.shutdownTimeout());
+    CountersLifecycle countersLifecycle(CounterService counterService, CountersProperties properties,
+            ApplicationContext context) {
+        return new CountersLifecycle(counterService, properties.shutdownTimeout(), context);
     }
 
     @Bean(destroyMethod = "close")

@@ -10,10 +10,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -23,7 +26,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * {@code /actuator/counters}: the configured rules with their strategies, the stored counters with their values (a
  * page at a time), one counter with its cells, or several by name. Incrementing and resetting a counter are write
- * operations, refused unless {@code management.endpoint.counters.access=unrestricted}.
+ * operations, refused unless {@code management.endpoint.counters.access=unrestricted}. Stored names (which may be user
+ * ids) and values are shown as {@code management.endpoint.counters.show-values} says (Boot's {@link Show}, never by
+ * default, as for the {@code env} endpoint's values); a name the caller gave is echoed, with its value hidden.
  */
 @Endpoint(id = "counters", defaultAccess = Access.READ_ONLY)
 public class CountersEndpoint {
@@ -32,9 +37,13 @@ public class CountersEndpoint {
     static final int PAGE_SIZE = 100;
 
     private final CounterService counters;
+    private final Show showValues;
+    private final Set<String> roles;
 
-    CountersEndpoint(CounterService counters) {
+    CountersEndpoint(CounterService counters, Show showValues, Set<String> roles) {
         this.counters = counters;
+        this.showValues = showValues;
+        this.roles = Set.copyOf(roles);
     }
 
     /**
@@ -42,45 +51,66 @@ public class CountersEndpoint {
      * reads just those counters.
      */
     @ReadOperation
-    public CountersDescriptor counters(String @Nullable [] names, @Nullable String after) {
-        return validated(() -> list(names, after));
+    public CountersDescriptor counters(SecurityContext securityContext, String @Nullable [] names,
+            @Nullable String after) {
+        return validated(() -> list(names, after, shown(securityContext)));
     }
 
-    private CountersDescriptor list(String @Nullable [] names, @Nullable String after) {
+    private CountersDescriptor list(String @Nullable [] names, @Nullable String after, boolean shown) {
+        List<RuleDescriptor> rules = counters.statistics().stream().map(RuleDescriptor::of).toList();
+        if (names == null && !shown) {
+            return new CountersDescriptor(rules, null, null); // the stored names are the data hidden
+        }
         List<String> listed = names != null ? Arrays.asList(names) : counters.counterNames(after, PAGE_SIZE);
         List<CounterDescriptor> values = new ArrayList<>();
-        counters.get(listed).forEach((name, value) ->
-                values.add(new CounterDescriptor(name, counters.counter(name).strategy(), value, null, null)));
-        String next = names == null && listed.size() == PAGE_SIZE ? listed.getLast() : null;
-        return new CountersDescriptor(counters.statistics().stream().map(RuleDescriptor::of).toList(), values, next);
+        if (shown) {
+            counters.get(listed).forEach((name, value) ->
+                    values.add(new CounterDescriptor(name, counters.counter(name).strategy(), value, null, null)));
+        } else {
+            listed.forEach(name -> values.add(new CounterDescriptor(name, counters.counter(name).strategy(), null,
+                    null, null)));
+        }
+        String next = names == null && listed.size() == PAGE_SIZE ? listed.get(listed.size() - 1) : null;
+        return new CountersDescriptor(rules, values, next);
     }
 
     @ReadOperation
-    public CounterDescriptor counter(@Selector String name) {
+    public CounterDescriptor counter(SecurityContext securityContext, @Selector String name) {
+        boolean shown = shown(securityContext);
         return validated(() -> {
             Counter counter = counters.counter(name);
+            if (!shown) {
+                return new CounterDescriptor(name, counter.strategy(), null, null, null);
+            }
             return new CounterDescriptor(name, counter.strategy(), counter.get(), counters.admin().cells(name),
                     counter instanceof WindowedCounter windowed ? recentWindows(windowed) : null);
         });
     }
 
+    private boolean shown(SecurityContext securityContext) {
+        return showValues.isShown(securityContext, roles);
+    }
+
     /** Adds {@code delta} (1 unless given) and returns the new value. */
     @WriteOperation
-    public CounterDescriptor increment(@Selector String name, @Nullable Long delta) {
+    public CounterDescriptor increment(SecurityContext securityContext, @Selector String name,
+            @Nullable Long delta) {
+        boolean shown = shown(securityContext);
         return validated(() -> {
             Counter counter = counters.counter(name);
             long value = counter.incrementAndGet(delta == null ? 1 : delta);
-            return new CounterDescriptor(name, counter.strategy(), value, null, null);
+            return new CounterDescriptor(name, counter.strategy(), shown ? value : null, null, null);
         });
     }
 
     /** Deletes everything stored for the counter, so that it reads 0. */
     @DeleteOperation
-    public CounterDescriptor reset(@Selector String name) {
+    public CounterDescriptor reset(SecurityContext securityContext, @Selector String name) {
+        boolean shown = shown(securityContext);
         return validated(() -> {
             Counter counter = counters.counter(name);
             counter.delete();
-            return new CounterDescriptor(name, counter.strategy(), counter.get(), null, null);
+            return new CounterDescriptor(name, counter.strategy(), shown ? counter.get() : null, null, null);
         });
     }
 
@@ -104,8 +134,8 @@ public class CountersEndpoint {
         }
     }
 
-    /** The endpoint's answer to a listing or a read of several counters. */
-    public record CountersDescriptor(List<RuleDescriptor> rules, List<CounterDescriptor> counters,
+    /** The endpoint's answer to a listing or a read of several counters; no stored counters when they are hidden. */
+    public record CountersDescriptor(List<RuleDescriptor> rules, @Nullable List<CounterDescriptor> counters,
             @Nullable String next) {
     }
 
@@ -119,9 +149,10 @@ public class CountersEndpoint {
 
     /**
      * A counter, its strategy and value, and when one counter is read its stored cells and, for a windowed counter
-     * (whose value is its current window's), its recent windows.
+     * (whose value is its current window's), its recent windows. Without value, cells and windows when values are
+     * hidden.
      */
-    public record CounterDescriptor(String name, String strategy, long value, @Nullable Map<String, Long> cells,
+    public record CounterDescriptor(String name, String strategy, @Nullable Long value, @Nullable Map<String, Long> cells,
             @Nullable List<WindowDescriptor> windows) {
     }
 

@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -18,14 +19,15 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(after = CountersAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean(CounterService.class)
+@EnableConfigurationProperties(CountersEndpointProperties.class)
 public final class CountersEndpointAutoConfiguration {
 
     // On the method: a class-level condition would be loaded even when its library is absent.
     @Bean
     @ConditionalOnAvailableEndpoint(CountersEndpoint.class)
     @ConditionalOnMissingBean
-    CountersEndpoint countersEndpoint(CounterService counterService) {
-        return new CountersEndpoint(counterService);
+    CountersEndpoint countersEndpoint(CounterService counterService, CountersEndpointProperties properties) {
+        return new CountersEndpoint(counterService, properties.getShowValues(), properties.getRoles());
     }
 
     /** A write while the endpoint is read-only gets a 405 that says why, in a servlet web application. */

@@ -1,8 +1,6 @@
 package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
-import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
-import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -28,8 +26,9 @@ public final class CountersMetricsAutoConfiguration {
     }
 
     /**
-     * Binds the registries the counters use. An application that binds its own registries already (Resilience4j's
-     * Spring Boot module does) loses nothing: Micrometer keeps one meter per name and tags.
+     * Binds the {@code counters-*} retries and circuit breakers, and nothing else of the registries they live in: the
+     * application's other instances are its own to bind (Resilience4j's Spring Boot module does, and Micrometer keeps
+     * one meter per name and tags).
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics")
@@ -37,13 +36,8 @@ public final class CountersMetricsAutoConfiguration {
     static final class ResilienceMetrics {
 
         @Bean
-        MeterBinder countersRetryMetrics(CountersResilience resilience) {
-            return TaggedRetryMetrics.ofRetryRegistry(resilience.retries());
-        }
-
-        @Bean
-        MeterBinder countersCircuitBreakerMetrics(CountersResilience resilience) {
-            return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(resilience.circuitBreakers());
+        MeterBinder countersResilienceMetrics(CountersResilience resilience) {
+            return new CountersResilienceMetrics(resilience);
         }
     }
 }

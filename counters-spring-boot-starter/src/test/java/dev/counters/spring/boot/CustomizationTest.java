@@ -18,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
+import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -60,7 +62,8 @@ class CustomizationTest {
         CountingCache cache = new CountingCache();
         runner.withPropertyValues("counters.counters.[likes.*].strategy=node",
                         "counters.counters.[ids.*].strategy=monotonic")
-                .withBean(Clock.class, () -> Clock.fixed(fixed, ZoneOffset.UTC))
+                .withBean(Clock.class, () -> Clock.fixed(fixed, ZoneOffset.UTC), definition -> // @CountersClock
+                        ((AbstractBeanDefinition) definition).addQualifier(new AutowireCandidateQualifier(CountersClock.class)))
                 .withBean(RetryRegistry.class, () -> retries)
                 .withBean(MonotonicCache.class, () -> cache)
                 .run(context -> {

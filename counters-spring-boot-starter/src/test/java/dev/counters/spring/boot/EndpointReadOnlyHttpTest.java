@@ -15,6 +15,7 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 @SpringBootTest(classes = EndpointApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.datasource.generate-unique-name=true",
                 "management.endpoints.web.exposure.include=counters,health",
+                "management.endpoint.counters.show-values=always",
                 "counters.counters.[page-views.*].strategy=sharded",
                 "counters.counters.[api.*].window=1m", "counters.counters.[api.*].retained-windows=5"})
 @AutoConfigureRestTestClient

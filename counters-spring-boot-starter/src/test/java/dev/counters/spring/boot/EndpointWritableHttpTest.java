@@ -15,7 +15,7 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 @SpringBootTest(classes = EndpointApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.datasource.generate-unique-name=true",
                 "management.endpoints.web.exposure.include=counters",
-                "management.endpoint.counters.access=unrestricted"})
+                "management.endpoint.counters.access=unrestricted", "management.endpoint.counters.show-values=always"})
 @AutoConfigureRestTestClient
 class EndpointWritableHttpTest {
 

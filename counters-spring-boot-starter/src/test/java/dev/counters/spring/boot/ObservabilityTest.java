@@ -11,9 +11,7 @@ import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.spi.CounterStore.AppliedBatch;
 import dev.counters.spi.CounterStore.KeyedDelta;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,12 +56,13 @@ class ObservabilityTest {
     }
 
     @Test
-    void theRetriesAndCircuitBreakersAreInRegistryBeansForResilience4jsOwnMetricsAndEndpoints() {
+    void theRetriesAndCircuitBreakersAreInTheLibrarysOwnRegistries() {
         runner.withPropertyValues("counters.counters.[views.*].strategy=buffered").run(context -> {
             context.getBean(CounterService.class).increment("x");
-            assertThat(context.getBean(RetryRegistry.class).getAllRetries()).extracting(Retry::getName)
+            CountersResilience resilience = context.getBean(CountersResilience.class);
+            assertThat(resilience.retries().getAllRetries()).extracting(Retry::getName)
                     .contains("counters-atomic");
-            assertThat(context.getBean(CircuitBreakerRegistry.class).getAllCircuitBreakers())
+            assertThat(resilience.circuitBreakers().getAllCircuitBreakers())
                     .extracting(CircuitBreaker::getName).anyMatch(name -> name.startsWith("counters-buffered"));
         });
     }
