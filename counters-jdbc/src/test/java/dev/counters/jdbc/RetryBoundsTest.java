@@ -33,6 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -122,6 +123,25 @@ class RetryBoundsTest {
     }
 
     /** The calls every retry of the registry has run, retried or not: one per retry loop entered. */
+    /**
+     * Under permanent rollbacks, one call fails as not applied, sends at most one statement per configured attempt,
+     * and enters exactly one retry loop.
+     */
+    private static void assertOneBoundedLoopUnderRollbacks(FaultInjectingDataSource faulty, RetryRegistry registry,
+            String call, ThrowingCallable action) {
+        faulty.deadlocks = true;
+        try {
+            long before = faulty.statements.get();
+            long entered = executions(registry);
+            assertThatThrownBy(action).isInstanceOf(TransientStoreException.class);
+            assertThat(faulty.statements.get() - before).as("statements sent by one " + call)
+                    .isBetween(1L, (long) ATTEMPTS);
+            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+        } finally {
+            faulty.deadlocks = false;
+        }
+    }
+
     private static long executions(RetryRegistry registry) {
         long calls = 0;
         for (Retry retry : registry.getAllRetries()) {
@@ -149,16 +169,8 @@ class RetryBoundsTest {
         registry.retry("counters-" + strategy + "-keyed", quick(ATTEMPTS));
         try (CounterService counters = CounterService.builder(storeOn(faulty)).retryRegistry(registry)
                 .defaultStrategy(factory).build()) {
-            faulty.deadlocks = true;
-            long before = faulty.statements.get();
-            long entered = executions(registry);
-            assertThatThrownBy(() -> counters.incrementAndGet("keyed." + strategy, 1,
-                    IdempotencyKey.of(UUID.randomUUID().toString())))
-                    .isInstanceOf(TransientStoreException.class);
-            assertThat(faulty.statements.get() - before).as("statements sent by one keyed increment")
-                    .isBetween(1L, (long) ATTEMPTS);
-            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
-            faulty.deadlocks = false;
+            assertOneBoundedLoopUnderRollbacks(faulty, registry, "keyed increment", () -> counters.incrementAndGet(
+                    "keyed." + strategy, 1, IdempotencyKey.of(UUID.randomUUID().toString())));
         }
     }
 
@@ -175,14 +187,7 @@ class RetryBoundsTest {
                 .defaultStrategy(Strategies.monotonic(MonotonicSettings.defaults().withChanceToWrite(1.0))).build()) {
             String name = "monotonic.bounded" + System.nanoTime();
             counters.increment(name, 1); // loaded: from now on each attempt writes
-            faulty.deadlocks = true;
-            long before = faulty.statements.get();
-            long entered = executions(registry);
-            assertThatThrownBy(() -> counters.increment(name, 1)).isInstanceOf(TransientStoreException.class);
-            assertThat(faulty.statements.get() - before).as("statements sent by one increment")
-                    .isBetween(1L, (long) ATTEMPTS);
-            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
-            faulty.deadlocks = false;
+            assertOneBoundedLoopUnderRollbacks(faulty, registry, "increment", () -> counters.increment(name, 1));
         }
     }
 
@@ -225,15 +230,8 @@ class RetryBoundsTest {
         registry.retry("counters-sequences", quick(ATTEMPTS));
         try (SequenceService sequences = SequenceService.builder(storeOn(faulty)).retryRegistry(registry)
                 .defaultSettings(settings).build()) {
-            faulty.deadlocks = true;
-            long before = faulty.statements.get();
-            long entered = executions(registry);
-            assertThatThrownBy(() -> sequences.next("bounded." + mode + System.nanoTime()))
-                    .isInstanceOf(TransientStoreException.class);
-            assertThat(faulty.statements.get() - before).as("statements sent by one reservation")
-                    .isBetween(1L, (long) ATTEMPTS);
-            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
-            faulty.deadlocks = false;
+            assertOneBoundedLoopUnderRollbacks(faulty, registry, "reservation",
+                    () -> sequences.next("bounded." + mode + System.nanoTime()));
         }
     }
 

@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,30 +24,16 @@ import org.junit.jupiter.api.Test;
 class RedisCachedTotalNeverAboveTheStoreTest {
 
     private static final JooqStores STORES = JooqStores.shared(TestDatabase.MARIADB);
-    private static RedisServer redis;
-    private static RedisClients.Lettuce lettuce;
-    private static RedisClients.Spring spring;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServer.startNew();
-        lettuce = RedisClients.lettuce(redis);
-        spring = RedisClients.spring(redis);
-    }
-
-    @AfterAll
-    static void stop() {
-        lettuce.close();
-        spring.close();
-        redis.close();
-    }
+    private static final RedisServer REDIS = RedisServer.shared();
 
     @Test
     void aTotalLoadedOnOneNodeBetweenAnotherNodesCommitAndItsCacheUpdateIsNotAddedToAgain() throws Exception {
         String counter = "interleaved-" + System.nanoTime();
         ShardedSettings settings = ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(10));
         PauseAfterAdd paused = new PauseAfterAdd(STORES.store());
-        try (CounterService writer = CounterService.builder(paused).defaultStrategy(Strategies.sharded(settings,
+        try (RedisClients.Lettuce lettuce = RedisClients.lettuce(REDIS);
+                RedisClients.Spring spring = RedisClients.spring(REDIS);
+                CounterService writer = CounterService.builder(paused).defaultStrategy(Strategies.sharded(settings,
                         RedisTotalCache.lettuce(lettuce.connection()).build())).build();
                 CounterService reader = CounterService.builder(STORES.anotherStore()).defaultStrategy(
                         Strategies.sharded(settings, RedisTotalCache.spring(spring.factory()).build())).build()) {
