@@ -1,6 +1,7 @@
 package dev.counters.spring.boot.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.counters.spring.boot.CountersEndpointProperties;
 import dev.counters.spring.boot.CountersProperties;
@@ -24,10 +25,12 @@ import javax.tools.SimpleJavaFileObject;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.core.env.PropertySource;
@@ -77,11 +80,31 @@ class DocumentationSnippetsTest {
         assertThat(failures).as("yaml blocks that do not bind").isEmpty();
     }
 
+    /** The checks can fail: a snippet that calls what the API lacks, or a key the starter does not know. */
+    @Test
+    void aBrokenSnippetFailsNamingItsLine(@TempDir Path classes) throws IOException {
+        Path readme = Documentation.ROOT.resolve("README.md");
+        Block java = new Block(readme, 10, "java", "java: statements; CounterService counters",
+                "counters.increment(\"a\");\ncounters.incrementAndGot(\"a\", 1);\n");
+        assertThat(compile(List.of(new Snippet(0, java)), classes)).singleElement().asString()
+                .startsWith("README.md:11: ").contains("incrementAndGot");
+        for (String yaml : List.of("counters:\n  shardd:\n    shards: 16\n",
+                "counters:\n  counters:\n    page-views:\n      strategy: sharded\n      shards: 16\n",
+                "management:\n  endpoint:\n    counters:\n      show-value: always\n")) {
+            Block block = new Block(readme, 1, "yaml", null, yaml);
+            assertThatThrownBy(() -> bind(block)).as(yaml).isInstanceOf(BindException.class);
+        }
+    }
+
     /** Loads a block as Spring Boot loads application.yml, and binds what the starter reads of it, strictly. */
     static void bind(Block block) throws IOException {
         List<PropertySource<?>> sources = new YamlPropertySourceLoader().load(block.where(),
                 new ByteArrayResource(block.code().getBytes(StandardCharsets.UTF_8)));
-        Binder binder = new Binder(ConfigurationPropertySources.from(sources));
+        // The endpoint's access is Boot's own property of every endpoint, not one of CountersEndpointProperties.
+        List<ConfigurationPropertySource> properties = new ArrayList<>();
+        ConfigurationPropertySources.from(sources).forEach(source -> properties.add(
+                source.filter(name -> !name.toString().equals("management.endpoint.counters.access"))));
+        Binder binder = new Binder(properties);
         BindHandler strict = new NoUnboundElementsBindHandler(BindHandler.DEFAULT);
         binder.bind("counters", Bindable.of(CountersProperties.class), strict);
         binder.bind("management.endpoint.counters", Bindable.of(CountersEndpointProperties.class), strict);
