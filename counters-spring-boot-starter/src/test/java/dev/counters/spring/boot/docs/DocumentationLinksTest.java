@@ -46,6 +46,13 @@ class DocumentationLinksTest {
     }
 
     @Test
+    void theReadmeLinksEveryDocsPage() {
+        String readme = String.join("\n", Documentation.prose(Documentation.ROOT.resolve("README.md")));
+        assertThat(Documentation.files()).filteredOn(file -> file.getParent().endsWith("docs"))
+                .allSatisfy(page -> assertThat(readme).contains("](docs/" + page.getFileName() + ")"));
+    }
+
+    @Test
     void anchorsAreNamedAsGitHubNamesThem() {
         assertThat(anchors(List.of("## Galera (multi-master MariaDB)", "### Changing a counter's strategy",
                 "### `delta-log`", "## Which DataSource", "## Setup", "```", "## Setup", "```", "## Setup")))
