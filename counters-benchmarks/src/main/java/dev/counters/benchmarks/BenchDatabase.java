@@ -5,7 +5,7 @@ import dev.counters.jdbc.testing.TestDatabase;
 import java.util.function.IntFunction;
 
 /**
- * The databases measured. Relaxed: the servers the tests use, started the same way (see README.md, Tests): H2 in
+ * The databases measured. Relaxed: the servers the tests use, started the same way (see CONTRIBUTING.md, What the tests cover): H2 in
  * process, MariaDB 11.4 with {@code innodb_flush_log_at_trx_commit=2}, PostgreSQL 17 with {@code fsync=off}.
  * Production-like: durable commits that cost what they cost on a production disk ({@link DurableServers}).
  */

@@ -575,7 +575,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
 
         /**
          * Whether {@link #build()} applies the library's Flyway migrations first (off unless set). Off, the tables
-         * must already exist; the README shows their DDL.
+         * must already exist; docs/databases.md shows their DDL.
          */
         public Builder migrateSchema(boolean migrateSchema) {
             this.migrateSchema = migrateSchema;

@@ -11,8 +11,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Callers that believe what the library tells them: a failure whose {@link CountersException#mayHaveBeenApplied()} is
- * false is taken as "not applied" and not repeated (the history records it as failed), as the README invites. Only an
- * unknown outcome is repeated, and only under its key. If the library says "not applied" of an increment that was
+ * false is taken as "not applied" and not repeated (the history records it as failed), as docs/exceptions.md
+ * invites. Only an unknown outcome is repeated, and only under its key. If the library says "not applied" of an increment that was
  * stored, nobody repeats it and the checker sees an over-count: the callers that repeat everything
  * ({@link KeyedCallers}) would have hidden it.
  */

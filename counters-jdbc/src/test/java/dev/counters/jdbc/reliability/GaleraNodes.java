@@ -23,7 +23,7 @@ import java.util.UUID;
 final class GaleraNodes {
 
     static final int NODES = 3;
-    /** What the README recommends for a pool on a Galera cluster: causal reads, on every node. */
+    /** What docs/galera.md recommends for a pool on a Galera cluster: causal reads, on every node. */
     static final String CAUSAL_READS = "&sessionVariables=wsrep_sync_wait=1";
 
     private static GaleraCluster cluster;

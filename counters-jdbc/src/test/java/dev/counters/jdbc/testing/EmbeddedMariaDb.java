@@ -18,7 +18,7 @@ public final class EmbeddedMariaDb {
     public static final String USER = "root";
     public static final String DATABASE = "counters";
     /**
-     * The Connector/J settings the README recommends, so that every MariaDB test runs with them: prepared statements
+     * The Connector/J settings docs/databases.md recommends, so that every MariaDB test runs with them: prepared statements
      * kept per connection and prepared on the server, instead of the driver parsing the SQL on every call.
      */
     public static final String DRIVER_SETTINGS = "&cachePrepStmts=true&useServerPrepStmts=true"

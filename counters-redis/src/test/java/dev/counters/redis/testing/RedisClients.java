@@ -12,9 +12,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Clients of a {@link RedisServer} as an application would configure them: a short command timeout (what the
- * README recommends instead of Lettuce's 60 seconds), and reconnect attempts every 100 ms so that a test does not
- * wait out Lettuce's exponential backoff after a restart.
+ * Clients of a {@link RedisServer} as an application would configure them: a short command timeout (what
+ * docs/redis.md recommends instead of Lettuce's 60 seconds), and reconnect attempts every 100 ms so that a test does
+ * not wait out Lettuce's exponential backoff after a restart.
  */
 public final class RedisClients {
 

@@ -434,7 +434,7 @@ public record CountersProperties(
         EMBEDDED,
         /** On every database; the migrations have their own history table and are safe to run on every start. */
         ALWAYS,
-        /** Never: the tables are created by other means (the README shows the DDL). */
+        /** Never: the tables are created by other means (docs/databases.md shows the DDL). */
         NEVER
     }
 

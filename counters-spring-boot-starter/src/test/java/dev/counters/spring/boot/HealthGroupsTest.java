@@ -13,7 +13,7 @@ import org.springframework.boot.health.autoconfigure.contributor.HealthContribut
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** The {@code counters} health indicator: on by default, off as Boot's own are, and in readiness as the README says. */
+/** The {@code counters} health indicator: on by default, off as Boot's own are, and in readiness as docs/spring-boot.md says. */
 class HealthGroupsTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -40,7 +40,7 @@ class HealthGroupsTest {
                 .run(context -> assertThat(context).hasSingleBean(CountersHealthIndicator.class));
     }
 
-    /** The README's probes configuration: counters in readiness (stop routing traffic), never in liveness. */
+    /** The probes configuration of docs/spring-boot.md: counters in readiness (stop routing traffic), never in liveness. */
     @Test
     void theReadmesProbeGroupsPutCountersInReadinessOnly() {
         runner.withConfiguration(AutoConfigurations.of(HealthContributorAutoConfiguration.class,

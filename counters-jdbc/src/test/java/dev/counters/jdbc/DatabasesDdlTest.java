@@ -12,21 +12,24 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The README's DDL, which applications that manage their own schema run, is every migration for an empty prefix. */
-class ReadmeDdlTest {
+/**
+ * The DDL of docs/databases.md, which applications that manage their own schema run, is every migration for an empty
+ * prefix.
+ */
+class DatabasesDdlTest {
 
     @ParameterizedTest
     @CsvSource({"-- MySQL / MariaDB, mysql", "-- PostgreSQL and H2, standard"})
-    void theReadmesDdlIsEveryMigrationWithAnEmptyPrefix(String heading, String folder) throws IOException {
-        List<String> readme = Files.readAllLines(Path.of("..", "README.md"));
-        int start = readme.indexOf(heading);
-        assertThat(start).as("the README's DDL block " + heading).isNotNegative();
-        String ddl = readme.subList(start + 1, readme.subList(start, readme.size()).indexOf("```") + start).stream()
+    void theDocumentedDdlIsEveryMigrationWithAnEmptyPrefix(String heading, String folder) throws IOException {
+        List<String> page = Files.readAllLines(Path.of("..", "docs", "databases.md"));
+        int start = page.indexOf(heading);
+        assertThat(start).as("the DDL block " + heading + " of docs/databases.md").isNotNegative();
+        String ddl = page.subList(start + 1, page.subList(start, page.size()).indexOf("```") + start).stream()
                 .filter(line -> !line.isBlank()).collect(Collectors.joining("\n"));
 
         String migrations;
         try (Stream<Path> files = Files.list(Path.of("src/main/resources/dev/counters/jdbc/migration", folder))) {
-            migrations = files.sorted(Comparator.comparingInt(ReadmeDdlTest::version)).flatMap(file -> {
+            migrations = files.sorted(Comparator.comparingInt(DatabasesDdlTest::version)).flatMap(file -> {
                 try {
                     return Files.readAllLines(file).stream();
                 } catch (IOException e) {
