@@ -130,6 +130,16 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     }
 
     /**
+     * Applies the library's Flyway migrations to a database, creating or upgrading its tables, as
+     * {@link Builder#migrateSchema(boolean)} does, without building a store: for a schema initializer that runs before
+     * the stores are built. The dialect is detected; the migrations keep a history table of their own.
+     */
+    public static void migrateSchema(DataSource dataSource, String tablePrefix) {
+        DataSource own = OwnConnections.of(Objects.requireNonNull(dataSource, "dataSource"));
+        SchemaMigrations.migrate(own, Databases.detect(own), CounterTables.validatePrefix(tablePrefix));
+    }
+
+    /**
      * Checks that the library's tables and their columns exist, as an application that applies the DDL itself should
      * at startup: a missing table would otherwise show only at the first write that needs it. Reads only.
      *

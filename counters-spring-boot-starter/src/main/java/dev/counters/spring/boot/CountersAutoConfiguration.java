@@ -25,7 +25,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
@@ -42,8 +41,9 @@ import org.springframework.core.env.Environment;
  * Gives the application a {@link CounterService} and a {@link SequenceService} on its {@link DataSource} (the one
  * marked {@link CountersDataSource}, else its single or primary one), or in memory ({@code counters.store: memory}).
  * Every bean backs off when the application defines its own; {@code counters.enabled: false} turns it all off. The
- * store is built after the application's own database initialization (Flyway, Liquibase, SQL scripts), which may
- * create the tables counters use.
+ * library's tables are migrated by a {@link CountersSchemaInitializer}, a database initializer to Boot, after the
+ * application's Flyway or Liquibase migrations; every store and service, the application's own too, is built after
+ * the database's initialization ({@link CountersDependsOnDatabaseInitializationDetector}).
  */
 @AutoConfiguration(after = DataSourceAutoConfiguration.class, afterName = {
         "io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration",
@@ -64,28 +64,30 @@ public final class CountersAutoConfiguration {
     @Conditional(OnCountersDataSource.class)
     static final class JdbcStore {
 
+        /** The library's tables, migrated as {@code counters.jdbc.initialize-schema} says. */
+        @Bean
+        @ConditionalOnMissingBean
+        CountersSchemaInitializer countersSchemaInitializer(ObjectProvider<DataSource> dataSources,
+                @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties) {
+            return new CountersSchemaInitializer(countersDataSource.getIfAvailable(dataSources::getObject),
+                    properties.jdbc().tablePrefix(), properties.jdbc().initializeSchema());
+        }
+
         @Bean
         @ConditionalOnMissingBean
         @DependsOnDatabaseInitialization
         CounterStore counterStore(ObjectProvider<DataSource> dataSources,
                 @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
-                ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
+                CountersSchemaInitializer schema, ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
             CountersProperties.Jdbc jdbc = properties.jdbc();
-            boolean migrate = switch (jdbc.initializeSchema()) {
-                case ALWAYS -> true;
-                case NEVER -> false;
-                case EMBEDDED -> EmbeddedDatabaseConnection.isEmbedded(dataSource);
-            };
-            JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource)
-                    .tablePrefix(jdbc.tablePrefix())
-                    .migrateSchema(migrate);
+            JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource).tablePrefix(jdbc.tablePrefix());
             if (jdbc.joinTransactions()) {
                 builder.callerTransactions(new SpringCallerTransactions(dataSource));
             }
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             JooqCounterStore store = builder.build();
-            if (!migrate) {
+            if (!schema.initializes()) {
                 store.checkSchema(); // at startup, rather than at the first write that needs a missing table
             }
             return store;

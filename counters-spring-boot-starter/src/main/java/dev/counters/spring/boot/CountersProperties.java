@@ -24,6 +24,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 /**
  * Configuration of counters, under {@code counters.*}. Each strategy's settings form one group
@@ -428,16 +429,6 @@ public record CountersProperties(
         }
     }
 
-    /** When the library's own Flyway migrations run at startup. */
-    public enum InitializeSchema {
-        /** Only on an embedded (in-memory) database. */
-        EMBEDDED,
-        /** On every database; the migrations have their own history table and are safe to run on every start. */
-        ALWAYS,
-        /** Never: the tables are created by other means (the README shows the DDL). */
-        NEVER
-    }
-
     /** Where counters are kept. */
     public enum Store {
         /** In the application's {@code DataSource} (or the one marked {@link CountersDataSource}). */
@@ -456,7 +447,7 @@ public record CountersProperties(
      *     the caller's Spring transaction on the same DataSource (rolled back with it); false runs every write in a
      *     transaction of its own
      */
-    public record Jdbc(@DefaultValue("") String tablePrefix, @DefaultValue("embedded") InitializeSchema initializeSchema,
+    public record Jdbc(@DefaultValue("") String tablePrefix, @DefaultValue("embedded") DatabaseInitializationMode initializeSchema,
             @DefaultValue("true") boolean joinTransactions) {
     }
 
