@@ -4,6 +4,7 @@ import dev.counters.CounterService;
 import dev.counters.CounterServiceBuilder;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.memory.InMemoryCounterStore;
+import dev.counters.observation.CountersObservationConvention;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceServiceBuilder;
 import dev.counters.spi.CounterStore;
@@ -141,7 +142,8 @@ public final class CountersAutoConfiguration {
      * The service, from {@code counters.*}, then the application's beans: a {@link Clock} marked
      * {@link CountersClock} (an unmarked one is the application's, and may be fixed in its tests), a {@link MonotonicCache}
      * and a {@link TotalCache} (shared by every monotonic counter and cached total, as across nodes), an {@link ObservationRegistry} (flushes, recounts and
-     * combined writes become timers and spans), then each {@link CounterServiceBuilderCustomizer}.
+     * combined writes become timers and spans) with a {@link CountersObservationConvention} (to rename or tag them),
+     * then each {@link CounterServiceBuilderCustomizer}.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -149,6 +151,7 @@ public final class CountersAutoConfiguration {
     CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment,
             CountersResilience resilience, @CountersClock ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
             ObjectProvider<TotalCache> totalCache, ObjectProvider<ObservationRegistry> observations,
+            ObjectProvider<CountersObservationConvention> observationConvention,
             ObjectProvider<CounterServiceBuilderCustomizer> customizers) {
         SharedCaches cache = SharedCaches.of(monotonicCache.getIfUnique(), totalCache.getIfUnique());
         CounterServiceBuilder builder = CounterService.builder(counterStore)
@@ -158,6 +161,7 @@ public final class CountersAutoConfiguration {
                 .circuitBreakerRegistry(resilience.circuitBreakers());
         clock.ifUnique(builder::clock);
         observations.ifUnique(builder::observationRegistry);
+        observationConvention.ifUnique(builder::observationConvention);
         if (properties.keyRetention() != null) {
             builder.keyRetention(properties.keyRetention());
         }
@@ -184,9 +188,11 @@ public final class CountersAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterStore.class)
     SequenceService sequenceService(CounterStore counterStore, CountersProperties properties,
-            CountersResilience resilience, ObjectProvider<ObservationRegistry> observations) {
+            CountersResilience resilience, ObjectProvider<ObservationRegistry> observations,
+            ObjectProvider<CountersObservationConvention> observationConvention) {
         SequenceServiceBuilder builder = SequenceService.builder(counterStore).retryRegistry(resilience.retries());
         observations.ifUnique(builder::observationRegistry);
+        observationConvention.ifUnique(builder::observationConvention);
         properties.sequences().forEach((nameOrPattern, sequence) -> builder.sequence(nameOrPattern, sequence.settings()));
         return builder.build();
     }
