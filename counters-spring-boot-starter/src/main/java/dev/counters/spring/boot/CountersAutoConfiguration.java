@@ -65,13 +65,18 @@ public final class CountersAutoConfiguration {
     @Conditional(OnCountersDataSource.class)
     static final class JdbcStore {
 
-        /** The library's tables, migrated as {@code counters.jdbc.initialize-schema} says. */
+        /**
+         * The library's tables, migrated as {@code counters.jdbc.initialize-schema} says, with the store's settings
+         * (a {@link JooqCounterStoreBuilderCustomizer} may change its table prefix).
+         */
         @Bean
         @ConditionalOnMissingBean
         CountersSchemaInitializer countersSchemaInitializer(ObjectProvider<DataSource> dataSources,
-                @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties) {
-            return new CountersSchemaInitializer(countersDataSource.getIfAvailable(dataSources::getObject),
-                    properties.jdbc().tablePrefix(), properties.jdbc().initializeSchema());
+                @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
+                ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
+            DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
+            return new CountersSchemaInitializer(dataSource, storeBuilder(dataSource, properties, customizers),
+                    properties.jdbc().initializeSchema());
         }
 
         @Bean
@@ -81,17 +86,23 @@ public final class CountersAutoConfiguration {
                 @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
                 CountersSchemaInitializer schema, ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
+            JooqCounterStore store = storeBuilder(dataSource, properties, customizers).build();
+            if (!schema.initializes()) {
+                store.checkSchema(); // at startup, rather than at the first write that needs a missing table
+            }
+            return store;
+        }
+
+        /** The store's builder from {@code counters.jdbc.*}, then the application's customizers. */
+        private static JooqCounterStore.Builder storeBuilder(DataSource dataSource, CountersProperties properties,
+                ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             CountersProperties.Jdbc jdbc = properties.jdbc();
             JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource).tablePrefix(jdbc.tablePrefix());
             if (jdbc.joinTransactions()) {
                 builder.callerTransactions(new SpringCallerTransactions(dataSource));
             }
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-            JooqCounterStore store = builder.build();
-            if (!schema.initializes()) {
-                store.checkSchema(); // at startup, rather than at the first write that needs a missing table
-            }
-            return store;
+            return builder;
         }
     }
 

@@ -16,23 +16,25 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 public class CountersSchemaInitializer implements InitializingBean {
 
     private final DataSource dataSource;
-    private final String tablePrefix;
+    private final JooqCounterStore.Builder store;
     private final DatabaseInitializationMode mode;
 
     /**
-     * An initializer of the library's tables, named with {@code tablePrefix}, in {@code dataSource}: on every
-     * database ({@code ALWAYS}), on an embedded one only ({@code EMBEDDED}), or never ({@code NEVER}).
+     * An initializer of the tables of the stores {@code store} builds (its table prefix, its dialect), in
+     * {@code dataSource}: on every database ({@code ALWAYS}), on an embedded one only ({@code EMBEDDED}), or never
+     * ({@code NEVER}).
      */
-    public CountersSchemaInitializer(DataSource dataSource, String tablePrefix, DatabaseInitializationMode mode) {
+    public CountersSchemaInitializer(DataSource dataSource, JooqCounterStore.Builder store,
+            DatabaseInitializationMode mode) {
         this.dataSource = dataSource;
-        this.tablePrefix = tablePrefix;
+        this.store = store;
         this.mode = mode;
     }
 
     @Override
     public void afterPropertiesSet() {
         if (initializes()) {
-            JooqCounterStore.migrateSchema(dataSource, tablePrefix);
+            store.migrate();
         }
     }
 
