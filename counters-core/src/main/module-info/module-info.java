@@ -7,6 +7,7 @@
 module dev.counters.core {
     exports dev.counters;
     exports dev.counters.memory;
+    exports dev.counters.observation;
     exports dev.counters.sequence;
     exports dev.counters.spi;
     exports dev.counters.strategy;

@@ -3,9 +3,12 @@ package dev.counters;
 import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
+import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
+import dev.counters.observation.CountersObservationConvention;
+import dev.counters.observation.DefaultCountersObservationConvention;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
@@ -44,6 +47,7 @@ public final class CounterServiceBuilder {
     private RetryRegistry retries = RetryRegistry.ofDefaults();
     private CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
     private ObservationRegistry observations = ObservationRegistry.NOOP;
+    private CountersObservationConvention observationConvention = DefaultCountersObservationConvention.INSTANCE;
     private Duration keyRetention = DEFAULT_KEY_RETENTION;
 
     /** How long an idempotency key is remembered unless set: a day, like the idempotency keys of payment APIs. */
@@ -183,6 +187,16 @@ public final class CounterServiceBuilder {
     }
 
     /**
+     * How the store operations' observations are named and tagged, to rename them or add tags (extend
+     * {@link DefaultCountersObservationConvention} to keep its tags); {@link DefaultCountersObservationConvention}
+     * unless set.
+     */
+    public CounterServiceBuilder observationConvention(CountersObservationConvention convention) {
+        this.observationConvention = Objects.requireNonNull(convention, "convention");
+        return this;
+    }
+
+    /**
      * How long an idempotency key is remembered ({@link CounterService#increment(String, long, IdempotencyKey)}): a
      * repeat within it writes nothing, one after it counts again. Make it longer than any caller repeats a call (a
      * message broker's redelivery window, a client's retry budget). Keys are forgotten in the background, by one
@@ -265,8 +279,8 @@ public final class CounterServiceBuilder {
     }
 
     private StrategyContext context(Time time, UniqueIds ids, String rule) {
-        return new StrategyContext(store, time, random, ids, threadFactory, retries, circuitBreakers, observations,
-                rule);
+        return new StrategyContext(store, time, random, ids, threadFactory, retries, circuitBreakers,
+                new Observations(observations, observationConvention), rule);
     }
 
     private static DefaultCounterService.Route create(String rule, StrategyFactory factory, StrategyContext context,

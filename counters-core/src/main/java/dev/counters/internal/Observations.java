@@ -1,36 +1,43 @@
 package dev.counters.internal;
 
-import io.micrometer.common.KeyValues;
+import dev.counters.observation.CountersObservationContext;
+import dev.counters.observation.CountersObservationConvention;
+import dev.counters.observation.DefaultCountersObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
  * The library's Micrometer observations: the store operations that are not one caller's increment, each timed (and
- * traced, with a tracing bridge) by whatever handlers the application's {@link ObservationRegistry} has. Named
- * {@code counters.store.*}, apart from the meters of {@code CounterService.statistics()} ({@code counters.flush} is
- * the flusher's total time, for example); the low-cardinality keys are {@code rule} and {@code strategy} for
- * counters, {@code mode} for sequences.
+ * traced, with a tracing bridge) by whatever handlers the application's {@link ObservationRegistry} has, named and
+ * tagged by a {@link CountersObservationConvention} ({@code counters.store.*} by default, apart from the meters of
+ * {@code CounterService.statistics()}: {@code counters.flush} is the flusher's total time, for example).
  */
 public final class Observations {
 
-    /** A buffered strategy's flush: one transaction carrying every pending delta and waiting durable increment. */
-    public static final String FLUSH = "counters.store.flush";
-    /** A delta-log recount: unfolded deltas folded into the counter's cell. */
-    public static final String RECOUNT = "counters.store.recount";
-    /** One combined write of a cell (atomic, optimistic, sharded, node), carrying the deltas of waiting callers. */
-    public static final String WRITE = "counters.store.write";
-    /** A sequence reservation: a block of numbers, or a gapless number in its transaction. */
-    public static final String RESERVE = "counters.store.reserve";
+    /** No observations: nothing is built per operation. */
+    public static final Observations NONE = new Observations(ObservationRegistry.NOOP,
+            DefaultCountersObservationConvention.INSTANCE);
 
-    private Observations() {
+    private final ObservationRegistry registry;
+    private final CountersObservationConvention convention;
+
+    public Observations(ObservationRegistry registry, CountersObservationConvention convention) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.convention = Objects.requireNonNull(convention, "convention");
     }
 
-    /** Runs {@code work} as the observation {@code name}; at once, without building anything, when none is kept. */
-    public static <T> T observe(ObservationRegistry registry, String name, Supplier<KeyValues> tags, Supplier<T> work) {
+    /** Runs {@code work} as an observation of {@code context}; at once, without building anything, when none is kept. */
+    public <T> T observe(Supplier<CountersObservationContext> context, Supplier<T> work) {
         if (registry.isNoop()) {
             return work.get();
         }
-        return Observation.createNotStarted(name, registry).lowCardinalityKeyValues(tags.get()).observe(work);
+        CountersObservationContext observed = context.get();
+        // Named here, from the operation: Micrometer's getName() cannot tell one operation from another. The
+        // registry's predicates see this name.
+        return Observation.createNotStarted(convention.getName(observed), () -> observed, registry)
+                .observationConvention(convention)
+                .observe(work);
     }
 }

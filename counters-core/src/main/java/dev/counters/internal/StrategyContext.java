@@ -1,8 +1,10 @@
 package dev.counters.internal;
 
+import dev.counters.CounterName;
 import dev.counters.StoreUnavailableException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
+import dev.counters.observation.CountersObservationContext;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -11,13 +13,12 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.retry.RetryRegistry;
-import io.micrometer.common.KeyValues;
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a strategy is built from: the store, the one source of time and the randomness for spreading load it must
@@ -30,7 +31,7 @@ import java.util.random.RandomGenerator;
  */
 public record StrategyContext(CounterStore store, Time time, RandomGenerator random, UniqueIds ids,
         ThreadFactory threadFactory, RetryRegistry retries, CircuitBreakerRegistry circuitBreakers,
-        ObservationRegistry observations, String rule) {
+        Observations observations, String rule) {
 
     public StrategyContext {
         Objects.requireNonNull(store, "store");
@@ -81,9 +82,10 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
      * Runs one of the strategy's store operations ({@link Observations#FLUSH}, ...) as an observation, tagged with
      * the rule and the strategy.
      */
-    public <T> T observe(String operation, String strategy, Supplier<T> work) {
-        return Observations.observe(observations, operation, () -> KeyValues.of("rule", rule, "strategy", strategy),
-                work);
+    public <T> T observe(CountersObservationContext.Operation operation, String strategy, @Nullable CounterName name,
+            Supplier<T> work) {
+        return observations.observe(() -> CountersObservationContext.counter(operation, rule, strategy,
+                name == null ? null : name.value()), work);
     }
 
     /** The strategy's circuit breaker, from the registry, named and found like {@link #retry}. */

@@ -3,11 +3,10 @@ package dev.counters.sequence;
 import dev.counters.CounterName;
 import dev.counters.internal.Observations;
 import dev.counters.internal.Retries;
+import dev.counters.observation.CountersObservationContext;
 import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.Sequences;
 import io.github.resilience4j.retry.Retry;
-import io.micrometer.common.KeyValues;
-import io.micrometer.observation.ObservationRegistry;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -37,8 +36,7 @@ final class BlockSequence implements Sequence {
     private final Retry retry;
     private final SequenceSettings settings;
     private final Executor prefetcher;
-    private final ObservationRegistry observations;
-    private static final KeyValues MODE = KeyValues.of("mode", "block");
+    private final Observations observations;
     private final ReentrantLock refill = new ReentrantLock();
     private final AtomicReference<@Nullable CompletableFuture<Reservation>> prefetched = new AtomicReference<>();
     private volatile @Nullable Block current;
@@ -57,7 +55,7 @@ final class BlockSequence implements Sequence {
     }
 
     BlockSequence(CounterName name, Sequences store, Retry retry, SequenceSettings settings, Executor prefetcher,
-            LongSupplier ticker, ObservationRegistry observations) {
+            LongSupplier ticker, Observations observations) {
         this.name = name;
         this.store = store;
         this.retry = retry;
@@ -194,7 +192,7 @@ final class BlockSequence implements Sequence {
     private Reservation reserve(long count) {
         // Retried only when surely not reserved (by default); a reservation whose outcome is unknown is a gap at worst,
         // and makes the call's failure unknown whatever a later attempt says (Retries).
-        return Observations.observe(observations, Observations.RESERVE, () -> MODE, () -> Retries.write(retry,
+        return observations.observe(() -> CountersObservationContext.sequence(name.value(), "block"), () -> Retries.write(retry,
                 () -> store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue())));
     }
 }

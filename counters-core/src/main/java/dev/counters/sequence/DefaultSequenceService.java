@@ -2,10 +2,10 @@ package dev.counters.sequence;
 
 import dev.counters.CounterName;
 import dev.counters.internal.NameRules;
-import dev.counters.spi.CounterStore.Sequences;
+import dev.counters.internal.Observations;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.CounterStore.Sequences;
 import io.github.resilience4j.retry.Retry;
-import io.micrometer.observation.ObservationRegistry;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,13 +17,13 @@ final class DefaultSequenceService implements SequenceService {
     private final Sequences sequencesStore;
     private final Retry retry;
     private final NameRules<SequenceSettings> rules;
-    private final ObservationRegistry observations;
+    private final Observations observations;
     private final ConcurrentHashMap<String, Sequence> sequences = new ConcurrentHashMap<>();
     private final ExecutorService prefetcher = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("counters-sequence-prefetch-", 0).factory());
 
     DefaultSequenceService(CounterStore store, Sequences sequencesStore, Retry retry,
-            NameRules<SequenceSettings> settings, ObservationRegistry observations) {
+            NameRules<SequenceSettings> settings, Observations observations) {
         this.store = store;
         this.sequencesStore = sequencesStore;
         this.retry = retry;

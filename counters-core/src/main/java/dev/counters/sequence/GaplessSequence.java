@@ -3,12 +3,11 @@ package dev.counters.sequence;
 import dev.counters.CounterName;
 import dev.counters.internal.Observations;
 import dev.counters.internal.Retries;
+import dev.counters.observation.CountersObservationContext;
+import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.Sequences;
-import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.Retry;
-import io.micrometer.common.KeyValues;
-import io.micrometer.observation.ObservationRegistry;
 import java.util.Optional;
 
 /**
@@ -27,11 +26,10 @@ final class GaplessSequence implements Sequence {
     private final Sequences sequences;
     private final Retry retry;
     private final SequenceSettings settings;
-    private final ObservationRegistry observations;
-    private static final KeyValues MODE = KeyValues.of("mode", "gapless");
+    private final Observations observations;
 
     GaplessSequence(CounterName name, CounterStore store, Sequences sequences, Retry retry, SequenceSettings settings,
-            ObservationRegistry observations) {
+            Observations observations) {
         this.name = name;
         this.store = store;
         this.sequences = sequences;
@@ -65,7 +63,7 @@ final class GaplessSequence implements Sequence {
     }
 
     private Reservation reserve(Sequences from, int count) {
-        return Observations.observe(observations, Observations.RESERVE, () -> MODE,
+        return observations.observe(() -> CountersObservationContext.sequence(name.value(), "gapless"),
                 () -> from.reserve(name, count, settings.start(), settings.increment(), settings.maxValue()));
     }
 }

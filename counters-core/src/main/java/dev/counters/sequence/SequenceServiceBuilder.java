@@ -1,9 +1,12 @@
 package dev.counters.sequence;
 
 import dev.counters.internal.NameRules;
+import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
-import dev.counters.spi.CounterStore.Sequences;
+import dev.counters.observation.CountersObservationConvention;
+import dev.counters.observation.DefaultCountersObservationConvention;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.CounterStore.Sequences;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
@@ -21,6 +24,7 @@ public final class SequenceServiceBuilder {
     private final Map<String, SequenceSettings> rules = new LinkedHashMap<>();
     private RetryRegistry retries = RetryRegistry.ofDefaults();
     private ObservationRegistry observations = ObservationRegistry.NOOP;
+    private CountersObservationConvention observationConvention = DefaultCountersObservationConvention.INSTANCE;
 
     SequenceServiceBuilder(CounterStore store) {
         this.store = Objects.requireNonNull(store, "store");
@@ -56,6 +60,14 @@ public final class SequenceServiceBuilder {
     }
 
     /**
+     * How reservations' observations are named and tagged; {@link DefaultCountersObservationConvention} unless set.
+     */
+    public SequenceServiceBuilder observationConvention(CountersObservationConvention convention) {
+        this.observationConvention = Objects.requireNonNull(convention, "convention");
+        return this;
+    }
+
+    /**
      * Builds the service.
      *
      * @throws IllegalStateException if the store does not offer {@link Sequences}
@@ -66,6 +78,6 @@ public final class SequenceServiceBuilder {
                         + " does not"));
         return new DefaultSequenceService(store, sequences,
                 retries.retry("counters-sequences", StrategyContext::transientFailures), NameRules.of(rules, defaults),
-                observations);
+                new Observations(observations, observationConvention));
     }
 }

@@ -11,10 +11,10 @@ import dev.counters.IdempotencyKeyReusedException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
 import dev.counters.internal.CounterStrategy;
-import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
+import dev.counters.observation.CountersObservationContext.Operation;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.KeyedDelta;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -662,7 +662,7 @@ final class BufferedStrategy implements CounterStrategy {
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            CounterStore.AppliedBatch result = context.observe(Observations.FLUSH, type(),
+            CounterStore.AppliedBatch result = context.observe(Operation.FLUSH, type(), null,
                     () -> breaker.executeSupplier(() -> apply(attempt)));
             attempt.keyed().forEach((key, increment) -> {
                 flushedKeys.put(key, result.repeatedKeys().getOrDefault(key, increment));

@@ -6,9 +6,9 @@ import dev.counters.CounterName;
 import dev.counters.IdempotencyKey;
 import dev.counters.StrategyStatistics;
 import dev.counters.internal.CounterStrategy;
-import dev.counters.internal.Observations;
 import dev.counters.internal.Retries;
 import dev.counters.internal.StrategyContext;
+import dev.counters.observation.CountersObservationContext.Operation;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -96,7 +96,7 @@ abstract class CellStrategy implements CounterStrategy {
     final Combiner combiner(CounterName name, String cell) {
         return combiners.get(new Cell(name, cell), key -> {
             Combiner.Write write = writer(name, cell);
-            return new Combiner(batch -> context.observe(Observations.WRITE, type(), () -> write.apply(batch)));
+            return new Combiner(batch -> context.observe(Operation.WRITE, type(), name, () -> write.apply(batch)));
         });
     }
 

@@ -10,10 +10,10 @@ import dev.counters.StoreUnavailableException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
 import dev.counters.internal.CounterStrategy;
-import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
+import dev.counters.observation.CountersObservationContext.Operation;
 import dev.counters.spi.CounterStore;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
@@ -266,7 +266,7 @@ final class DeltaLogStrategy extends CellStrategy {
             if (leases.tryLease(lease, owner, now.plus(RECOUNT_LEASE), now)) {
                 try {
                     tracker.appends.set(0);
-                    context.observe(Observations.RECOUNT, type(), () -> {
+                    context.observe(Operation.RECOUNT, type(), name, () -> {
                         fold(name);
                         return null;
                     });

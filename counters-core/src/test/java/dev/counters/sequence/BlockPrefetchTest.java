@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.CounterName;
 import dev.counters.contract.Concurrently;
+import dev.counters.internal.Observations;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.CounterStore.Sequences;
 import io.github.resilience4j.retry.Retry;
-import io.micrometer.observation.ObservationRegistry;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,7 +34,7 @@ class BlockPrefetchTest {
         int perThread = 50_000;
         try (ExecutorService prefetcher = Executors.newSingleThreadExecutor()) {
             BlockSequence sequence = new BlockSequence(CounterName.of("ids"), counting, Retry.ofDefaults("test"),
-                    settings, prefetcher, System::nanoTime, ObservationRegistry.NOOP);
+                    settings, prefetcher, System::nanoTime, Observations.NONE);
             Concurrently.run(threads, thread -> {
                 for (int i = 0; i < perThread; i++) {
                     sequence.next();

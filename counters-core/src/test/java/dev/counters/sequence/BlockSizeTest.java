@@ -3,11 +3,11 @@ package dev.counters.sequence;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.CounterName;
+import dev.counters.internal.Observations;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore.Sequences;
 import io.github.resilience4j.retry.Retry;
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +32,7 @@ class BlockSizeTest {
     void blocksDoubleWhileTheyGoFastAndFallBackWhenTheDrawsSlowDown() {
         SequenceSettings settings = SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(80);
         BlockSequence sequence = new BlockSequence(CounterName.of("ids"), recording, Retry.ofDefaults("test"),
-                settings, Runnable::run, ticker::get, ObservationRegistry.NOOP);
+                settings, Runnable::run, ticker::get, Observations.NONE);
         long last = 0;
         for (int i = 0; i < 300; i++) {
             long next = sequence.next();
@@ -56,7 +56,7 @@ class BlockSizeTest {
     void aSequenceDrawnSlowlyKeepsItsConfiguredBlockSize() {
         SequenceSettings settings = SequenceSettings.defaults().withBlockSize(10);
         BlockSequence sequence = new BlockSequence(CounterName.of("slow"), recording, Retry.ofDefaults("test"),
-                settings, Runnable::run, ticker::get, ObservationRegistry.NOOP);
+                settings, Runnable::run, ticker::get, Observations.NONE);
         for (int i = 0; i < 100; i++) {
             sequence.next();
             ticker.addAndGet(Duration.ofMillis(50).toNanos()); // half a block of 10 takes 250 ms

@@ -5,20 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.counters.CounterName;
 import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
 import dev.counters.memory.InMemoryCounterStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
-import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Field;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.Map;
 import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +34,7 @@ class BufferedHandleTest {
 
     private final StrategyContext context = new StrategyContext(store, new Time(Clock.systemUTC(), ticker::get),
             new SplittableRandom(1), UniqueIds.create(), Thread.ofPlatform().daemon().factory(),
-            RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), ObservationRegistry.NOOP, "default");
+            RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), Observations.NONE, "default");
     private final BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
 
     @Test

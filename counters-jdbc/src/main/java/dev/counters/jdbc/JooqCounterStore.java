@@ -592,10 +592,24 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             return this;
         }
 
+        /**
+         * Applies the library's Flyway migrations to this builder's database, with its table prefix and dialect, as
+         * {@link #migrateSchema(boolean) migrateSchema(true)} makes {@link #build()} do, without building a store: for
+         * a schema initializer that runs before the stores are built. The migrations keep a history table of their
+         * own, so applying them again changes nothing.
+         */
+        public void migrate() {
+            migrate(dsl != null ? withDetectedDialect(withOwnConnections(dsl)) : createContext());
+        }
+
+        private void migrate(DSLContext context) {
+            SchemaMigrations.migrate(dataSourceOf(context), context.dialect(), tablePrefix);
+        }
+
         public JooqCounterStore build() {
             DSLContext context = dsl != null ? withDetectedDialect(withOwnConnections(dsl)) : createContext();
             if (migrateSchema) {
-                SchemaMigrations.migrate(dataSourceOf(context), context.dialect(), tablePrefix);
+                migrate(context);
             }
             // On Galera, statements sent as text: there a conflict abort is never lost (ClientPreparedOnGalera).
             ConnectionProvider connections = ClientPreparedOnGalera.of(context.configuration().connectionProvider(),

@@ -4,6 +4,7 @@ import dev.counters.CounterService;
 import dev.counters.CounterServiceBuilder;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.memory.InMemoryCounterStore;
+import dev.counters.observation.CountersObservationConvention;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceServiceBuilder;
 import dev.counters.spi.CounterStore;
@@ -25,7 +26,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
@@ -42,8 +42,9 @@ import org.springframework.core.env.Environment;
  * Gives the application a {@link CounterService} and a {@link SequenceService} on its {@link DataSource} (the one
  * marked {@link CountersDataSource}, else its single or primary one), or in memory ({@code counters.store: memory}).
  * Every bean backs off when the application defines its own; {@code counters.enabled: false} turns it all off. The
- * store is built after the application's own database initialization (Flyway, Liquibase, SQL scripts), which may
- * create the tables counters use.
+ * library's tables are migrated by a {@link CountersSchemaInitializer}, a database initializer to Boot, after the
+ * application's Flyway or Liquibase migrations; every store and service, the application's own too, is built after
+ * the database's initialization ({@link CountersDependsOnDatabaseInitializationDetector}).
  */
 @AutoConfiguration(after = DataSourceAutoConfiguration.class, afterName = {
         "io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration",
@@ -64,31 +65,44 @@ public final class CountersAutoConfiguration {
     @Conditional(OnCountersDataSource.class)
     static final class JdbcStore {
 
+        /**
+         * The library's tables, migrated as {@code counters.jdbc.initialize-schema} says, with the store's settings
+         * (a {@link JooqCounterStoreBuilderCustomizer} may change its table prefix).
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        CountersSchemaInitializer countersSchemaInitializer(ObjectProvider<DataSource> dataSources,
+                @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
+                ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
+            DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
+            return new CountersSchemaInitializer(dataSource, storeBuilder(dataSource, properties, customizers),
+                    properties.jdbc().initializeSchema());
+        }
+
         @Bean
         @ConditionalOnMissingBean
         @DependsOnDatabaseInitialization
         CounterStore counterStore(ObjectProvider<DataSource> dataSources,
                 @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
-                ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
+                CountersSchemaInitializer schema, ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
+            JooqCounterStore store = storeBuilder(dataSource, properties, customizers).build();
+            if (!schema.initializes()) {
+                store.checkSchema(); // at startup, rather than at the first write that needs a missing table
+            }
+            return store;
+        }
+
+        /** The store's builder from {@code counters.jdbc.*}, then the application's customizers. */
+        private static JooqCounterStore.Builder storeBuilder(DataSource dataSource, CountersProperties properties,
+                ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             CountersProperties.Jdbc jdbc = properties.jdbc();
-            boolean migrate = switch (jdbc.initializeSchema()) {
-                case ALWAYS -> true;
-                case NEVER -> false;
-                case EMBEDDED -> EmbeddedDatabaseConnection.isEmbedded(dataSource);
-            };
-            JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource)
-                    .tablePrefix(jdbc.tablePrefix())
-                    .migrateSchema(migrate);
+            JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource).tablePrefix(jdbc.tablePrefix());
             if (jdbc.joinTransactions()) {
                 builder.callerTransactions(new SpringCallerTransactions(dataSource));
             }
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-            JooqCounterStore store = builder.build();
-            if (!migrate) {
-                store.checkSchema(); // at startup, rather than at the first write that needs a missing table
-            }
-            return store;
+            return builder;
         }
     }
 
@@ -139,7 +153,8 @@ public final class CountersAutoConfiguration {
      * The service, from {@code counters.*}, then the application's beans: a {@link Clock} marked
      * {@link CountersClock} (an unmarked one is the application's, and may be fixed in its tests), a {@link MonotonicCache}
      * and a {@link TotalCache} (shared by every monotonic counter and cached total, as across nodes), an {@link ObservationRegistry} (flushes, recounts and
-     * combined writes become timers and spans), then each {@link CounterServiceBuilderCustomizer}.
+     * combined writes become timers and spans) with a {@link CountersObservationConvention} (to rename or tag them),
+     * then each {@link CounterServiceBuilderCustomizer}.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -147,6 +162,7 @@ public final class CountersAutoConfiguration {
     CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment,
             CountersResilience resilience, @CountersClock ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
             ObjectProvider<TotalCache> totalCache, ObjectProvider<ObservationRegistry> observations,
+            ObjectProvider<CountersObservationConvention> observationConvention,
             ObjectProvider<CounterServiceBuilderCustomizer> customizers) {
         SharedCaches cache = SharedCaches.of(monotonicCache.getIfUnique(), totalCache.getIfUnique());
         CounterServiceBuilder builder = CounterService.builder(counterStore)
@@ -156,6 +172,7 @@ public final class CountersAutoConfiguration {
                 .circuitBreakerRegistry(resilience.circuitBreakers());
         clock.ifUnique(builder::clock);
         observations.ifUnique(builder::observationRegistry);
+        observationConvention.ifUnique(builder::observationConvention);
         if (properties.keyRetention() != null) {
             builder.keyRetention(properties.keyRetention());
         }
@@ -182,9 +199,11 @@ public final class CountersAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterStore.class)
     SequenceService sequenceService(CounterStore counterStore, CountersProperties properties,
-            CountersResilience resilience, ObjectProvider<ObservationRegistry> observations) {
+            CountersResilience resilience, ObjectProvider<ObservationRegistry> observations,
+            ObjectProvider<CountersObservationConvention> observationConvention) {
         SequenceServiceBuilder builder = SequenceService.builder(counterStore).retryRegistry(resilience.retries());
         observations.ifUnique(builder::observationRegistry);
+        observationConvention.ifUnique(builder::observationConvention);
         properties.sequences().forEach((nameOrPattern, sequence) -> builder.sequence(nameOrPattern, sequence.settings()));
         return builder.build();
     }

@@ -24,6 +24,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 /**
  * Configuration of counters, under {@code counters.*}. Each strategy's settings form one group
@@ -34,22 +35,26 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * one fails startup with a message naming the property; a property this class does not know fails it too, so a typo
  * is not silently ignored.
  *
- * @param enabled Whether to auto-configure counters at all
- * @param store Where counters are kept: 'jdbc', the application's DataSource; 'memory', this JVM only (for tests)
- * @param defaultStrategy The strategy of every counter not configured otherwise
- * @param keyRetention How long an idempotency key is remembered: a repeat within it writes nothing (default 1 day, at
- *     least 1 minute)
- * @param counters Rules for particular counters, by exact name or by pattern ('*' any run of characters, '?' one);
- *     in YAML, write a key with dots or wildcards in brackets: '"[orders.*]"'
- * @param optimistic Settings of the optimistic strategy
- * @param sharded Settings of the sharded strategy
- * @param node Settings of the node strategy
- * @param buffered Settings of the buffered strategy
- * @param deltaLog Settings of the delta-log strategy
- * @param monotonic Settings of the monotonic strategy
- * @param sequences Settings of particular sequences, by exact name or pattern
- * @param jdbc Where and how counters are stored in the application's database
- * @param redis The shared caches on Redis, when counters-redis and Spring Data Redis are present
+ * @param enabled Whether to enable the auto-configuration of counters.
+ * @param store Store that keeps the counters: 'jdbc' (the application's DataSource) or 'memory' (this JVM only, for
+ *     tests).
+ * @param defaultStrategy Strategy of every counter that no rule under 'counters.counters' matches.
+ * @param keyRetention Time an idempotency key is remembered: a repeat within it writes nothing. At least 1 minute.
+ * @param counters Rules for particular counters, by exact name or by pattern ('*' any run of characters, '?' one
+ *     character; in YAML, a key with dots or wildcards in brackets: '"[orders.*]"'). A rule takes 'strategy', the
+ *     settings group of that strategy to override ('optimistic', 'sharded', 'node', 'buffered', 'delta-log' or
+ *     'monotonic', for example 'sharded.shards'), 'window', 'retention' or 'retained-windows', 'zone' and
+ *     'expire-after-idle'.
+ * @param optimistic Settings of the optimistic strategy.
+ * @param sharded Settings of the sharded strategy.
+ * @param node Settings of the node strategy.
+ * @param buffered Settings of the buffered strategy.
+ * @param deltaLog Settings of the delta-log strategy.
+ * @param monotonic Settings of the monotonic strategy.
+ * @param sequences Settings of particular sequences, by exact name or pattern: 'mode', 'block-size',
+ *     'max-block-size', 'start', 'increment' and 'max-value'.
+ * @param jdbc Storage in the application's database.
+ * @param redis Shared caches on Redis, when counters-redis and Spring Data Redis are present.
  */
 @ConfigurationProperties(prefix = "counters", ignoreUnknownFields = false)
 public record CountersProperties(
@@ -168,19 +173,19 @@ public record CountersProperties(
      * settings to change from the ones under {@code counters.<strategy>.*}. Only the chosen strategy's group may be
      * set.
      *
-     * @param strategy The counters' strategy; unset, the default strategy
-     * @param optimistic Optimistic settings that differ for these counters
-     * @param sharded Sharded settings that differ for these counters
-     * @param node Node settings that differ for these counters
-     * @param buffered Buffered settings that differ for these counters
-     * @param deltaLog Delta-log settings that differ for these counters
-     * @param monotonic Monotonic settings that differ for these counters
-     * @param window Time windows: each increment lands in the window of its time (1s to 1d, dividing a day: 1m, 1h,
-     *     1d); unset, no windows
-     * @param retention How long a window is kept after it ends (default 60 windows)
-     * @param retainedWindows How many windows are kept, instead of a retention
-     * @param zone The zone whose midnight windows are aligned to (default UTC)
-     * @param expireAfterIdle Remove these counters once nobody wrote them for this long (at least 1m); unset, never
+     * @param strategy Strategy of these counters. Unset, the default strategy.
+     * @param optimistic Optimistic settings that differ for these counters.
+     * @param sharded Sharded settings that differ for these counters.
+     * @param node Node settings that differ for these counters.
+     * @param buffered Buffered settings that differ for these counters.
+     * @param deltaLog Delta-log settings that differ for these counters.
+     * @param monotonic Monotonic settings that differ for these counters.
+     * @param window Length of the time windows each increment lands in, by its time: 1s to 1d, dividing a day (1m,
+     *     1h, 1d). Unset, no windows.
+     * @param retention Time a window is kept after it ends. By default 60 windows.
+     * @param retainedWindows Number of windows kept, instead of a retention.
+     * @param zone Zone whose midnight the windows are aligned to. By default UTC.
+     * @param expireAfterIdle Idle time after which these counters are removed: at least 1m. Unset, never.
      */
     public record CounterProperties(@Nullable StrategyType strategy, @Nullable Optimistic optimistic,
             @Nullable Sharded sharded, @Nullable Node node, @Nullable Buffered buffered, @Nullable DeltaLog deltaLog,
@@ -280,9 +285,10 @@ public record CountersProperties(
     /**
      * Settings of the optimistic strategy.
      *
-     * @param maxAttempts Attempts before an increment fails with CounterContentionException (nothing written)
-     * @param initialBackoff Wait after the first conflict; it doubles per attempt, with jitter
-     * @param maxBackoff Longest wait between two attempts
+     * @param maxAttempts Maximum number of attempts before an increment fails with CounterContentionException (nothing
+     *     written).
+     * @param initialBackoff Wait after the first conflict, doubled on each further attempt, with jitter.
+     * @param maxBackoff Maximum wait between two attempts.
      */
     public record Optimistic(@Nullable Integer maxAttempts, @Nullable Duration initialBackoff,
             @Nullable Duration maxBackoff) implements Group<OptimisticSettings> {
@@ -302,13 +308,13 @@ public record CountersProperties(
     /**
      * Settings of the sharded strategy.
      *
-     * @param shards Shard count a counter starts with, 1 to 1024; a larger persisted count wins
-     * @param selection How an increment picks its shard: random, or thread (a shard per thread)
-     * @param cache Where cached totals live: local (this JVM) or redis (shared by every node); by default redis when
-     *     counters-redis and a Redis connection are present
-     * @param cachedTotalExpiry When set, reads come from a cached total that expires after this long; unset reads
-     *     the shards every time
-     * @param shardCountRefresh How often a node re-reads a counter's persisted shard count
+     * @param shards Number of shards a counter starts with, 1 to 1024. A larger persisted count wins.
+     * @param selection Shard an increment picks: 'random', or 'thread' (a fixed shard per thread).
+     * @param cache Location of cached totals: 'local' (this JVM) or 'redis' (shared by every node). By default
+     *     'redis' when counters-redis and a Redis connection are present.
+     * @param cachedTotalExpiry Expiry of the cached total that reads are served from. Unset, reads sum the shards
+     *     every time.
+     * @param shardCountRefresh Interval at which a node re-reads a counter's persisted shard count.
      */
     public record Sharded(@Nullable Integer shards, ShardedSettings.@Nullable Selection selection,
             @Nullable Duration cachedTotalExpiry, @Nullable Duration shardCountRefresh, @Nullable CacheLocation cache)
@@ -325,10 +331,11 @@ public record CountersProperties(
     /**
      * Settings of the node strategy.
      *
-     * @param id This application node's id (1 to 40 letters, digits, '.', '_', '-'); unset generates one per start
-     * @param decrements Whether negative deltas are allowed (PN-Counter) or refused (G-Counter)
-     * @param leaseTtl How long the claim on the node id lasts without renewal (H2); on MariaDB, MySQL and PostgreSQL
-     * the claim is a database session lock, checked every third of this
+     * @param id Id of this application node: 1 to 40 letters, digits, '.', '_' or '-'. Unset, one is generated at each
+     *     start.
+     * @param decrements Whether negative deltas are allowed (PN-Counter) rather than refused (G-Counter).
+     * @param leaseTtl Time the claim on the node id lasts without renewal (H2). On MariaDB, MySQL and PostgreSQL the
+     *     claim is a database session lock, checked every third of this.
      */
     public record Node(@Nullable String id, @Nullable Boolean decrements, @Nullable Duration leaseTtl)
             implements Group<NodeSettings> {
@@ -343,13 +350,14 @@ public record CountersProperties(
     /**
      * Settings of the buffered strategy.
      *
-     * @param flushInterval How often pending increments are written, at the latest
-     * @param flushThreshold A flush starts early once this many increments are pending
-     * @param maxPendingCounters The most counters the buffer holds; then 'when-full' applies
-     * @param whenFull Fail (refuse at once) or block (wait up to 'block-timeout' for room)
-     * @param blockTimeout How long 'when-full: block' waits
-     * @param shutdownTimeout How long closing keeps trying to write what is pending
-     * @param keyRetention How long the keys of applied flushes are kept (longer than any store outage)
+     * @param flushInterval Maximum time between two writes of the pending increments.
+     * @param flushThreshold Number of pending increments that starts a flush early.
+     * @param maxPendingCounters Maximum number of counters the buffer holds, after which 'when-full' applies.
+     * @param whenFull Behaviour when the buffer is full: 'fail' (refuse at once) or 'block' (wait up to
+     *     'block-timeout' for room).
+     * @param blockTimeout Maximum wait of 'when-full: block'.
+     * @param shutdownTimeout Time closing keeps trying to write what is pending.
+     * @param keyRetention Time the keys of applied flushes are kept: longer than any store outage.
      */
     public record Buffered(@Nullable Duration flushInterval, @Nullable Long flushThreshold,
             @Nullable Integer maxPendingCounters, BufferedSettings.@Nullable WhenFull whenFull,
@@ -369,11 +377,11 @@ public record CountersProperties(
     /**
      * Settings of the delta-log strategy.
      *
-     * @param recountAfter A recount is due once the folded value is older than this
-     * @param recountAtDeltas A recount is due once this many deltas were appended since the last one
-     * @param readFolded Whether reads return the folded value only (possibly stale)
-     * @param appendAttempts How many times an append is tried (retries reuse the delta's id)
-     * @param foldedRetention How long folded deltas are kept so that late retries of their appends are recognised
+     * @param recountAfter Age of the folded value after which a recount is due.
+     * @param recountAtDeltas Number of deltas appended since the last recount after which a recount is due.
+     * @param readFolded Whether reads return the folded value only (possibly stale).
+     * @param appendAttempts Maximum number of attempts of an append. Retries reuse the delta's id.
+     * @param foldedRetention Time folded deltas are kept, so that late retries of their appends are recognised.
      */
     public record DeltaLog(@Nullable Duration recountAfter, @Nullable Long recountAtDeltas,
             @Nullable Boolean readFolded, @Nullable Integer appendAttempts, @Nullable Duration foldedRetention)
@@ -390,10 +398,10 @@ public record CountersProperties(
     /**
      * Settings of the monotonic strategy.
      *
-     * @param shards Rows that hold the durable maximum, 1 to 999
-     * @param chanceToWrite Probability that an increment writes its value, 0.0 to 1.0 (1.0: every value is durable)
-     * @param cache Where the current values live: local (this JVM; values repeat across nodes) or redis (shared by
-     *     every node); by default redis when counters-redis and a Redis connection are present
+     * @param shards Number of rows that hold the durable maximum, 1 to 999.
+     * @param chanceToWrite Probability that an increment writes its value, 0.0 to 1.0 (1.0: every value is durable).
+     * @param cache Location of the current values: 'local' (this JVM; values repeat across nodes) or 'redis' (shared
+     *     by every node). By default 'redis' when counters-redis and a Redis connection are present.
      */
     public record Monotonic(@Nullable Integer shards, @Nullable Double chanceToWrite, @Nullable CacheLocation cache)
             implements Group<MonotonicSettings>, Cached {
@@ -408,12 +416,15 @@ public record CountersProperties(
     /**
      * Settings of one sequence, or of the sequences matching a pattern; sequences not listed use the defaults.
      *
-     * @param mode Block (numbers from memory, reserved a block at a time) or gapless (one transaction per number)
-     * @param blockSize Numbers reserved per database round trip in block mode, at first and after an idle spell
-     * @param maxBlockSize The most numbers one round trip reserves: blocks double up to it while they go fast
-     * @param start The first number
-     * @param increment The distance between numbers
-     * @param maxValue The largest number; past it, SequenceExhaustedException
+     * @param mode Mode: 'block' (numbers from memory, reserved a block at a time) or 'gapless' (one transaction per
+     *     number).
+     * @param blockSize Number of numbers reserved per database round trip in block mode, at first and after an idle
+     *     spell.
+     * @param maxBlockSize Maximum number of numbers one round trip reserves: blocks double up to it while they go
+     *     fast.
+     * @param start First number.
+     * @param increment Distance between two numbers.
+     * @param maxValue Largest number. Past it, SequenceExhaustedException.
      */
     public record SequenceProperties(SequenceSettings.@Nullable Mode mode, @Nullable Integer blockSize,
             @Nullable Integer maxBlockSize, @Nullable Long start, @Nullable Long increment, @Nullable Long maxValue) {
@@ -428,16 +439,6 @@ public record CountersProperties(
         }
     }
 
-    /** When the library's own Flyway migrations run at startup. */
-    public enum InitializeSchema {
-        /** Only on an embedded (in-memory) database. */
-        EMBEDDED,
-        /** On every database; the migrations have their own history table and are safe to run on every start. */
-        ALWAYS,
-        /** Never: the tables are created by other means (docs/databases.md shows the DDL). */
-        NEVER
-    }
-
     /** Where counters are kept. */
     public enum Store {
         /** In the application's {@code DataSource} (or the one marked {@link CountersDataSource}). */
@@ -449,22 +450,23 @@ public record CountersProperties(
     /**
      * Storage in the application's {@code DataSource}.
      *
-     * @param tablePrefix Prefix for the library's table names: empty, or a letter followed by letters, digits and
-     *     underscores, at most 32 characters
-     * @param initializeSchema When to create and upgrade the library's tables with its Flyway migrations
-     * @param joinTransactions Whether atomic and optimistic increments and gapless sequence numbers take part in
-     *     the caller's Spring transaction on the same DataSource (rolled back with it); false runs every write in a
-     *     transaction of its own
+     * @param tablePrefix Prefix of the library's table names: empty, or a letter followed by letters, digits and
+     *     underscores, at most 32 characters.
+     * @param initializeSchema Database initialization mode of the library's tables, created and upgraded by its Flyway
+     *     migrations.
+     * @param joinTransactions Whether atomic and optimistic increments and gapless sequence numbers take part in the
+     *     caller's Spring transaction on the same DataSource (rolled back with it), rather than each run in a
+     *     transaction of its own.
      */
-    public record Jdbc(@DefaultValue("") String tablePrefix, @DefaultValue("embedded") InitializeSchema initializeSchema,
+    public record Jdbc(@DefaultValue("") String tablePrefix, @DefaultValue("embedded") DatabaseInitializationMode initializeSchema,
             @DefaultValue("true") boolean joinTransactions) {
     }
 
     /**
      * The shared caches on Redis ({@code counters-redis}), through the application's Spring Data Redis connection.
      *
-     * @param keyPrefix Prefix of every key the caches write, to keep them apart from the application's own keys
-     * @param loadTimeout Longest wait for another node's load of a monotonic counter's value from the database
+     * @param keyPrefix Prefix of every key the caches write, to keep them apart from the application's own keys.
+     * @param loadTimeout Maximum wait for another node's load of a monotonic counter's value from the database.
      */
     public record Redis(@DefaultValue("counters:") String keyPrefix, @DefaultValue("10s") Duration loadTimeout) {
     }

@@ -54,6 +54,9 @@ class DocumentationSnippetsTest {
     /** Where the build copies libraries that only snippets use (Spring Security), kept off the test classpath. */
     private static final Path SNIPPETS_CLASSPATH = Path.of("target", "documentation-snippets-classpath");
 
+    /** The sources of counters-spring-boot-starter-test, whose test support the docs show. */
+    private static final Path STARTER_TEST_SOURCES = Path.of("..", "counters-spring-boot-starter-test", "src", "main", "java");
+
     @Test
     void everyJavaSnippetCompiles(@TempDir Path classes) throws IOException {
         List<Block> blocks = Documentation.blocks("java");
@@ -114,7 +117,9 @@ class DocumentationSnippetsTest {
     static List<String> compile(List<Snippet> snippets, Path classes) throws IOException {
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        List<String> options = List.of("-proc:none", "-d", classes.toString(), "-classpath", classpath());
+        // The test module's sources (@AutoConfigureCounters): it depends on the starter, so it is built after it.
+        List<String> options = List.of("-proc:none", "-d", classes.toString(), "-classpath", classpath(),
+                "-sourcepath", STARTER_TEST_SOURCES.toString());
         boolean compiled = compiler.getTask(null, null, diagnostics, options, null, snippets).call();
         List<String> errors = diagnostics.getDiagnostics().stream()
                 .filter(diagnostic -> diagnostic.getKind() == Diagnostic.Kind.ERROR)

@@ -1,4 +1,4 @@
-package dev.counters.spring.boot.slices;
+package dev.counters.spring.boot.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,7 +6,6 @@ import dev.counters.CounterService;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.CounterStore;
 import dev.counters.spring.boot.CountersProperties;
-import dev.counters.spring.boot.test.AutoConfigureCounters;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

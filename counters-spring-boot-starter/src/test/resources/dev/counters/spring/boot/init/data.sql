@@ -1,0 +1,2 @@
+-- The application's SQL init, after its Flyway (DatabaseInitializationOrderTest).
+INSERT INTO app_seed (id) VALUES (1);

@@ -1,0 +1,2 @@
+-- The application's own table, created by its own Flyway (DatabaseInitializationOrderTest).
+CREATE TABLE app_seed (id INT NOT NULL);
