@@ -24,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * as its session. Lock names are hashed from the database, the table prefix and the key, so that two applications
  * with tables of their own never share a lock.
  *
+ * <p>Not behind a pooler that shares server sessions between its clients (PgBouncer in transaction or statement mode,
+ * detected by {@link Databases#sharesServerSessions}): there the lock would stay with a server connection that the
+ * pooler then hands to other clients, one of which takes the same lock again at once (advisory locks are re-entrant
+ * within a session), while its own session could not release it.
+ *
  * <p>Not on a Galera cluster ({@code wsrep_on}): there {@code GET_LOCK} is held by one node only, and a process on
  * another node takes the same lock at once, so a lock would exclude nothing. Without session locks, the strategies
  * fall back to leases, rows that Galera replicates and certifies like any other write.
@@ -52,30 +57,51 @@ final class DatabaseSessionLocks implements SessionLocks {
         Optional<SessionLocks> locks = Optional.of(
                 new DatabaseSessionLocks(dsl.configuration().connectionProvider(), family, tablePrefix));
         return switch (family) {
-            case POSTGRES -> () -> locks;
-            case MYSQL, MARIADB -> new Supplier<>() {
-                private volatile @Nullable Optional<SessionLocks> answer;
-
-                @Override
-                public Optional<SessionLocks> get() {
-                    Optional<SessionLocks> known = answer;
-                    if (known == null) {
-                        boolean galera;
-                        try {
-                            galera = dsl.connectionResult(Databases::isGaleraNode);
-                        } catch (RuntimeException e) {
-                            throw SqlFailures.translate(e, "detect a Galera cluster");
-                        }
-                        if (galera) {
-                            log.info("Galera cluster (wsrep_on=ON): GET_LOCK is node-local, so claims use leases");
-                        }
-                        known = galera ? Optional.empty() : locks;
-                        answer = known;
-                    }
-                    return known;
+            case POSTGRES -> unless(locks, "detect a pooler sharing server sessions (PgBouncer)", () -> {
+                boolean pooled = Databases.sharesServerSessions(dsl.configuration().connectionProvider());
+                if (pooled) {
+                    log.warn("The connections share PostgreSQL server sessions between them (PgBouncer in "
+                            + "transaction or statement pooling mode): a session advisory lock would stay with a "
+                            + "server connection that then serves other clients, so claims use leases. Give "
+                            + "counters a direct connection (counters.datasource.*) to have session locks");
                 }
-            };
+                return pooled;
+            });
+            case MYSQL, MARIADB -> unless(locks, "detect a Galera cluster", () -> {
+                boolean galera = dsl.connectionResult(Databases::isGaleraNode);
+                if (galera) {
+                    log.info("Galera cluster (wsrep_on=ON): GET_LOCK is node-local, so claims use leases");
+                }
+                return galera;
+            });
             default -> Optional::empty;
+        };
+    }
+
+    /**
+     * {@code locks}, unless the database says (asked on first use, the answer then remembered) that they would not
+     * exclude.
+     */
+    private static Supplier<Optional<SessionLocks>> unless(Optional<SessionLocks> locks, String probe,
+            Supplier<Boolean> wouldNotExclude) {
+        return new Supplier<>() {
+            private volatile @Nullable Optional<SessionLocks> answer;
+
+            @Override
+            public Optional<SessionLocks> get() {
+                Optional<SessionLocks> known = answer;
+                if (known == null) {
+                    boolean useless;
+                    try {
+                        useless = wouldNotExclude.get();
+                    } catch (RuntimeException e) {
+                        throw SqlFailures.translate(e, probe);
+                    }
+                    known = useless ? Optional.empty() : locks;
+                    answer = known;
+                }
+                return known;
+            }
         };
     }
 
