@@ -50,6 +50,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sequences Settings of particular sequences, by exact name or pattern
  * @param jdbc Where and how counters are stored in the application's database
  * @param redis The shared caches on Redis, when counters-redis and Spring Data Redis are present
+ * @param datasource A connection pool of the library's own, instead of the application's DataSource
  */
 @ConfigurationProperties(prefix = "counters", ignoreUnknownFields = false)
 public record CountersProperties(
@@ -66,7 +67,8 @@ public record CountersProperties(
         @Nullable Monotonic monotonic,
         Map<String, SequenceProperties> sequences,
         @DefaultValue Jdbc jdbc,
-        @DefaultValue Redis redis) implements Groups {
+        @DefaultValue Redis redis,
+        @Nullable Datasource datasource) implements Groups {
 
     private static final CounterProperties NO_RULE = new CounterProperties(null, null, null, null, null, null, null,
             null, null, null, null, null);
@@ -440,10 +442,28 @@ public record CountersProperties(
 
     /** Where counters are kept. */
     public enum Store {
-        /** In the application's {@code DataSource} (or the one marked {@link CountersDataSource}). */
+        /**
+         * In the application's {@code DataSource} (or the one marked {@link CountersDataSource}, or a pool of the
+         * library's own from {@code counters.datasource.*}).
+         */
         JDBC,
         /** In this JVM's memory, lost when it stops: for tests that need no database. */
         MEMORY
+    }
+
+    /**
+     * A connection pool of the library's own (HikariCP), built as Boot builds the application's from
+     * {@code spring.datasource.*}. A DataSource bean marked {@link CountersDataSource} comes first.
+     *
+     * @param url JDBC URL of the database counters use; setting it gives counters a pool of their own
+     * @param username Login username of the database
+     * @param password Login password of the database
+     * @param driverClassName Fully qualified name of the JDBC driver; by default detected from the URL
+     * @param hikari Hikari settings of the pool, as under 'spring.datasource.hikari' (for example maximum-pool-size,
+     *     connection-timeout); its pool name is 'counters' unless set
+     */
+    public record Datasource(@Nullable String url, @Nullable String username, @Nullable String password,
+            @Nullable String driverClassName, Map<String, String> hikari) {
     }
 
     /**
