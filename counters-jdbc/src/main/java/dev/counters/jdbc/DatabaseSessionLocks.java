@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
@@ -41,23 +42,33 @@ final class DatabaseSessionLocks implements SessionLocks {
     private final SQLDialect dialect;
     private final String tablePrefix;
 
-    private DatabaseSessionLocks(ConnectionProvider connections, SQLDialect dialect, String tablePrefix) {
+    /** The connections held by locks now. */
+    private final AtomicInteger held = new AtomicInteger();
+
+    /** The pool's maximum size, 0 when unknown, and what to call it. */
+    private final int poolSize;
+    private final String pool;
+
+    DatabaseSessionLocks(ConnectionProvider connections, SQLDialect dialect, String tablePrefix, int poolSize,
+            String pool) {
         this.connections = connections;
         this.dialect = dialect;
         this.tablePrefix = tablePrefix;
+        this.poolSize = poolSize;
+        this.pool = pool;
     }
 
     /**
-     * Session locks for the database {@code dsl} talks to, if it has locks that exclude across every server that
-     * takes writes. Asked of the database on first use (a store may be built while its database is down), and
+     * {@code sessionLocks} on the database {@code dsl} talks to, if its locks exclude across every server that takes
+     * writes and every client of a pooler. Asked of the database on first use (a store may be built while its database is down), and
      * remembered once answered.
      */
-    static Supplier<Optional<SessionLocks>> of(DSLContext dsl, String tablePrefix) {
+    static Supplier<Optional<SessionLocks>> of(DSLContext dsl, DatabaseSessionLocks sessionLocks) {
         SQLDialect family = dsl.dialect().family();
-        Optional<SessionLocks> locks = Optional.of(
-                new DatabaseSessionLocks(dsl.configuration().connectionProvider(), family, tablePrefix));
+        Optional<SessionLocks> locks = Optional.of(sessionLocks);
         return switch (family) {
-            case POSTGRES -> unless(locks, "detect a pooler sharing server sessions (PgBouncer)", () -> {
+            // A pool of one connection cannot hold a lock and write: tryLock says so, rather than the probe waiting.
+            case POSTGRES -> sessionLocks.poolSize == 1 ? () -> locks : unless(locks, "detect a pooler sharing server sessions (PgBouncer)", () -> {
                 boolean pooled = Databases.sharesServerSessions(dsl.configuration().connectionProvider());
                 if (pooled) {
                     log.warn("The connections share PostgreSQL server sessions between them (PgBouncer in "
@@ -108,6 +119,15 @@ final class DatabaseSessionLocks implements SessionLocks {
     @Override
     public Optional<SessionLock> tryLock(String key) {
         String operation = "tryLock '" + key + "'";
+        int locks = held.get() + 1;
+        if (poolSize > 0 && locks >= poolSize) {
+            throw new IllegalStateException("Taking the session lock for '" + key + "' would leave the connection pool "
+                    + pool + " no connection for the writes: it has at most " + poolSize + ", and each session lock "
+                    + "(a node rule's claim on its node id) keeps one for itself as long as it is held (" + locks
+                    + " then). Raise the pool's maximum size to at least " + (locks + 1) + " plus the connections the "
+                    + "application and counters' writes use at once (README, 'Connection pool sizing'), or give "
+                    + "counters a pool of their own");
+        }
         Connection connection;
         try {
             connection = connections.acquire();
@@ -126,6 +146,7 @@ final class DatabaseSessionLocks implements SessionLocks {
                     : Integer.valueOf(1).equals(session.fetchValue(DSL.field("get_lock({0}, 0)", Integer.class,
                             DSL.val(mysqlLockName(catalog, tablePrefix, key)))));
             if (taken) {
+                held.incrementAndGet();
                 return Optional.of(new Held(connection));
             }
             connections.release(connection);
@@ -154,6 +175,11 @@ final class DatabaseSessionLocks implements SessionLocks {
         } catch (SQLException | RuntimeException ignored) {
             // closing is all that is left, and release() does it
         }
+    }
+
+    /** How many connections the locks held now keep for themselves, one each. */
+    int held() {
+        return held.get();
     }
 
     /** A {@code GET_LOCK} name: names are server-wide and at most 64 characters, so the database goes in the hash. */
@@ -194,6 +220,7 @@ final class DatabaseSessionLocks implements SessionLocks {
         @Override
         public synchronized void close() {
             if (connection != null) {
+                held.decrementAndGet();
                 release(connection);
                 connection = null;
             }

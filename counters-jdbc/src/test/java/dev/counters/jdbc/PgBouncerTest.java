@@ -80,8 +80,10 @@ class PgBouncerTest {
     @Test
     void twoProcessesNeverBothClaimANodeIdThroughPgBouncer() {
         String nodeId = "bouncer-" + UUID.randomUUID().toString().substring(0, 8);
-        try (CounterService holder = node(store(pool), nodeId)) {
+        JooqCounterStore store = store(pool);
+        try (CounterService holder = node(store, nodeId)) {
             holder.increment("claimed");
+            assertThat(store.sessionLockConnections()).as("a lease keeps no connection").isZero();
             assertThatThrownBy(() -> node(store(otherPool), nodeId)).isInstanceOf(NodeIdInUseException.class);
             assertThatThrownBy(() -> node(store(pool), nodeId)).as("from another service on the same pool")
                     .isInstanceOf(NodeIdInUseException.class);

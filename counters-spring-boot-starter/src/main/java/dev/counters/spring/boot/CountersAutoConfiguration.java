@@ -33,6 +33,9 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.metadata.CompositeDataSourcePoolMetadataProvider;
+import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadata;
+import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.thread.Threading;
@@ -111,6 +114,7 @@ public final class CountersAutoConfiguration {
         @DependsOnDatabaseInitialization
         CounterStore counterStore(ObjectProvider<DataSource> dataSources,
                 @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
+                ObjectProvider<DataSourcePoolMetadataProvider> pools,
                 ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
             CountersProperties.Jdbc jdbc = properties.jdbc();
@@ -122,6 +126,12 @@ public final class CountersAutoConfiguration {
             JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource)
                     .tablePrefix(jdbc.tablePrefix())
                     .migrateSchema(migrate);
+            // Its maximum size (HikariCP, DBCP2, Tomcat, UCP), so that node claims never take the last connection.
+            DataSourcePoolMetadata pool = new CompositeDataSourcePoolMetadataProvider(pools.orderedStream().toList())
+                    .getDataSourcePoolMetadata(dataSource);
+            if (pool != null && pool.getMax() != null && pool.getMax() > 0) {
+                builder.poolSize(pool.getMax());
+            }
             if (jdbc.joinTransactions()) {
                 builder.callerTransactions(new SpringCallerTransactions(dataSource));
             }
@@ -132,6 +142,7 @@ public final class CountersAutoConfiguration {
             }
             return store;
         }
+
     }
 
     /** Counters in this JVM's memory, for tests that need no database. */
