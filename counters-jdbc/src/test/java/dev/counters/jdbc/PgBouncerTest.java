@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
+import dev.counters.CounterStoreException;
 import dev.counters.NodeIdInUseException;
 import dev.counters.jdbc.testing.EmbeddedPostgreSql;
 import dev.counters.jdbc.testing.PgBouncer;
@@ -14,6 +15,7 @@ import dev.counters.spi.CounterStore.SessionLocks;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -133,6 +135,28 @@ class PgBouncerTest {
             });
             Set<Long> distinct = new HashSet<>(drawn);
             assertThat(distinct).hasSize(THREADS * INCREMENTS);
+        }
+    }
+
+    @Test
+    void serverSidePreparedStatementsThroughPgBouncerBefore121FailSayingWhatToSet() throws Exception {
+        // Debian's PgBouncer 1.18 cannot follow pgjdbc's named statements (made after prepareThreshold=5 uses of a
+        // query on a connection) from one client to another on the same server session.
+        try (HikariDataSource prepared = bouncer.newDataSource(2, "");
+                CounterService counters = CounterService.builder(store(prepared)).build()) {
+            String name = "prepared-" + UUID.randomUUID();
+            for (int i = 0; i < 10; i++) {
+                counters.increment(name); // on one pooled connection, whose statements are named now
+            }
+            try (Connection first = prepared.getConnection()) { // that one (HikariCP gives a thread its last)
+                // The other client connection names its statements alike, on the server session the first left them on.
+                assertThatThrownBy(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        counters.increment(name);
+                    }
+                }).isInstanceOf(CounterStoreException.class).hasMessageContaining("prepared statement")
+                        .hasMessageContaining("add prepareThreshold=0 to the JDBC URL");
+            }
         }
     }
 
