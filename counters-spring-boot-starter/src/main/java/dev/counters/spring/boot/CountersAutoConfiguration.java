@@ -28,8 +28,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -88,8 +89,7 @@ public final class CountersAutoConfiguration {
 
         @Bean(defaultCandidate = false)
         @CountersDataSource
-        @ConfigurationProperties("counters.datasource.hikari")
-        HikariDataSource countersDataSource(CountersProperties properties) {
+        HikariDataSource countersDataSource(CountersProperties properties, Environment environment) {
             CountersProperties.Datasource settings = Objects.requireNonNull(properties.datasource());
             DataSourceBuilder<HikariDataSource> builder = DataSourceBuilder.create().type(HikariDataSource.class)
                     .url(Objects.requireNonNull(settings.url()));
@@ -99,6 +99,8 @@ public final class CountersAutoConfiguration {
             Optional.ofNullable(settings.driverClassName()).ifPresent(builder::driverClassName);
             HikariDataSource dataSource = builder.build();
             dataSource.setPoolName("counters"); // bound afterwards: counters.datasource.hikari.pool-name overrides it
+            // Bound here rather than by @ConfigurationProperties, whose metadata would list Hikari's setters undescribed.
+            Binder.get(environment).bind("counters.datasource.hikari", Bindable.ofInstance(dataSource));
             return dataSource;
         }
     }
