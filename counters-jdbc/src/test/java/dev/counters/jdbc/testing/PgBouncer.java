@@ -12,8 +12,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A real PgBouncer (Debian's {@code pgbouncer}, which {@code ./test} installs) in transaction pooling mode in front of
@@ -71,6 +73,7 @@ public final class PgBouncer implements AutoCloseable {
             Process process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(directory.resolve("pgbouncer.log").toFile()).start();
             PgBouncer bouncer = new PgBouncer(process, port, directory);
+            Runtime.getRuntime().addShutdownHook(new Thread(process::destroy)); // if the tests never get to close it
             bouncer.awaitListening();
             return bouncer;
         } catch (IOException e) {
@@ -114,6 +117,7 @@ public final class PgBouncer implements AutoCloseable {
         }
     }
 
+    /** Stops the process and removes its directory. */
     @Override
     public void close() {
         process.destroy();
@@ -123,6 +127,11 @@ public final class PgBouncer implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory left behind
         }
     }
 }
