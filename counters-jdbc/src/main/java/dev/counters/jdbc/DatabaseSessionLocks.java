@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
@@ -24,6 +25,11 @@ import org.slf4j.LoggerFactory;
  * as its session. Lock names are hashed from the database, the table prefix and the key, so that two applications
  * with tables of their own never share a lock.
  *
+ * <p>Not behind a pooler that shares server sessions between its clients (PgBouncer in transaction or statement mode,
+ * detected by {@link Databases#sharesServerSessions}): there the lock would stay with a server connection that the
+ * pooler then hands to other clients, one of which takes the same lock again at once (advisory locks are re-entrant
+ * within a session), while its own session could not release it.
+ *
  * <p>Not on a Galera cluster ({@code wsrep_on}): there {@code GET_LOCK} is held by one node only, and a process on
  * another node takes the same lock at once, so a lock would exclude nothing. Without session locks, the strategies
  * fall back to leases, rows that Galera replicates and certifies like any other write.
@@ -36,52 +42,92 @@ final class DatabaseSessionLocks implements SessionLocks {
     private final SQLDialect dialect;
     private final String tablePrefix;
 
-    private DatabaseSessionLocks(ConnectionProvider connections, SQLDialect dialect, String tablePrefix) {
+    /** The connections held by locks now. */
+    private final AtomicInteger held = new AtomicInteger();
+
+    /** The pool's maximum size, 0 when unknown, and what to call it. */
+    private final int poolSize;
+    private final String pool;
+
+    DatabaseSessionLocks(ConnectionProvider connections, SQLDialect dialect, String tablePrefix, int poolSize,
+            String pool) {
         this.connections = connections;
         this.dialect = dialect;
         this.tablePrefix = tablePrefix;
+        this.poolSize = poolSize;
+        this.pool = pool;
     }
 
     /**
-     * Session locks for the database {@code dsl} talks to, if it has locks that exclude across every server that
-     * takes writes. Asked of the database on first use (a store may be built while its database is down), and
+     * {@code sessionLocks} on the database {@code dsl} talks to, if its locks exclude across every server that takes
+     * writes and every client of a pooler. Asked of the database on first use (a store may be built while its database is down), and
      * remembered once answered.
      */
-    static Supplier<Optional<SessionLocks>> of(DSLContext dsl, String tablePrefix) {
+    static Supplier<Optional<SessionLocks>> of(DSLContext dsl, DatabaseSessionLocks sessionLocks) {
         SQLDialect family = dsl.dialect().family();
-        Optional<SessionLocks> locks = Optional.of(
-                new DatabaseSessionLocks(dsl.configuration().connectionProvider(), family, tablePrefix));
+        Optional<SessionLocks> locks = Optional.of(sessionLocks);
         return switch (family) {
-            case POSTGRES -> () -> locks;
-            case MYSQL, MARIADB -> new Supplier<>() {
-                private volatile @Nullable Optional<SessionLocks> answer;
-
-                @Override
-                public Optional<SessionLocks> get() {
-                    Optional<SessionLocks> known = answer;
-                    if (known == null) {
-                        boolean galera;
-                        try {
-                            galera = dsl.connectionResult(Databases::isGaleraNode);
-                        } catch (RuntimeException e) {
-                            throw SqlFailures.translate(e, "detect a Galera cluster");
-                        }
-                        if (galera) {
-                            log.info("Galera cluster (wsrep_on=ON): GET_LOCK is node-local, so claims use leases");
-                        }
-                        known = galera ? Optional.empty() : locks;
-                        answer = known;
-                    }
-                    return known;
+            // A pool of one connection cannot hold a lock and write: tryLock says so, rather than the probe waiting.
+            case POSTGRES -> sessionLocks.poolSize == 1 ? () -> locks : unless(locks, "detect a pooler sharing server sessions (PgBouncer)", () -> {
+                boolean pooled = Databases.sharesServerSessions(dsl.configuration().connectionProvider());
+                if (pooled) {
+                    log.warn("The connections share PostgreSQL server sessions between them (PgBouncer in "
+                            + "transaction or statement pooling mode): a session advisory lock would stay with a "
+                            + "server connection that then serves other clients, so claims use leases. Give "
+                            + "counters a direct connection (counters.datasource.*) to have session locks");
                 }
-            };
+                return pooled;
+            });
+            case MYSQL, MARIADB -> unless(locks, "detect a Galera cluster", () -> {
+                boolean galera = dsl.connectionResult(Databases::isGaleraNode);
+                if (galera) {
+                    log.info("Galera cluster (wsrep_on=ON): GET_LOCK is node-local, so claims use leases");
+                }
+                return galera;
+            });
             default -> Optional::empty;
+        };
+    }
+
+    /**
+     * {@code locks}, unless the database says (asked on first use, the answer then remembered) that they would not
+     * exclude.
+     */
+    private static Supplier<Optional<SessionLocks>> unless(Optional<SessionLocks> locks, String probe,
+            Supplier<Boolean> wouldNotExclude) {
+        return new Supplier<>() {
+            private volatile @Nullable Optional<SessionLocks> answer;
+
+            @Override
+            public Optional<SessionLocks> get() {
+                Optional<SessionLocks> known = answer;
+                if (known == null) {
+                    boolean useless;
+                    try {
+                        useless = wouldNotExclude.get();
+                    } catch (RuntimeException e) {
+                        throw SqlFailures.translate(e, probe);
+                    }
+                    known = useless ? Optional.empty() : locks;
+                    answer = known;
+                }
+                return known;
+            }
         };
     }
 
     @Override
     public Optional<SessionLock> tryLock(String key) {
         String operation = "tryLock '" + key + "'";
+        int locks = held.get() + 1;
+        if (poolSize > 0 && locks >= poolSize) {
+            throw new IllegalStateException("Taking the session lock for '" + key + "' would leave the connection pool "
+                    + pool + " no connection for the writes: it has at most " + poolSize + ", and each session lock "
+                    + "(a node rule's claim on its node id) keeps one for itself as long as it is held (" + locks
+                    + " then). Raise the pool's maximum size to at least " + (locks + 1) + " plus the connections the "
+                    + "application and counters' writes use at once (README, 'Connection pool sizing'), or give "
+                    + "counters a pool of their own");
+        }
         Connection connection;
         try {
             connection = connections.acquire();
@@ -100,6 +146,7 @@ final class DatabaseSessionLocks implements SessionLocks {
                     : Integer.valueOf(1).equals(session.fetchValue(DSL.field("get_lock({0}, 0)", Integer.class,
                             DSL.val(mysqlLockName(catalog, tablePrefix, key)))));
             if (taken) {
+                held.incrementAndGet();
                 return Optional.of(new Held(connection));
             }
             connections.release(connection);
@@ -128,6 +175,11 @@ final class DatabaseSessionLocks implements SessionLocks {
         } catch (SQLException | RuntimeException ignored) {
             // closing is all that is left, and release() does it
         }
+    }
+
+    /** How many connections the locks held now keep for themselves, one each. */
+    int held() {
+        return held.get();
     }
 
     /** A {@code GET_LOCK} name: names are server-wide and at most 64 characters, so the database goes in the hash. */
@@ -168,6 +220,7 @@ final class DatabaseSessionLocks implements SessionLocks {
         @Override
         public synchronized void close() {
             if (connection != null) {
+                held.decrementAndGet();
                 release(connection);
                 connection = null;
             }

@@ -7,7 +7,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
 import javax.sql.DataSource;
+import org.jooq.ConnectionProvider;
 import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
 
 /** Recognises the database behind a connection, and the per-vendor details that follow from it. */
 final class Databases {
@@ -51,6 +53,45 @@ final class Databases {
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("show variables like 'wsrep_on'")) {
             return rows.next() && "ON".equalsIgnoreCase(rows.getString(2));
+        }
+    }
+
+    /**
+     * Whether the connections of {@code connections} share PostgreSQL server sessions (backends) between them, as
+     * PgBouncer's transaction and statement pooling modes do: outside a transaction a client connection has no server
+     * session of its own. Seen with two connections: while the second holds a transaction open (which pins a server
+     * session to it), either it sits on the first one's backend, or the first one is now on another backend. A
+     * session-mode pooler or a direct connection keeps each client on its one backend.
+     */
+    static boolean sharesServerSessions(ConnectionProvider connections) {
+        Connection first = connections.acquire();
+        try {
+            first.setAutoCommit(true);
+            int before = backend(first);
+            Connection second = connections.acquire();
+            try {
+                second.setAutoCommit(false);
+                try {
+                    int pinned = backend(second);
+                    return pinned == before || backend(first) != before;
+                } finally {
+                    second.rollback();
+                }
+            } finally {
+                connections.release(second);
+            }
+        } catch (SQLException e) {
+            throw new DataAccessException("Could not compare the server sessions of two connections", e);
+        } finally {
+            connections.release(first);
+        }
+    }
+
+    private static int backend(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("select pg_backend_pid()")) {
+            rows.next();
+            return rows.getInt(1);
         }
     }
 

@@ -20,6 +20,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
@@ -74,10 +75,11 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     /** What the provider of a caller's connection is wrapped in (see {@link ClientPreparedOnGalera}). */
     private final UnaryOperator<ConnectionProvider> callerConnections;
     private final Supplier<Optional<SessionLocks>> sessionLocks;
+    private final IntSupplier sessionLockConnections;
 
     private JooqCounterStore(StatementRunner runner, CounterTables tables,
             @Nullable CallerTransactions callerTransactions, UnaryOperator<ConnectionProvider> callerConnections,
-            Supplier<Optional<SessionLocks>> sessionLocks) {
+            Supplier<Optional<SessionLocks>> sessionLocks, IntSupplier sessionLockConnections) {
         this.runner = runner;
         this.tables = tables;
         this.cells = new CellQueries(tables);
@@ -90,6 +92,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         this.callerTransactions = callerTransactions;
         this.callerConnections = callerConnections;
         this.sessionLocks = sessionLocks;
+        this.sessionLockConnections = sessionLockConnections;
     }
 
     /** {@code store}'s queries (and the statements they rendered), run by {@code runner}. */
@@ -106,6 +109,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         this.callerTransactions = null;
         this.callerConnections = UnaryOperator.identity();
         this.sessionLocks = Optional::empty;
+        this.sessionLockConnections = () -> 0;
     }
 
     /**
@@ -160,6 +164,15 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         return connection == null ? Optional.empty()
                 : Optional.of(new JooqCounterStore(new JoinedTransaction(runner,
                         callerConnections.apply(new DefaultConnectionProvider(connection))), this));
+    }
+
+    /**
+     * The pooled connections the store keeps now for its session locks, one per lock held for as long as it is held:
+     * one per node id a {@code node} rule claims on MySQL, MariaDB and PostgreSQL (none on H2, on a Galera cluster or
+     * behind PgBouncer in transaction mode, where claims are leases). The pool must have room for at least one more.
+     */
+    public int sessionLockConnections() {
+        return sessionLockConnections.getAsInt();
     }
 
     /**
@@ -551,6 +564,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
         private @Nullable SQLDialect dialect;
         private boolean migrateSchema;
         private @Nullable CallerTransactions callerTransactions;
+        private int poolSize;
 
         private Builder(@Nullable DataSource dataSource, @Nullable DSLContext dsl) {
             this.dataSource = dataSource;
@@ -606,6 +620,20 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             SchemaMigrations.migrate(dataSourceOf(context), context.dialect(), tablePrefix);
         }
 
+        /**
+         * The most connections the pool under the store hands out (HikariCP's {@code maximumPoolSize}), when known: a
+         * session lock (a {@code node} rule's claim on its node id), which keeps a connection for as long as it is
+         * held, is then refused at once, with a message that says so, where it would leave the pool no connection for
+         * the writes, which would otherwise each wait for the pool's timeout. Unknown unless set.
+         */
+        public Builder poolSize(int maximumPoolSize) {
+            if (maximumPoolSize < 1) {
+                throw new IllegalArgumentException("poolSize must be at least 1, not " + maximumPoolSize);
+            }
+            this.poolSize = maximumPoolSize;
+            return this;
+        }
+
         public JooqCounterStore build() {
             DSLContext context = dsl != null ? withDetectedDialect(withOwnConnections(dsl)) : createContext();
             if (migrateSchema) {
@@ -619,9 +647,11 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             // Transactions of the store's own, on its own connections (never a given context's Spring provider).
             context = DSL.using(context.configuration().derive(reachable)
                     .derive(new DefaultTransactionProvider(reachable)));
+            DatabaseSessionLocks locks = new DatabaseSessionLocks(reachable, context.dialect().family(), tablePrefix,
+                    poolSize, dataSource != null ? dataSource.toString() : "of the DSLContext");
             return new JooqCounterStore(new StatementRunner(context), new CounterTables(tablePrefix),
                     callerTransactions, ClientPreparedOnGalera.forCallerConnections(connections),
-                    DatabaseSessionLocks.of(context, tablePrefix));
+                    DatabaseSessionLocks.of(context, locks), locks::held);
         }
 
         private DSLContext createContext() {

@@ -1,6 +1,7 @@
 package dev.counters.jdbc;
 
 import java.sql.Connection;
+import java.sql.SQLTransientConnectionException;
 import org.jooq.ConnectionProvider;
 import org.jooq.exception.DataAccessException;
 
@@ -16,7 +17,23 @@ final class ReachabilityAwareConnectionProvider implements ConnectionProvider {
         private static final long serialVersionUID = 1L;
 
         Unreachable(RuntimeException cause) {
-            super("No connection to the database could be had: " + cause.getMessage(), cause);
+            super("No connection to the database could be had: " + cause.getMessage() + poolExhausted(cause), cause);
+        }
+
+        /**
+         * What the pool said if it gave up waiting for a free connection, and what counters take from it: HikariCP
+         * says so with this exception, and gives the database's failure as its cause when it could not connect either.
+         */
+        private static String poolExhausted(Throwable failure) {
+            for (Throwable t = failure; t != null; t = t.getCause()) {
+                if (t instanceof SQLTransientConnectionException && t.getCause() == null) {
+                    return ": " + t.getMessage() + ". If the pool was at its maximum size: counters keep one pooled "
+                            + "connection per node id a node rule claims (MySQL, MariaDB, PostgreSQL), and a write "
+                            + "inside a caller's transaction may take one besides the caller's; size the pool for that "
+                            + "(README, 'Connection pool sizing'), or give counters a pool of their own";
+                }
+            }
+            return "";
         }
     }
 

@@ -38,6 +38,14 @@ final class SqlFailures {
     private static final int GALERA_NODE_NOT_READY = 1047;
     private static final int H2_CONCURRENT_UPDATE = 90131;
     private static final String NUMERIC_OUT_OF_RANGE = "22003";
+    /**
+     * PostgreSQL's "prepared statement ... already exists" and "... does not exist": what pgjdbc's named server-side
+     * statements meet behind a pooler that moves a client between server sessions (PgBouncer in transaction mode).
+     */
+    private static final Set<String> PREPARED_STATEMENT_LOST = Set.of("42P05", "26000");
+    private static final String PREPARED_STATEMENTS_BEHIND_A_POOLER = ". Behind PgBouncer in transaction or "
+            + "statement mode, pgjdbc's server-side prepared statements need PgBouncer 1.21 or newer with "
+            + "max_prepared_statements set; or add prepareThreshold=0 to the JDBC URL";
     /** MySQL/MariaDB "BIGINT value is out of range", which Connector/J reports as 22001. */
     private static final int MYSQL_OUT_OF_RANGE = 1690;
 
@@ -74,6 +82,9 @@ final class SqlFailures {
         String detail = " (" + state + ", " + code + "): " + sql.getMessage();
         if (isRolledBack(state, code)) {
             return new TransientStoreException(what + " was rolled back" + detail, e);
+        }
+        if (PREPARED_STATEMENT_LOST.contains(state)) {
+            detail += PREPARED_STATEMENTS_BEHIND_A_POOLER;
         }
         return new CounterStoreException(what + " failed" + detail, e);
     }

@@ -1,5 +1,6 @@
 package dev.counters.spring.boot;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.CounterServiceBuilder;
 import dev.counters.jdbc.JooqCounterStore;
@@ -14,9 +15,12 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -26,21 +30,31 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.metadata.CompositeDataSourcePoolMetadataProvider;
+import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadata;
+import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ConfigurationCondition;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * Gives the application a {@link CounterService} and a {@link SequenceService} on its {@link DataSource} (the one
- * marked {@link CountersDataSource}, else its single or primary one), or in memory ({@code counters.store: memory}).
+ * Gives the application a {@link CounterService} and a {@link SequenceService} on a {@link DataSource} (the one marked
+ * {@link CountersDataSource}, else a pool of the library's own from {@code counters.datasource.*}, else the
+ * application's single or primary one), or in memory ({@code counters.store: memory}).
  * Every bean backs off when the application defines its own; {@code counters.enabled: false} turns it all off. The
  * library's tables are migrated by a {@link CountersSchemaInitializer}, a database initializer to Boot, after the
  * application's Flyway or Liquibase migrations; every store and service, the application's own too, is built after
@@ -54,10 +68,43 @@ import org.springframework.core.env.Environment;
 @ConditionalOnClass({CounterService.class, JooqCounterStore.class})
 @ConditionalOnBooleanProperty(name = "counters.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(CountersProperties.class)
-@Import({CountersAutoConfiguration.JdbcStore.class, CountersAutoConfiguration.MemoryStore.class,
+@Import({CountersAutoConfiguration.SeparatePool.class, CountersAutoConfiguration.JdbcStore.class,
+        CountersAutoConfiguration.MemoryStore.class,
         DatabaseInitializationDependencyConfigurer.class})
 @ImportRuntimeHints(CountersRuntimeHints.class)
 public final class CountersAutoConfiguration {
+
+    /**
+     * A pool of the library's own, from {@code counters.datasource.*} as Boot builds the application's from
+     * {@code spring.datasource.*} (Hikari's settings under {@code counters.datasource.hikari}), unless the application
+     * marks a DataSource {@link CountersDataSource}. Not a default candidate, so the application's own DataSource, its
+     * JdbcTemplate, jOOQ, JPA and Flyway stay on theirs; Boot's health and pool metrics still list it, as
+     * {@code countersDataSource} and pool {@code counters}, and the context closes it at shutdown.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "counters.store", havingValue = "jdbc", matchIfMissing = true)
+    @ConditionalOnClass(name = "com.zaxxer.hikari.HikariDataSource")
+    @ConditionalOnProperty("counters.datasource.url")
+    @Conditional(NoMarkedDataSource.class)
+    static final class SeparatePool {
+
+        @Bean(defaultCandidate = false)
+        @CountersDataSource
+        HikariDataSource countersDataSource(CountersProperties properties, Environment environment) {
+            CountersProperties.Datasource settings = Objects.requireNonNull(properties.datasource());
+            DataSourceBuilder<HikariDataSource> builder = DataSourceBuilder.create().type(HikariDataSource.class)
+                    .url(Objects.requireNonNull(settings.url()));
+            // Unset ones are left out, so that the builder derives the driver from the URL as for spring.datasource.
+            Optional.ofNullable(settings.username()).ifPresent(builder::username);
+            Optional.ofNullable(settings.password()).ifPresent(builder::password);
+            Optional.ofNullable(settings.driverClassName()).ifPresent(builder::driverClassName);
+            HikariDataSource dataSource = builder.build();
+            dataSource.setPoolName("counters"); // bound afterwards: counters.datasource.hikari.pool-name overrides it
+            // Bound here rather than by @ConfigurationProperties, whose metadata would list Hikari's setters undescribed.
+            Binder.get(environment).bind("counters.datasource.hikari", Bindable.ofInstance(dataSource));
+            return dataSource;
+        }
+    }
 
     /** Counters in the application's database. */
     @Configuration(proxyBeanMethods = false)
@@ -73,9 +120,10 @@ public final class CountersAutoConfiguration {
         @ConditionalOnMissingBean
         CountersSchemaInitializer countersSchemaInitializer(ObjectProvider<DataSource> dataSources,
                 @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
+                ObjectProvider<DataSourcePoolMetadataProvider> pools,
                 ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
-            return new CountersSchemaInitializer(dataSource, storeBuilder(dataSource, properties, customizers),
+            return new CountersSchemaInitializer(dataSource, storeBuilder(dataSource, properties, pools, customizers),
                     properties.jdbc().initializeSchema());
         }
 
@@ -84,9 +132,10 @@ public final class CountersAutoConfiguration {
         @DependsOnDatabaseInitialization
         CounterStore counterStore(ObjectProvider<DataSource> dataSources,
                 @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
-                CountersSchemaInitializer schema, ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
+                CountersSchemaInitializer schema, ObjectProvider<DataSourcePoolMetadataProvider> pools,
+                ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
-            JooqCounterStore store = storeBuilder(dataSource, properties, customizers).build();
+            JooqCounterStore store = storeBuilder(dataSource, properties, pools, customizers).build();
             if (!schema.initializes()) {
                 store.checkSchema(); // at startup, rather than at the first write that needs a missing table
             }
@@ -95,15 +144,23 @@ public final class CountersAutoConfiguration {
 
         /** The store's builder from {@code counters.jdbc.*}, then the application's customizers. */
         private static JooqCounterStore.Builder storeBuilder(DataSource dataSource, CountersProperties properties,
+                ObjectProvider<DataSourcePoolMetadataProvider> pools,
                 ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             CountersProperties.Jdbc jdbc = properties.jdbc();
             JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource).tablePrefix(jdbc.tablePrefix());
+            // Its maximum size (HikariCP, DBCP2, Tomcat, UCP), so that node claims never take the last connection.
+            DataSourcePoolMetadata pool = new CompositeDataSourcePoolMetadataProvider(pools.orderedStream().toList())
+                    .getDataSourcePoolMetadata(dataSource);
+            if (pool != null && pool.getMax() != null && pool.getMax() > 0) {
+                builder.poolSize(pool.getMax());
+            }
             if (jdbc.joinTransactions()) {
                 builder.callerTransactions(new SpringCallerTransactions(dataSource));
             }
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             return builder;
         }
+
     }
 
     /** Counters in this JVM's memory, for tests that need no database. */
@@ -118,7 +175,10 @@ public final class CountersAutoConfiguration {
         }
     }
 
-    /** A DataSource counters can use: the application's only (or primary) one, or one marked for counters. */
+    /**
+     * A DataSource counters can use: the application's only (or primary) one, one marked for counters, or one of its
+     * own from {@code counters.datasource.url}.
+     */
     static final class OnCountersDataSource extends AnyNestedCondition {
 
         OnCountersDataSource() {
@@ -129,8 +189,45 @@ public final class CountersAutoConfiguration {
         static final class SingleDataSource {
         }
 
-        @ConditionalOnBean(value = DataSource.class, annotation = CountersDataSource.class)
-        static final class MarkedDataSource {
+        @Conditional(MarkedDataSource.class)
+        static final class Marked {
+        }
+
+        @ConditionalOnProperty("counters.datasource.url")
+        static final class SeparatePoolConfigured {
+        }
+    }
+
+    /**
+     * A DataSource bean marked {@link CountersDataSource}, a default candidate or not: Boot's {@code @ConditionalOnBean}
+     * skips beans declared {@code @Bean(defaultCandidate = false)}, which is how Boot's reference declares a second
+     * DataSource.
+     */
+    static class MarkedDataSource implements ConfigurationCondition {
+
+        @Override
+        public ConfigurationPhase getConfigurationPhase() {
+            return ConfigurationPhase.REGISTER_BEAN;
+        }
+
+        @Override
+        public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            ConfigurableListableBeanFactory beans = Objects.requireNonNull(context.getBeanFactory());
+            for (String name : beans.getBeanNamesForType(DataSource.class, true, false)) {
+                if (beans.findAnnotationOnBean(name, CountersDataSource.class, false) != null) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** No DataSource bean marked {@link CountersDataSource}: one the application marks comes before a pool of its own. */
+    static final class NoMarkedDataSource extends MarkedDataSource {
+
+        @Override
+        public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            return !super.matches(context, metadata);
         }
     }
 

@@ -55,6 +55,7 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
  *     'max-block-size', 'start', 'increment' and 'max-value'.
  * @param jdbc Storage in the application's database.
  * @param redis Shared caches on Redis, when counters-redis and Spring Data Redis are present.
+ * @param datasource Connection pool of the library's own, used instead of the application's DataSource.
  */
 @ConfigurationProperties(prefix = "counters", ignoreUnknownFields = false)
 public record CountersProperties(
@@ -71,7 +72,8 @@ public record CountersProperties(
         @Nullable Monotonic monotonic,
         Map<String, SequenceProperties> sequences,
         @DefaultValue Jdbc jdbc,
-        @DefaultValue Redis redis) implements Groups {
+        @DefaultValue Redis redis,
+        @Nullable Datasource datasource) implements Groups {
 
     private static final CounterProperties NO_RULE = new CounterProperties(null, null, null, null, null, null, null,
             null, null, null, null, null);
@@ -441,10 +443,28 @@ public record CountersProperties(
 
     /** Where counters are kept. */
     public enum Store {
-        /** In the application's {@code DataSource} (or the one marked {@link CountersDataSource}). */
+        /**
+         * In the application's {@code DataSource} (or the one marked {@link CountersDataSource}, or a pool of the
+         * library's own from {@code counters.datasource.*}).
+         */
         JDBC,
         /** In this JVM's memory, lost when it stops: for tests that need no database. */
         MEMORY
+    }
+
+    /**
+     * A connection pool of the library's own (HikariCP), built as Boot builds the application's from
+     * {@code spring.datasource.*}. A DataSource bean marked {@link CountersDataSource} comes first.
+     *
+     * @param url JDBC URL of the database counters use. Setting it gives counters a pool of their own.
+     * @param username Login username of the database.
+     * @param password Login password of the database.
+     * @param driverClassName Fully qualified name of the JDBC driver. Detected from the URL by default.
+     * @param hikari Hikari settings of the pool, as under 'spring.datasource.hikari' (for example maximum-pool-size,
+     *     connection-timeout). Its pool name is 'counters' unless set.
+     */
+    public record Datasource(@Nullable String url, @Nullable String username, @Nullable String password,
+            @Nullable String driverClassName, Map<String, String> hikari) {
     }
 
     /**

@@ -37,14 +37,19 @@ class ConfigurationMetadataTest {
             .readTree(Path.of("target/classes/META-INF/spring-configuration-metadata.json").toFile());
 
     /** The properties whose unset value means something other than a default, and what. */
-    private static final Map<String, String> UNSET_MEANS = Map.of(
-            "counters.counters", "no rules",
-            "counters.sequences", "every sequence with the defaults",
-            "counters.node.id", "one generated at each start",
-            "counters.sharded.cached-total-expiry", "no cached total",
-            "counters.sharded.cache", "redis when there is a shared cache, else local",
-            "counters.monotonic.cache", "redis when there is a shared cache, else local",
-            "management.endpoint.counters.roles", "any authenticated user");
+    private static final Map<String, String> UNSET_MEANS = Map.ofEntries(
+            Map.entry("counters.counters", "no rules"),
+            Map.entry("counters.sequences", "every sequence with the defaults"),
+            Map.entry("counters.node.id", "one generated at each start"),
+            Map.entry("counters.sharded.cached-total-expiry", "no cached total"),
+            Map.entry("counters.sharded.cache", "redis when there is a shared cache, else local"),
+            Map.entry("counters.monotonic.cache", "redis when there is a shared cache, else local"),
+            Map.entry("management.endpoint.counters.roles", "any authenticated user"),
+            Map.entry("counters.datasource.url", "the application's DataSource"),
+            Map.entry("counters.datasource.username", "none, or what the URL says"),
+            Map.entry("counters.datasource.password", "none, or what the URL says"),
+            Map.entry("counters.datasource.driver-class-name", "detected from the URL"),
+            Map.entry("counters.datasource.hikari", "HikariCP's defaults, pool name 'counters'"));
 
     /** Core's defaults per strategy group: the only place they are written. */
     private static final Map<String, Object> CORE_DEFAULTS = Map.of(
