@@ -25,8 +25,24 @@ public final class ChildJvm {
     /** A child JVM with {@code environment} added to this one's (LD_PRELOAD and FAKETIME for a shifted clock). */
     public static ChildJvm start(java.util.Map<String, String> environment, Class<?> mainClass, String... args)
             throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return start(classPath(), environment, mainClass, args);
+    }
+
+    /** The test class path, as entries: to start a child on a changed one (another version of a library). */
+    public static List<String> classPath() {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        return List.of(classPath.split(java.io.File.pathSeparator));
+    }
+
+    /** A child JVM on {@code classPath} instead of this one's. */
+    public static ChildJvm start(List<String> classPath, java.util.Map<String, String> environment,
+            Class<?> mainClass, String... args) throws IOException {
+        return start(String.join(java.io.File.pathSeparator, classPath), environment, mainClass, args);
+    }
+
+    private static ChildJvm start(String classPath, java.util.Map<String, String> environment, Class<?> mainClass,
+            String... args) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, mainClass.getName()));
         command.addAll(List.of(args));
         Path output = Files.createTempFile("counters-child-", ".log");

@@ -592,7 +592,13 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             return this;
         }
 
+        /**
+         * Builds the store.
+         *
+         * @throws UnsupportedJooqVersionException if the jOOQ on the class path is not 3.19 to 3.21
+         */
         public JooqCounterStore build() {
+            UnsupportedJooqVersionException.check(); // before jOOQ's API is used: another version may lack parts of it
             DSLContext context = dsl != null ? withDetectedDialect(withOwnConnections(dsl)) : createContext();
             if (migrateSchema) {
                 SchemaMigrations.migrate(dataSourceOf(context), context.dialect(), tablePrefix);

@@ -37,6 +37,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Gives the application a {@link CounterService} and a {@link SequenceService} on its {@link DataSource} (the one
@@ -189,9 +191,16 @@ public final class CountersAutoConfiguration {
         return builder.build();
     }
 
-    /** Virtual threads when the application enabled them ({@code spring.threads.virtual.enabled}), as Boot does. */
+    /**
+     * Virtual threads when the application enabled them ({@code spring.threads.virtual.enabled}) on Java 21+, as Boot
+     * does; daemon platform threads otherwise (and on Java 17).
+     */
     private static ThreadFactory threadFactory(Environment environment) {
-        return Threading.VIRTUAL.isActive(environment) ? Thread.ofVirtual().factory()
-                : Thread.ofPlatform().daemon().factory();
+        if (Threading.VIRTUAL.isActive(environment)) {
+            return new VirtualThreadTaskExecutor("counters-").getVirtualThreadFactory();
+        }
+        CustomizableThreadFactory platform = new CustomizableThreadFactory("counters-");
+        platform.setDaemon(true);
+        return platform;
     }
 }
