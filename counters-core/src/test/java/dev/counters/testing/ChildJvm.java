@@ -34,6 +34,24 @@ public final class ChildJvm {
         return List.of(classPath.split(java.io.File.pathSeparator));
     }
 
+    /**
+     * The test class path with {@code replacement} in place of the jars of the library {@code artifactId} (another
+     * version of it: {@code jooq} matches jooq-3.19.39.jar, not jooq-codegen-3.19.39.jar).
+     */
+    public static List<String> classPathReplacing(String artifactId, Path replacement) {
+        String jar = java.util.regex.Pattern.quote(artifactId) + "-\\d+(\\.\\d+)*\\.jar";
+        List<String> replaced = new ArrayList<>();
+        for (String entry : classPath()) {
+            Path name = Path.of(entry).getFileName();
+            boolean matches = name != null && name.toString().matches(jar);
+            replaced.add(matches ? replacement.toAbsolutePath().toString() : entry);
+        }
+        if (!replaced.contains(replacement.toAbsolutePath().toString())) {
+            throw new IllegalStateException(artifactId + " is not on the test class path: " + classPath());
+        }
+        return replaced;
+    }
+
     /** A child JVM on {@code classPath} instead of this one's. */
     public static ChildJvm start(List<String> classPath, java.util.Map<String, String> environment,
             Class<?> mainClass, String... args) throws IOException {

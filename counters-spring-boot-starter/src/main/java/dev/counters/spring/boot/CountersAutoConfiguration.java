@@ -195,7 +195,7 @@ public final class CountersAutoConfiguration {
      * Virtual threads when the application enabled them ({@code spring.threads.virtual.enabled}) on Java 21+, as Boot
      * does; daemon platform threads otherwise (and on Java 17).
      */
-    private static ThreadFactory threadFactory(Environment environment) {
+    static ThreadFactory threadFactory(Environment environment) {
         if (Threading.VIRTUAL.isActive(environment)) {
             return new VirtualThreadTaskExecutor("counters-").getVirtualThreadFactory();
         }
