@@ -5,6 +5,7 @@ import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
+import dev.counters.internal.Threads;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
 import dev.counters.observation.CountersObservationConvention;
@@ -43,7 +44,7 @@ public final class CounterServiceBuilder {
     private Clock clock = Clock.systemUTC();
     private RandomGenerator random = PER_THREAD_RANDOM;
     private int maxCachedHandles = 10_000;
-    private ThreadFactory threadFactory = Thread.ofPlatform().daemon().factory();
+    private ThreadFactory threadFactory = Threads.daemon("counters-");
     private RetryRegistry retries = RetryRegistry.ofDefaults();
     private CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
     private ObservationRegistry observations = ObservationRegistry.NOOP;

@@ -92,7 +92,7 @@ final class Housekeeping implements AutoCloseable {
         if (started || running == null) {
             return;
         }
-        long interval = Math.clamp(keyRetention.dividedBy(10).toMillis(), 1_000, Duration.ofMinutes(5).toMillis());
+        long interval = Math.min(Math.max(keyRetention.dividedBy(10).toMillis(), 1_000), Duration.ofMinutes(5).toMillis());
         running.scheduleWithFixedDelay(this::runSafely, interval, interval, TimeUnit.MILLISECONDS);
         started = true;
     }

@@ -94,7 +94,7 @@ final class IdleExpiry implements Housekeeping.Task {
                 cursors.put(nameOrPattern, null); // the end: start over at the next run
                 break;
             }
-            cursors.put(nameOrPattern, page.getLast());
+            cursors.put(nameOrPattern, page.get(page.size() - 1));
         }
         return removed;
     }

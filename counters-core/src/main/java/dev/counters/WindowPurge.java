@@ -71,7 +71,7 @@ final class WindowPurge implements Housekeeping.Task {
             if (page.size() < PAGE) {
                 return removed;
             }
-            after = page.getLast();
+            after = page.get(page.size() - 1);
         }
         return removed;
     }

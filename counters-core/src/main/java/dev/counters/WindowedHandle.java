@@ -219,7 +219,7 @@ final class WindowedHandle implements DefaultCounterService.Handle, WindowedCoun
             if (page.size() < WindowPurge.PAGE) {
                 return;
             }
-            after = page.getLast();
+            after = page.get(page.size() - 1);
         }
     }
 }

@@ -68,7 +68,7 @@ class HousekeepingTest {
         AtomicLong threads = new AtomicLong();
         try (CounterService counters = CounterService.builder(store).threadFactory(task -> {
             threads.incrementAndGet();
-            return Thread.ofVirtual().unstarted(task);
+            return new Thread(task);
         }).build()) {
             counters.increment("plain");
             assertThat(threads).hasValue(0);

@@ -76,7 +76,7 @@ class IdleExpiryTest {
         try (CounterService counters = CounterService.builder(store).expireAfterIdle("carts.*", Duration.ofMinutes(1))
                 .threadFactory(task -> {
                     threads.incrementAndGet();
-                    return Thread.ofVirtual().unstarted(task);
+                    return new Thread(task);
                 }).build()) {
             assertThat(threads).as("the housekeeping thread").hasValue(1);
         }

@@ -100,7 +100,7 @@ class WindowsTest {
             assertThat(windows.series(at("2026-11-23T14:00:00Z"), at("2026-11-23T14:04:00Z")))
                     .extracting(WindowedCounter.Window::value).containsExactly(5L, 8L, 0L, 2L);
             assertThat(windows.last(3)).extracting(WindowedCounter.Window::value).containsExactly(8L, 0L, 2L);
-            assertThat(windows.last(3).getLast().start()).isEqualTo(at("2026-11-23T14:03:00Z"));
+            assertThat(windows.last(3).get(2).start()).isEqualTo(at("2026-11-23T14:03:00Z"));
             counters.delete("api.calls");
             assertThat(windows.sumOfLast(Duration.ofMinutes(10))).as("every window removed").isZero();
         }

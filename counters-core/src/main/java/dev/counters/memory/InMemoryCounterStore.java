@@ -8,6 +8,7 @@ import dev.counters.spi.CounterStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -271,7 +272,8 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
             value = write.apply(this);
         } catch (RuntimeException e) {
             undo.remove();
-            journal.reversed().forEach(Runnable::run); // records no key, and undoes what the write did
+            Collections.reverse(journal);
+            journal.forEach(Runnable::run); // records no key, and undoes what the write did, last first
             throw e;
         } finally {
             undo.remove();

@@ -3,6 +3,7 @@ package dev.counters.sequence;
 import dev.counters.CounterName;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
+import dev.counters.internal.Threads;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.Sequences;
 import io.github.resilience4j.retry.Retry;
@@ -19,8 +20,9 @@ final class DefaultSequenceService implements SequenceService {
     private final NameRules<SequenceSettings> rules;
     private final Observations observations;
     private final ConcurrentHashMap<String, Sequence> sequences = new ConcurrentHashMap<>();
-    private final ExecutorService prefetcher = Executors.newThreadPerTaskExecutor(
-            Thread.ofVirtual().name("counters-sequence-prefetch-", 0).factory());
+    /** Fetches the next blocks in the background: a thread per concurrent fetch, idle ones ended after a minute. */
+    private final ExecutorService prefetcher = Executors.newCachedThreadPool(
+            Threads.daemon("counters-sequence-prefetch-"));
 
     DefaultSequenceService(CounterStore store, Sequences sequencesStore, Retry retry,
             NameRules<SequenceSettings> settings, Observations observations) {
@@ -51,6 +53,6 @@ final class DefaultSequenceService implements SequenceService {
 
     @Override
     public void close() {
-        prefetcher.close();
+        Threads.shutdownAndWait(prefetcher);
     }
 }

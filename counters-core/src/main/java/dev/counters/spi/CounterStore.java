@@ -118,7 +118,7 @@ public interface CounterStore {
             if (page.size() < 1_000) {
                 break;
             }
-            from = page.getLast();
+            from = page.get(page.size() - 1);
         }
         return matching;
     }

@@ -92,7 +92,7 @@ final class Combiner {
             }
         } catch (CounterOverflowException e) {
             if (batch.members.size() == 1) {
-                batch.members.getFirst().fail(e);
+                batch.members.get(0).fail(e);
             } else {
                 batch.members.forEach(this::writeAlone);
             }
@@ -153,7 +153,7 @@ final class Combiner {
             if (members.isEmpty()) {
                 return true;
             }
-            boolean sameSign = (next.delta > 0) == (members.getFirst().delta > 0);
+            boolean sameSign = (next.delta > 0) == (members.get(0).delta > 0);
             long total = sum + next.delta;
             return sameSign && ((sum ^ total) & (next.delta ^ total)) >= 0; // no overflow of the sum
         }

@@ -290,7 +290,7 @@ final class ShardedStrategy extends CellStrategy {
                 yield shard;
             }
             // Fibonacci hashing spreads consecutive thread ids over the shards.
-            case THREAD -> Math.floorMod(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L >>> 16, shards);
+            case THREAD -> Math.floorMod(Thread.currentThread().getId() * 0x9E3779B97F4A7C15L >>> 16, shards);
         };
     }
 

@@ -1,5 +1,6 @@
 package dev.counters.contract;
 
+import dev.counters.testing.TestThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -157,7 +158,7 @@ public abstract class BufferedPromisesContract extends ContractSupport {
             List<Thread> callers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 String mine = counter + "." + t;
-                callers.add(Thread.ofPlatform().start(() -> {
+                callers.add(TestThreads.start(() -> {
                     Counter held = counters.counter(mine);
                     started.countDown();
                     for (int i = 0; ; i++) {
@@ -300,7 +301,7 @@ public abstract class BufferedPromisesContract extends ContractSupport {
                     .isLessThan(Duration.ofSeconds(1));
             counters.flush().get(10, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(10)).until(() -> prunes.get() >= 2); // tried again after this flush
-            assertThat(counters.statistics().getFirst().activity().buffer().failing()).isFalse();
+            assertThat(counters.statistics().get(0).activity().buffer().failing()).isFalse();
         }
     }
 }

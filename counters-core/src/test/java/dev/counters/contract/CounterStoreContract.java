@@ -211,7 +211,7 @@ public abstract class CounterStoreContract extends ContractSupport {
 
         List<CounterName> all = new ArrayList<>();
         CounterName after = null;
-        for (List<CounterName> page; !(page = store().counterNames(after, 7)).isEmpty(); after = page.getLast()) {
+        for (List<CounterName> page; !(page = store().counterNames(after, 7)).isEmpty(); after = page.get(page.size() - 1)) {
             assertThat(page).hasSizeLessThanOrEqualTo(7);
             all.addAll(page);
         }
@@ -265,7 +265,7 @@ public abstract class CounterStoreContract extends ContractSupport {
                 .containsExactly(name("p_x.1"), name("p_x.2"), name("p_x.3"));
         List<CounterName> first = store().counterNames(prefix, null, 2);
         assertThat(first).containsExactly(name("p_x.1"), name("p_x.2"));
-        assertThat(store().counterNames(prefix, first.getLast(), 2)).containsExactly(name("p_x.3"));
+        assertThat(store().counterNames(prefix, first.get(first.size() - 1), 2)).containsExactly(name("p_x.3"));
     }
 
     // ---- idle counters ----

@@ -1,5 +1,6 @@
 package dev.counters.contract;
 
+import java.util.concurrent.TimeUnit;
 import dev.counters.CounterName;
 import dev.counters.spi.CounterStore;
 import java.util.Optional;
@@ -45,7 +46,7 @@ public final class InterferingStore extends ForwardingCounterStore {
         if (latencyNanos > 0) {
             // Sleep, not park: a park returns at once on a permit left by the combiner's hand-offs between threads.
             try {
-                Thread.sleep(java.time.Duration.ofNanos(latencyNanos));
+                TimeUnit.NANOSECONDS.sleep(latencyNanos);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

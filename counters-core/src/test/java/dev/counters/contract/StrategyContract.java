@@ -1,5 +1,6 @@
 package dev.counters.contract;
 
+import dev.counters.testing.TestThreads;
 import dev.counters.CounterOverflowException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -274,7 +275,7 @@ public abstract class StrategyContract extends ContractSupport {
         try (CounterService counters = CounterService.builder(store()).defaultStrategy(strategy)
                 .windows(counter, settings).clock(clock).build()) {
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            Thread ticker = Thread.ofPlatform().start(() -> {
+            Thread ticker = TestThreads.start(() -> {
                 for (int tick = 0; tick < 25; tick++) {
                     java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
                     clock.advance(Duration.ofSeconds(1));
@@ -356,7 +357,7 @@ public abstract class StrategyContract extends ContractSupport {
             // it, then reads and tries again; each later attempt reads once: two retries.
             assertThat(interfering.compareAndSets).hasValue(4);
             assertThat(counters.get(name("x"))).isEqualTo(15);
-            StrategyStatistics statistics = counters.statistics().getFirst();
+            StrategyStatistics statistics = counters.statistics().get(0);
             assertThat(statistics.rule()).isEqualTo(StrategyStatistics.DEFAULT_RULE);
             assertThat(statistics.increments()).isEqualTo(2);
             assertThat(statistics.activity().conflicts()).isEqualTo(3);
@@ -416,8 +417,8 @@ public abstract class StrategyContract extends ContractSupport {
                     .hasMessageContaining("nothing was written");
             interfering.conflictNext(0);
             assertThat(counters.get(name("x"))).isEqualTo(10);
-            assertThat(counters.statistics().getFirst().activity().contentionFailures()).isEqualTo(1);
-            assertThat(counters.statistics().getFirst().increments()).as("the refused one is not counted").isEqualTo(1);
+            assertThat(counters.statistics().get(0).activity().contentionFailures()).isEqualTo(1);
+            assertThat(counters.statistics().get(0).increments()).as("the refused one is not counted").isEqualTo(1);
         }
     }
 
@@ -803,15 +804,15 @@ public abstract class StrategyContract extends ContractSupport {
             a.increment(7);
             counters.increment(name("counted.b"), -2);
             counters.incrementAndGet(name("counted.b"), 1);
-            assertThat(counters.statistics().getFirst().increments()).isEqualTo(8);
-            assertThat(counters.statistics().getFirst().activity().buffer().pendingIncrements()).isEqualTo(8);
+            assertThat(counters.statistics().get(0).increments()).isEqualTo(8);
+            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements()).isEqualTo(8);
             counters.incrementDurably(name("counted.c"), 3).get(30, TimeUnit.SECONDS); // its flush takes them all
-            assertThat(counters.statistics().getFirst().increments()).isEqualTo(9);
-            assertThat(counters.statistics().getFirst().activity().buffer().pendingIncrements()).isZero();
+            assertThat(counters.statistics().get(0).increments()).isEqualTo(9);
+            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements()).isZero();
             counters.delete(name("counted.a"));
             a.increment();
-            assertThat(counters.statistics().getFirst().increments()).isEqualTo(10);
-            assertThat(counters.statistics().getFirst().activity().buffer().pendingIncrements()).isEqualTo(1);
+            assertThat(counters.statistics().get(0).increments()).isEqualTo(10);
+            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements()).isEqualTo(1);
             counters.flush().get(30, TimeUnit.SECONDS);
             assertThat(counters.get(name("counted.a"))).isEqualTo(1);
         }
@@ -820,9 +821,9 @@ public abstract class StrategyContract extends ContractSupport {
         try (CounterService counters = service(store(), Strategies.buffered(busy))) {
             AtomicLong lastSeen = new AtomicLong();
             AtomicInteger wentBack = new AtomicInteger();
-            Thread watcher = Thread.ofPlatform().start(() -> {
+            Thread watcher = TestThreads.start(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
-                    long seen = counters.statistics().getFirst().increments();
+                    long seen = counters.statistics().get(0).increments();
                     if (seen < lastSeen.getAndSet(seen)) {
                         wentBack.incrementAndGet();
                     }
@@ -838,9 +839,9 @@ public abstract class StrategyContract extends ContractSupport {
             watcher.interrupt();
             watcher.join();
             assertThat(wentBack).as("times the count went back").hasValue(0);
-            assertThat(counters.statistics().getFirst().increments()).isEqualTo((long) threads * perThread);
+            assertThat(counters.statistics().get(0).increments()).isEqualTo((long) threads * perThread);
             counters.flush().get(30, TimeUnit.SECONDS);
-            assertThat(counters.statistics().getFirst().activity().buffer().pendingIncrements()).isZero();
+            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements()).isZero();
             assertThat(counters.get(List.of(name("counted.hot0"), name("counted.hot1"), name("counted.hot2")))
                     .values().stream().mapToLong(Long::longValue).sum()).isEqualTo(threads * perThread * 11L / 10);
         }
@@ -913,7 +914,7 @@ public abstract class StrategyContract extends ContractSupport {
             }
             counters.increment(name("c"));
             await().atMost(Duration.ofSeconds(10)).until(() -> flaky.failedBatches.get() >= 1);
-            StrategyStatistics.BufferActivity failing = counters.statistics().getFirst().activity().buffer();
+            StrategyStatistics.BufferActivity failing = counters.statistics().get(0).activity().buffer();
             assertThat(failing.failing()).isTrue();
             assertThat(failing.lastFailure()).contains("the store is down");
             assertThat(failing.full()).isTrue();
@@ -933,7 +934,7 @@ public abstract class StrategyContract extends ContractSupport {
             flaky.down = false;
             durable.get(30, TimeUnit.SECONDS);
             counters.increment(name("d")); // room again once the flush went through
-            StrategyStatistics.BufferActivity recovered = counters.statistics().getFirst().activity().buffer();
+            StrategyStatistics.BufferActivity recovered = counters.statistics().get(0).activity().buffer();
             assertThat(recovered.failing()).isFalse();
             assertThat(recovered.flushes()).isPositive();
         }
@@ -947,7 +948,7 @@ public abstract class StrategyContract extends ContractSupport {
     void flushWritesWhatIsPendingWithoutWaitingForTheInterval() throws Exception {
         List<String> threads = new ArrayList<>();
         ThreadFactory recording = task -> {
-            Thread thread = Thread.ofVirtual().unstarted(task);
+            Thread thread = new Thread(task);
             threads.add("created");
             return thread;
         };
@@ -959,7 +960,7 @@ public abstract class StrategyContract extends ContractSupport {
             assertThat(reader.get(name("flushed"))).isZero();
             counters.flush().get(30, TimeUnit.SECONDS);
             assertThat(reader.get(name("flushed"))).isEqualTo(7);
-            assertThat(counters.statistics().getFirst().activity().buffer().flushes()).isEqualTo(1);
+            assertThat(counters.statistics().get(0).activity().buffer().flushes()).isEqualTo(1);
         }
         // The flusher and the thread that completed the flush; on a store that tells the database's clock, also the
         // housekeeping thread that reads it.

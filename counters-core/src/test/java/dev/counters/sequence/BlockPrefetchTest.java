@@ -1,5 +1,6 @@
 package dev.counters.sequence;
 
+import dev.counters.internal.Threads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.CounterName;
@@ -32,7 +33,8 @@ class BlockPrefetchTest {
         SequenceSettings settings = SequenceSettings.defaults().withBlockSize(block).withMaxBlockSize(block);
         int threads = 16;
         int perThread = 50_000;
-        try (ExecutorService prefetcher = Executors.newSingleThreadExecutor()) {
+        ExecutorService prefetcher = Executors.newSingleThreadExecutor();
+        try {
             BlockSequence sequence = new BlockSequence(CounterName.of("ids"), counting, Retry.ofDefaults("test"),
                     settings, prefetcher, System::nanoTime, Observations.NONE);
             Concurrently.run(threads, thread -> {
@@ -40,6 +42,8 @@ class BlockPrefetchTest {
                     sequence.next();
                 }
             });
+        } finally {
+            Threads.shutdownAndWait(prefetcher);
         }
         long numbers = (long) threads * perThread;
         // One round trip per block, plus the block prefetched when the draws stopped.

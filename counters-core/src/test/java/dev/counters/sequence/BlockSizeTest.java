@@ -49,7 +49,7 @@ class BlockSizeTest {
             assertThat(next).isGreaterThan(last);
             last = next;
         }
-        assertThat(requested.getFirst()).as("once the draws slowed down").isEqualTo(10L);
+        assertThat(requested.get(0)).as("once the draws slowed down").isEqualTo(10L);
     }
 
     @Test

@@ -7,6 +7,7 @@ import dev.counters.CounterName;
 import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.Observations;
 import dev.counters.internal.StrategyContext;
+import dev.counters.internal.Threads;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
 import dev.counters.memory.InMemoryCounterStore;
@@ -33,7 +34,7 @@ class BufferedHandleTest {
     private final CounterName name = CounterName.of("held");
 
     private final StrategyContext context = new StrategyContext(store, new Time(Clock.systemUTC(), ticker::get),
-            new SplittableRandom(1), UniqueIds.create(), Thread.ofPlatform().daemon().factory(),
+            new SplittableRandom(1), UniqueIds.create(), Threads.daemon("test-"),
             RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), Observations.NONE, "default");
     private final BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
 

@@ -1,5 +1,6 @@
 package dev.counters.strategy;
 
+import dev.counters.testing.TestThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -123,12 +124,12 @@ class CombiningTest {
             counters.increment("edge", Long.MAX_VALUE - 10);
             CountDownLatch gate = new CountDownLatch(1);
             store.gate = gate;
-            Thread first = Thread.ofPlatform().start(() -> counters.increment("edge", 1));
+            Thread first = TestThreads.start(() -> counters.increment("edge", 1));
             await().until(() -> store.waiting.get() == 1); // the first write is in flight, holding the row
             List<Throwable> outcomes = Collections.synchronizedList(new ArrayList<>());
             List<Thread> queued = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                queued.add(Thread.ofPlatform().start(() -> {
+                queued.add(TestThreads.start(() -> {
                     try {
                         counters.increment("edge", 6);
                         outcomes.add(null);
@@ -159,7 +160,7 @@ class CombiningTest {
         List<Thread> started = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
             int index = i;
-            started.add(Thread.ofPlatform().start(() -> {
+            started.add(TestThreads.start(() -> {
                 try {
                     start.await();
                     task.run(index);
@@ -225,7 +226,7 @@ class CombiningTest {
                     gate = null;
                     held.await();
                 }
-                Thread.sleep(latency);
+                Thread.sleep(latency.toMillis(), latency.toNanosPart() % 1_000_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -1,5 +1,6 @@
 package dev.counters.strategy;
 
+import dev.counters.testing.TestThreads;
 import dev.counters.internal.UniqueIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +33,7 @@ class IdentityTest {
      * generator before, and none meets another (contention would make the JDK seed some of them by the way). */
     private static void onFreshThreads(int threads, Runnable task) throws InterruptedException {
         for (int i = 0; i < threads; i++) {
-            Thread thread = Thread.ofPlatform().start(task);
+            Thread thread = TestThreads.start(task);
             thread.join();
         }
     }
@@ -108,7 +109,7 @@ class IdentityTest {
                 }
             });
             assertThat(first.get("colliding")).isEqualTo(8_000);
-            long conflicts = first.statistics().getFirst().activity().conflicts() + second.statistics().getFirst().activity().conflicts();
+            long conflicts = first.statistics().get(0).activity().conflicts() + second.statistics().get(0).activity().conflicts();
             assertThat(conflicts).as("ids were taken, and noticed").isPositive();
         }
     }
@@ -127,7 +128,7 @@ class IdentityTest {
                 mine.incrementDurably("colliding", 1).join(); // each flush carrying it was acknowledged
             }
         });
-        long conflicts = first.statistics().getFirst().activity().conflicts() + second.statistics().getFirst().activity().conflicts();
+        long conflicts = first.statistics().get(0).activity().conflicts() + second.statistics().get(0).activity().conflicts();
         first.close();
         second.close();
         assertThat(shared.get(CounterName.of("colliding"))).isEqualTo(2_400);
@@ -165,7 +166,7 @@ class IdentityTest {
         try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.deltaLog()).build()) {
             counters.increment("retried", 5);
             assertThat(counters.get("retried")).isEqualTo(5);
-            assertThat(counters.statistics().getFirst().activity().conflicts()).isZero();
+            assertThat(counters.statistics().get(0).activity().conflicts()).isZero();
         }
     }
 
@@ -175,7 +176,7 @@ class IdentityTest {
         try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.deltaLog()).build()) {
             counters.increment("retried", 5);
             assertThat(counters.get("retried")).as("the other delta and ours").isEqualTo(12);
-            assertThat(counters.statistics().getFirst().activity().conflicts()).isEqualTo(1);
+            assertThat(counters.statistics().get(0).activity().conflicts()).isEqualTo(1);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.counters.strategy;
 
+import dev.counters.testing.TestThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -21,7 +22,7 @@ class SealableAdderTest {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 long delta = t % 2 == 0 ? 1 : 3;
-                threads.add(Thread.ofPlatform().start(() -> {
+                threads.add(TestThreads.start(() -> {
                     started.countDown();
                     while (adder.add(delta)) {
                         accepted.add(delta);

@@ -25,8 +25,42 @@ public final class ChildJvm {
     /** A child JVM with {@code environment} added to this one's (LD_PRELOAD and FAKETIME for a shifted clock). */
     public static ChildJvm start(java.util.Map<String, String> environment, Class<?> mainClass, String... args)
             throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return start(classPath(), environment, mainClass, args);
+    }
+
+    /** The test class path, as entries: to start a child on a changed one (another version of a library). */
+    public static List<String> classPath() {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        return List.of(classPath.split(java.io.File.pathSeparator));
+    }
+
+    /**
+     * The test class path with {@code replacement} in place of the jars of the library {@code artifactId} (another
+     * version of it: {@code jooq} matches jooq-3.19.39.jar, not jooq-codegen-3.19.39.jar).
+     */
+    public static List<String> classPathReplacing(String artifactId, Path replacement) {
+        String jar = java.util.regex.Pattern.quote(artifactId) + "-\\d+(\\.\\d+)*\\.jar";
+        List<String> replaced = new ArrayList<>();
+        for (String entry : classPath()) {
+            Path name = Path.of(entry).getFileName();
+            boolean matches = name != null && name.toString().matches(jar);
+            replaced.add(matches ? replacement.toAbsolutePath().toString() : entry);
+        }
+        if (!replaced.contains(replacement.toAbsolutePath().toString())) {
+            throw new IllegalStateException(artifactId + " is not on the test class path: " + classPath());
+        }
+        return replaced;
+    }
+
+    /** A child JVM on {@code classPath} instead of this one's. */
+    public static ChildJvm start(List<String> classPath, java.util.Map<String, String> environment,
+            Class<?> mainClass, String... args) throws IOException {
+        return start(String.join(java.io.File.pathSeparator, classPath), environment, mainClass, args);
+    }
+
+    private static ChildJvm start(String classPath, java.util.Map<String, String> environment, Class<?> mainClass,
+            String... args) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, mainClass.getName()));
         command.addAll(List.of(args));
         Path output = Files.createTempFile("counters-child-", ".log");

@@ -613,6 +613,7 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
          * own, so applying them again changes nothing.
          */
         public void migrate() {
+            UnsupportedJooqVersionException.check();
             migrate(dsl != null ? withDetectedDialect(withOwnConnections(dsl)) : createContext());
         }
 
@@ -634,7 +635,13 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
             return this;
         }
 
+        /**
+         * Builds the store.
+         *
+         * @throws UnsupportedJooqVersionException if the jOOQ on the class path is not 3.19 to 3.21
+         */
         public JooqCounterStore build() {
+            UnsupportedJooqVersionException.check(); // before jOOQ's API is used: another version may lack parts of it
             DSLContext context = dsl != null ? withDetectedDialect(withOwnConnections(dsl)) : createContext();
             if (migrateSchema) {
                 migrate(context);

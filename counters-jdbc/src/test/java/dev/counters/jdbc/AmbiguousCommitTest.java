@@ -98,7 +98,7 @@ class AmbiguousCommitTest {
             CompletableFuture<Void> flushed = counters.flush();
             // Back only once the flush attempt has failed, diagnosis and all.
             await().atMost(Duration.ofSeconds(20)).until(() -> faulty.injectedAfterCommit.get() == 1 && faulty.down
-                    && counters.statistics().getFirst().activity().buffer().failedFlushes() >= 1);
+                    && counters.statistics().get(0).activity().buffer().failedFlushes() >= 1);
             faulty.downAfterStrike = false;
             faulty.failEvery(0, Fault.AFTER_COMMIT);
             faulty.down = false;

@@ -40,8 +40,8 @@ class GaleraClusterTest {
             // Both nodes update row 1, then commit at once: Galera certifies one and fails the other.
             List<SQLException> failures = new ArrayList<>();
             int commits = 0;
-            try (Connection first = connect(cluster, 0); Connection second = connect(cluster, 1);
-                    ExecutorService committers = Executors.newFixedThreadPool(2)) {
+            ExecutorService committers = Executors.newFixedThreadPool(2);
+            try (Connection first = connect(cluster, 0); Connection second = connect(cluster, 1)) {
                 first.setAutoCommit(false);
                 second.setAutoCommit(false);
                 for (int round = 0; round < 10; round++) {
@@ -57,6 +57,8 @@ class GaleraClusterTest {
                         }
                     }
                 }
+            } finally {
+                committers.shutdownNow();
             }
             assertThat(failures).isNotEmpty().allSatisfy(failure -> {
                 assertThat(failure.getErrorCode()).isEqualTo(1213);

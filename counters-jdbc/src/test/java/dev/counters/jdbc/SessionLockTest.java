@@ -71,7 +71,7 @@ class SessionLockTest {
         try (Connection admin = database.dataSource().getConnection()) {
             List<Long> sessions = holders(admin, database, prefix, nodeId);
             assertThat(sessions).as("the session holding the lock").hasSize(1);
-            long killed = sessions.getFirst();
+            long killed = sessions.get(0);
             admin.createStatement().execute(database == TestDatabase.MARIADB ? "KILL " + killed
                     : "SELECT pg_terminate_backend(" + killed + ")");
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() ->
@@ -150,7 +150,7 @@ class SessionLockTest {
                 Connection admin = database.dataSource().getConnection();
                 PreparedStatement state = admin.prepareStatement("SELECT state FROM pg_stat_activity WHERE pid = ?")) {
             holder.increment("z");
-            state.setLong(1, holders(admin, database, stores.prefix(), id).getFirst());
+            state.setLong(1, holders(admin, database, stores.prefix(), id).get(0));
             try (ResultSet row = state.executeQuery()) {
                 assertThat(row.next()).isTrue();
                 assertThat(row.getString(1)).isEqualTo("idle");

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
@@ -233,7 +234,7 @@ public final class RedisMonotonicCache implements MonotonicCache {
 
     private static void sleep(long nanos, String what) {
         try {
-            Thread.sleep(Duration.ofNanos(nanos));
+            TimeUnit.NANOSECONDS.sleep(nanos);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CacheUnavailableException(what + " interrupted while another loader held it", e);

@@ -20,12 +20,18 @@ final class Replies {
         }
         List<@Nullable String> strings = new ArrayList<>(items.size());
         for (Object item : items) {
-            strings.add(switch (item) {
-                case null -> null;
-                case byte[] bytes -> new String(bytes, StandardCharsets.UTF_8);
-                default -> item.toString(); // String (Lettuce's string codec) or Long (an integer reply)
-            });
+            strings.add(string(item));
         }
         return strings;
+    }
+
+    private static @Nullable String string(@Nullable Object item) {
+        if (item == null) {
+            return null;
+        }
+        if (item instanceof byte[] bytes) {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+        return item.toString(); // String (Lettuce's string codec) or Long (an integer reply)
     }
 }

@@ -83,7 +83,7 @@ public final class ChildMonotonicIncrementer {
                             handedOut.incrementAndGet();
                         } catch (CacheUnavailableException | CounterContentionException notApplied) {
                             unavailable.incrementAndGet();
-                            Thread.sleep(Duration.ofMillis(20));
+                            Thread.sleep(20);
                         }
                     }
                 } finally {

@@ -1,5 +1,6 @@
 package dev.counters.jdbc.reliability;
 
+import dev.counters.testing.TestThreads;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.history.History;
@@ -46,7 +47,7 @@ public final class ChildShiftedClockIncrementer {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 2; t++) {
                 long threadSeed = random.nextLong();
-                threads.add(Thread.ofPlatform().start(() -> ShiftedClocksTest.work(counters, recorder, deltas,
+                threads.add(TestThreads.start(() -> ShiftedClocksTest.work(counters, recorder, deltas,
                         new Random(threadSeed), deadline)));
             }
             for (Thread thread : threads) {

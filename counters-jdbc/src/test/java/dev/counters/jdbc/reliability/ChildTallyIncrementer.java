@@ -1,5 +1,6 @@
 package dev.counters.jdbc.reliability;
 
+import dev.counters.testing.TestThreads;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterService;
@@ -56,7 +57,7 @@ public final class ChildTallyIncrementer {
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int at = t * SLOT * Long.BYTES;
-            workers.add(Thread.ofPlatform().start(() -> {
+            workers.add(TestThreads.start(() -> {
                 long acknowledged = 0;
                 long unknown = 0;
                 while (!stopping.get() && System.nanoTime() < deadline) {

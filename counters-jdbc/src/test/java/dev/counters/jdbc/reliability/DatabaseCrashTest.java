@@ -187,7 +187,7 @@ class DatabaseCrashTest {
         }
         checkAll(subjects, "server killed and restarted", kills + " kills -9, " + seconds + " s");
         // Each window was checked above; every increment must also be in exactly one of its windows.
-        Subject windowed = subjects.getLast();
+        Subject windowed = subjects.get(subjects.size() - 1);
         JooqCounterStore reader = FaultyMariaDb.storedAt(prefix);
         long stored = windowed.history().counters().stream().mapToLong(window -> JooqStores.total(reader, window))
                 .sum();

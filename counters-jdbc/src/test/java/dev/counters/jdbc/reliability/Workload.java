@@ -1,5 +1,6 @@
 package dev.counters.jdbc.reliability;
 
+import dev.counters.testing.TestThreads;
 import dev.counters.CounterService;
 import dev.counters.history.History;
 import dev.counters.history.UniqueDeltas;
@@ -107,7 +108,7 @@ final class Workload implements AutoCloseable {
     }
 
     private void start(boolean timed, Runnable operation) {
-        Thread thread = Thread.ofPlatform().daemon().name("workload-" + threads.size()).unstarted(() -> {
+        Thread thread = TestThreads.daemon("workload-" + threads.size(), () -> {
             while (!stopped) {
                 long started = System.nanoTime();
                 operation.run();

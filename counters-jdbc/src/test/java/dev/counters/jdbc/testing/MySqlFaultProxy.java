@@ -1,5 +1,6 @@
 package dev.counters.jdbc.testing;
 
+import dev.counters.testing.TestThreads;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -66,7 +67,8 @@ public final class MySqlFaultProxy implements AutoCloseable {
         this.targetPort = targetPort;
         this.random = new SplittableRandom(seed);
         this.listener = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
-        this.acceptor = Thread.ofPlatform().daemon().name("fault-proxy-" + port()).start(this::accept);
+        this.acceptor = TestThreads.daemon("fault-proxy-" + port(), this::accept);
+        acceptor.start();
     }
 
     public int port() {
@@ -145,8 +147,8 @@ public final class MySqlFaultProxy implements AutoCloseable {
                 server.setTcpNoDelay(true);
                 Link link = new Link(client, server);
                 links.add(link);
-                Thread.ofVirtual().start(link::clientToServer);
-                Thread.ofVirtual().start(link::serverToClient);
+                TestThreads.daemon("fault-proxy-up", link::clientToServer).start();
+                TestThreads.daemon("fault-proxy-down", link::serverToClient).start();
             } catch (IOException e) {
                 // the listener closed, or the server is down: the client sees its connection closed
             }

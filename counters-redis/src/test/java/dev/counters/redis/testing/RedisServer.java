@@ -223,7 +223,7 @@ public final class RedisServer implements AutoCloseable {
 
     private static void sleep(Duration duration) {
         try {
-            Thread.sleep(duration);
+            Thread.sleep(duration.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

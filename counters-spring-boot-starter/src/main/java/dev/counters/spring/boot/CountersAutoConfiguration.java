@@ -50,6 +50,8 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Gives the application a {@link CounterService} and a {@link SequenceService} on a {@link DataSource} (the one marked
@@ -305,9 +307,16 @@ public final class CountersAutoConfiguration {
         return builder.build();
     }
 
-    /** Virtual threads when the application enabled them ({@code spring.threads.virtual.enabled}), as Boot does. */
-    private static ThreadFactory threadFactory(Environment environment) {
-        return Threading.VIRTUAL.isActive(environment) ? Thread.ofVirtual().factory()
-                : Thread.ofPlatform().daemon().factory();
+    /**
+     * Virtual threads when the application enabled them ({@code spring.threads.virtual.enabled}) on Java 21+, as Boot
+     * does; daemon platform threads otherwise (and on Java 17).
+     */
+    static ThreadFactory threadFactory(Environment environment) {
+        if (Threading.VIRTUAL.isActive(environment)) {
+            return new VirtualThreadTaskExecutor("counters-").getVirtualThreadFactory();
+        }
+        CustomizableThreadFactory platform = new CustomizableThreadFactory("counters-");
+        platform.setDaemon(true);
+        return platform;
     }
 }

@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +67,7 @@ public final class PlainJavaExample implements AutoCloseable {
      */
     public static PlainJavaExample start(int port, String jdbcUrl) throws IOException {
         CountingServices services = CountingServices.open(jdbcUrl);
-        ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
+        ExecutorService requests = Executors.newCachedThreadPool(); // Java 21+: newVirtualThreadPerTaskExecutor()
         try {
             // Loopback only: an example without authentication should not be reachable from other machines.
             HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
@@ -76,7 +77,7 @@ public final class PlainJavaExample implements AutoCloseable {
             server.start();
             return new PlainJavaExample(services, server, requests);
         } catch (IOException | RuntimeException e) {
-            requests.close();
+            requests.shutdown();
             services.close();
             throw e;
         }
@@ -92,9 +93,19 @@ public final class PlainJavaExample implements AutoCloseable {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             server.stop(STOP_DELAY_SECONDS);
-            requests.close();
+            finish(requests);
             services.close();
             log.info("Stopped; buffered counters written");
+        }
+    }
+
+    /** No new requests, and those in progress finish (what ExecutorService.close() does on Java 21). */
+    private static void finish(ExecutorService requests) {
+        requests.shutdown();
+        try {
+            requests.awaitTermination(STOP_DELAY_SECONDS + 10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
