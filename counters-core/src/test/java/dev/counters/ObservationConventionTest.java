@@ -9,31 +9,16 @@ import dev.counters.observation.DefaultCountersObservationConvention;
 import dev.counters.sequence.SequenceService;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** A convention renames and tags the store operations' observations; a predicate switches them off. */
 class ObservationConventionTest {
 
-    private final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
-    private final ObservationRegistry registry = ObservationRegistry.create();
-
-    ObservationConventionTest() {
-        registry.observationConfig().observationHandler(new ObservationHandler<>() {
-            @Override
-            public boolean supportsContext(Observation.Context context) {
-                return true;
-            }
-
-            @Override
-            public void onStop(Observation.Context context) {
-                stopped.add(context);
-            }
-        });
-    }
+    private final RecordedObservations observations = new RecordedObservations();
+    private final ObservationRegistry registry = observations.registry;
+    private final List<Observation.Context> stopped = observations.stopped;
 
     /** Renames writes only, keeps the default tags, and tags each observation with its counter's or sequence's name. */
     static final class Renaming extends DefaultCountersObservationConvention {

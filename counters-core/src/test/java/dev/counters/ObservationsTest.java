@@ -12,31 +12,16 @@ import dev.counters.spi.CounterStore;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.Strategies;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** The store operations that are not one caller's increment are observations, tagged, with their errors. */
 class ObservationsTest {
 
-    private final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
-    private final ObservationRegistry registry = ObservationRegistry.create();
-
-    ObservationsTest() {
-        registry.observationConfig().observationHandler(new ObservationHandler<>() {
-            @Override
-            public boolean supportsContext(Observation.Context context) {
-                return true;
-            }
-
-            @Override
-            public void onStop(Observation.Context context) {
-                stopped.add(context);
-            }
-        });
-    }
+    private final RecordedObservations observations = new RecordedObservations();
+    private final ObservationRegistry registry = observations.registry;
+    private final List<Observation.Context> stopped = observations.stopped;
 
     @Test
     void flushesRecountsAndCombinedWritesAreObservedWithTheirRuleAndStrategy() {
