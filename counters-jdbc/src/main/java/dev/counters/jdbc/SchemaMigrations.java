@@ -1,5 +1,8 @@
 package dev.counters.jdbc;
 
+import dev.counters.StoreUnavailableException;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +21,8 @@ import org.jooq.impl.DSL;
 /**
  * Applies the library's own migrations with Flyway: from a library-owned location, recorded in a history table of
  * their own ({@code <prefix>counters_schema_history}), so they never mix with the application's migrations.
- * Flyway's lock makes concurrent runs from several processes safe.
+ * Flyway's lock makes concurrent runs from several processes safe; on a Galera cluster, where that lock holds on one
+ * node only, a {@link GaleraMigrationLock} does.
  */
 final class SchemaMigrations {
 
@@ -28,6 +32,22 @@ final class SchemaMigrations {
     }
 
     static MigrateResult migrate(DataSource dataSource, SQLDialect dialect, String prefix) {
+        return migrate(dataSource, dialect, prefix, GaleraMigrationLock.WAIT);
+    }
+
+    /** As {@link #migrate(DataSource, SQLDialect, String)}, waiting at most {@code wait} for another's migrations. */
+    static MigrateResult migrate(DataSource dataSource, SQLDialect dialect, String prefix, Duration wait) {
+        if (!Databases.migrationFolder(dialect).equals("mysql")) {
+            return flyway(dataSource, dialect, prefix).migrate();
+        }
+        try (GaleraMigrationLock lock = GaleraMigrationLock.acquireOnGalera(dataSource, prefix, wait)) {
+            return flyway(dataSource, dialect, prefix).migrate();
+        } catch (SQLException e) {
+            throw new StoreUnavailableException("Could not take or release the lock on the counters' migrations", e);
+        }
+    }
+
+    private static Flyway flyway(DataSource dataSource, SQLDialect dialect, String prefix) {
         return Flyway.configure(SchemaMigrations.class.getClassLoader())
                 .dataSource(dataSource)
                 .locations(location(dialect))
@@ -37,8 +57,7 @@ final class SchemaMigrations {
                 .baselineOnMigrate(true)
                 .baselineVersion("0")
                 .cleanDisabled(true)
-                .load()
-                .migrate();
+                .load();
     }
 
     /** Where the migrations for {@code dialect} are. */

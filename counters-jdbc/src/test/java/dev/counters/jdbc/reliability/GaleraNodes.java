@@ -20,9 +20,9 @@ import java.util.UUID;
  * the timeouts a production pool should have and {@code wsrep_sync_wait=1}, so that a read waits for every write the
  * cluster committed before it, on whichever node.
  */
-final class GaleraNodes {
+public final class GaleraNodes {
 
-    static final int NODES = 3;
+    public static final int NODES = 3;
     /** What docs/galera.md recommends for a pool on a Galera cluster: causal reads, on every node. */
     static final String CAUSAL_READS = "&sessionVariables=wsrep_sync_wait=1";
 
@@ -45,7 +45,7 @@ final class GaleraNodes {
      * A pool of an application node that writes through cluster node {@code node}, re-pointed to the next ready node
      * when that one is down ({@link FirstReadyNode}).
      */
-    static HikariDataSource pool(int node, int size) {
+    public static HikariDataSource pool(int node, int size) {
         return pool(node, size, EmbeddedMariaDb.DRIVER_SETTINGS);
     }
 
@@ -81,7 +81,7 @@ final class GaleraNodes {
         return JooqCounterStore.builder(direct()).tablePrefix(prefix).build();
     }
 
-    static String freshSchema() {
+    public static String freshSchema() {
         String prefix = "g" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
         JooqCounterStore.builder(direct()).tablePrefix(prefix).migrateSchema(true).build();
         return prefix;
