@@ -4,8 +4,8 @@ import dev.counters.CounterName;
 import java.util.OptionalInt;
 
 /**
- * A counter's shard count, which only grows: the {@code sharded} strategy keeps it, so that every process writes
- * and reads the same shards, and none is left out of a read after a process raised the count.
+ * A counter's shard count, which only grows: the {@code sharded} strategy persists it, so that every process spreads
+ * its writes over the same shards, and a count one process raised reaches the others.
  */
 public interface ShardCounts {
 
