@@ -11,6 +11,7 @@ import dev.counters.internal.UniqueIds;
 import dev.counters.observation.CountersObservationConvention;
 import dev.counters.observation.DefaultCountersObservationConvention;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdleCounters;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -267,9 +268,9 @@ public final class CounterServiceBuilder {
 
     private IdleExpiry idleExpiry(NameRules<DefaultCounterService.Route> router,
             NameRules<Optional<Windows>> windowSelection) {
-        CounterStore.IdleCounters idle = store.capability(CounterStore.IdleCounters.class).orElseThrow(() ->
-                new IllegalStateException("expire-after-idle needs a store that offers CounterStore.IdleCounters, and "
-                        + store.getClass().getName() + " does not"));
+        IdleCounters idle = store.capability(IdleCounters.class).orElseThrow(() ->
+                new IllegalStateException("expire-after-idle needs a store that offers " + IdleCounters.class.getName()
+                        + ", and " + store.getClass().getName() + " does not"));
         expiries.keySet().forEach(nameOrPattern -> {
             if (router.select(nameOrPattern).strategy().type().equals("monotonic")) {
                 throw new IllegalArgumentException("Counters '" + nameOrPattern + "' are monotonic and cannot expire"

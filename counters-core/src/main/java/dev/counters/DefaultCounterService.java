@@ -156,7 +156,7 @@ final class DefaultCounterService implements CounterService, CounterAdmin {
             throw new IllegalArgumentException("limit must be >= 1, was " + limit);
         }
         CounterName from = after == null ? null : CounterName.of(after);
-        return store.counterNames(from, limit).stream().map(CounterName::value).toList();
+        return store.counterNames("", from, limit).stream().map(CounterName::value).toList();
     }
 
     @Override

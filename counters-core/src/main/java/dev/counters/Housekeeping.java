@@ -2,6 +2,8 @@ package dev.counters;
 
 import dev.counters.internal.Time;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdempotencyKeys;
+import dev.counters.spi.Leases;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -34,8 +36,8 @@ final class Housekeeping implements AutoCloseable {
     /** An offset of the JVM's clock from the database's beyond this is logged: windows and leases use that clock. */
     static final Duration CLOCK_WARNING = Duration.ofSeconds(1);
 
-    private final CounterStore.@Nullable Leases leases;
-    private final CounterStore.@Nullable IdempotencyKeys keys;
+    private final @Nullable Leases leases;
+    private final @Nullable IdempotencyKeys keys;
     private final Time time;
     private final String owner;
     private final Duration keyRetention;
@@ -70,8 +72,8 @@ final class Housekeeping implements AutoCloseable {
 
     private Housekeeping(CounterStore store, Time time, String owner, Duration keyRetention, List<Task> tasks,
             @Nullable ThreadFactory threads) {
-        this.leases = store.capability(CounterStore.Leases.class).orElse(null);
-        this.keys = store.capability(CounterStore.IdempotencyKeys.class).orElse(null);
+        this.leases = store.capability(Leases.class).orElse(null);
+        this.keys = store.capability(IdempotencyKeys.class).orElse(null);
         this.time = time;
         this.owner = owner;
         this.keyRetention = keyRetention;

@@ -6,6 +6,7 @@ import dev.counters.DefaultCounterService.Route;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdleCounters;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * Removes counters not written for their rule's {@code expire-after-idle}, for {@link Housekeeping}. Every write
  * raises a cell's version, so this task remembers each counter's cell versions and when it first saw them; a counter
  * whose versions are still the same that long after is deleted, if they are still the same in the deleting
- * transaction ({@link CounterStore.IdleCounters#deleteIfUnchanged}). Nothing is added to the write path. A counter is
+ * transaction ({@link IdleCounters#deleteIfUnchanged}). Nothing is added to the write path. A counter is
  * removed between the idle time and one housekeeping interval more after its last write; later if the process doing
  * the housekeeping changes (the new one starts its own observation).
  */
@@ -33,7 +34,7 @@ final class IdleExpiry implements Housekeeping.Task {
     static final int MAX_OBSERVED = 1_000_000;
 
     private final CounterStore store;
-    private final CounterStore.IdleCounters idle;
+    private final IdleCounters idle;
     private final NameRules<Route> router;
     private final NameRules<Optional<Windows>> windows;
     private final NameRules<Optional<Duration>> expiries;
@@ -46,7 +47,7 @@ final class IdleExpiry implements Housekeeping.Task {
     }
 
     /** {@code rules}: the idle time of each name or pattern, in declaration order. */
-    IdleExpiry(CounterStore store, CounterStore.IdleCounters idle, NameRules<Route> router,
+    IdleExpiry(CounterStore store, IdleCounters idle, NameRules<Route> router,
             NameRules<Optional<Windows>> windows, Map<String, Duration> rules) {
         this.store = store;
         this.idle = idle;

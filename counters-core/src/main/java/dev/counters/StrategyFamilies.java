@@ -1,6 +1,7 @@
 package dev.counters;
 
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.Maxima;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -32,7 +33,7 @@ final class StrategyFamilies {
     /** Reads the names of the store's monotonic counters. */
     static StrategyFamilies of(CounterStore store) {
         Set<CounterName> names = new HashSet<>();
-        Optional<CounterStore.Maxima> maxima = store.capability(CounterStore.Maxima.class);
+        Optional<Maxima> maxima = store.capability(Maxima.class);
         if (maxima.isPresent()) {
             List<CounterName> page = maxima.get().maximumNames(null, PAGE);
             names.addAll(page);

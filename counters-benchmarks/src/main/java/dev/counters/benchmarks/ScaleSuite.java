@@ -82,7 +82,7 @@ final class ScaleSuite {
                     store.appendDelta(name, UUID.randomUUID().toString(), 1, now);
                 }
                 rows.add(new Row("delta-log read with unfolded deltas", database, deltas,
-                        readMicros(() -> store.getWithDeltas(List.of(name)).get(name), deltas), "µs"));
+                        readMicros(() -> store.getAll(List.of(name)).get(name), deltas), "µs"));
             }
         }
         return rows;

@@ -64,7 +64,7 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
      */
     public <T> T require(Class<T> capability, String strategy) {
         return store.capability(capability).orElseThrow(() -> new IllegalStateException("The " + strategy
-                + " strategy needs a store that offers CounterStore." + capability.getSimpleName() + ", and "
+                + " strategy needs a store that offers " + capability.getName() + ", and "
                 + store.getClass().getName() + " does not; use a store that does (the JDBC and in-memory stores"
                 + " offer every capability)"));
     }

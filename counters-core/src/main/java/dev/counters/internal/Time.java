@@ -1,6 +1,7 @@
 package dev.counters.internal;
 
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DatabaseClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The one source of time of a service's strategies: the injected {@link Clock}, a monotonic nanosecond ticker
  * ({@link System#nanoTime()} unless a test supplies another), and the database's clock when the store tells it
- * ({@link CounterStore.DatabaseClock}). Its views differ in how they treat a wall clock that is wrong or stepped
+ * ({@link DatabaseClock}). Its views differ in how they treat a wall clock that is wrong or stepped
  * (NTP, a VM resumed):
  *
  * <ul>
@@ -69,7 +70,7 @@ public final class Time {
 
     /** Time on {@code store}'s database clock if it tells it; call {@link #synchronize()} before use. */
     public static Time of(Clock clock, CounterStore store) {
-        return new Time(clock, System::nanoTime, store.capability(CounterStore.DatabaseClock.class)
+        return new Time(clock, System::nanoTime, store.capability(DatabaseClock.class)
                 .<Supplier<Instant>>map(database -> database::databaseTime).orElse(null));
     }
 

@@ -2,9 +2,17 @@ package dev.counters.memory;
 
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
-import dev.counters.spi.CounterStore.Reservation;
+import dev.counters.sequence.Reservation;
 import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DeltaLog;
+import dev.counters.spi.IdempotencyKeys;
+import dev.counters.spi.IdempotentBatches;
+import dev.counters.spi.IdleCounters;
+import dev.counters.spi.Leases;
+import dev.counters.spi.Maxima;
+import dev.counters.spi.Sequences;
+import dev.counters.spi.ShardCounts;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,8 +34,8 @@ import org.jspecify.annotations.Nullable;
  * A {@link CounterStore} in this JVM's memory. Every operation on one counter is atomic; nothing survives the JVM.
  * It passes the same contract tests as the database stores.
  */
-public final class InMemoryCounterStore implements CounterStore, CounterStore.Leases, CounterStore.IdempotentBatches,
-        CounterStore.IdempotencyKeys, CounterStore.IdleCounters, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences {
+public final class InMemoryCounterStore implements CounterStore, Leases, IdempotentBatches, IdempotencyKeys,
+        IdleCounters, DeltaLog, ShardCounts, Maxima, Sequences {
 
     // Each counter's cells are an immutable map replaced atomically, so reads need no lock.
     private final ConcurrentHashMap<CounterName, Map<String, VersionedValue>> counters = new ConcurrentHashMap<>();
@@ -107,11 +115,6 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
     }
 
     @Override
-    public Map<CounterName, Long> getWithDeltas(Collection<CounterName> names) {
-        return getAll(names);
-    }
-
-    @Override
     public Map<CounterName, Long> getFolded(Collection<CounterName> names) {
         return totals(names, false);
     }
@@ -139,7 +142,7 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
     }
 
     @Override
-    public List<CounterName> counterNames(@Nullable CounterName after, int limit) {
+    public List<CounterName> counterNames(String prefix, @Nullable CounterName after, int limit) {
         TreeSet<CounterName> names = new TreeSet<>();
         counters.forEach((name, cells) -> {
             if (!cells.isEmpty()) {
@@ -152,7 +155,10 @@ public final class InMemoryCounterStore implements CounterStore, CounterStore.Le
             }
         });
         names.addAll(maxShards.keySet());
-        return (after == null ? names : names.tailSet(after, false)).stream().limit(limit).toList();
+        return (after == null ? names : names.tailSet(after, false)).stream()
+                .filter(name -> name.value().startsWith(prefix))
+                .limit(limit)
+                .toList();
     }
 
     @Override

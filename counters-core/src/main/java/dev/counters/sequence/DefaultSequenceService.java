@@ -5,7 +5,7 @@ import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
 import dev.counters.internal.Threads;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.CounterStore.Sequences;
+import dev.counters.spi.Sequences;
 import io.github.resilience4j.retry.Retry;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;

@@ -5,8 +5,7 @@ import dev.counters.internal.Observations;
 import dev.counters.internal.Retries;
 import dev.counters.observation.CountersObservationContext;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.CounterStore.Reservation;
-import dev.counters.spi.CounterStore.Sequences;
+import dev.counters.spi.Sequences;
 import io.github.resilience4j.retry.Retry;
 import java.util.Optional;
 

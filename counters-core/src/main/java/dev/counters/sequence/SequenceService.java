@@ -1,6 +1,5 @@
 package dev.counters.sequence;
 
-import dev.counters.spi.CounterStore.Reservation;
 import dev.counters.spi.CounterStore;
 
 /**

@@ -6,7 +6,7 @@ import dev.counters.internal.StrategyContext;
 import dev.counters.observation.CountersObservationConvention;
 import dev.counters.observation.DefaultCountersObservationConvention;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.CounterStore.Sequences;
+import dev.counters.spi.Sequences;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
@@ -74,7 +74,7 @@ public final class SequenceServiceBuilder {
      */
     public SequenceService build() {
         Sequences sequences = store.capability(Sequences.class).orElseThrow(() -> new IllegalStateException(
-                "Sequences need a store that offers CounterStore.Sequences, and " + store.getClass().getName()
+                "Sequences need a store that offers Sequences, and " + store.getClass().getName()
                         + " does not"));
         return new DefaultSequenceService(store, sequences,
                 retries.retry("counters-sequences", StrategyContext::transientFailures), NameRules.of(rules, defaults),

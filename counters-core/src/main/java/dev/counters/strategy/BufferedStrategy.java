@@ -16,7 +16,8 @@ import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
 import dev.counters.observation.CountersObservationContext.Operation;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.CounterStore.KeyedDelta;
+import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import dev.counters.spi.IdempotentBatches;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.nio.charset.StandardCharsets;
@@ -94,7 +95,7 @@ final class BufferedStrategy implements CounterStrategy {
 
     private final StrategyContext context;
     private final CounterStore store;
-    private final CounterStore.IdempotentBatches batchStore;
+    private final IdempotentBatches batchStore;
     /** Steady time for flush keys' timestamps, which must not jump with the wall clock. */
     private final Time time;
     private final BufferedSettings settings;
@@ -269,7 +270,7 @@ final class BufferedStrategy implements CounterStrategy {
     BufferedStrategy(StrategyContext context, BufferedSettings settings) {
         this.context = context;
         this.store = context.store();
-        this.batchStore = context.require(CounterStore.IdempotentBatches.class, "buffered");
+        this.batchStore = context.require(IdempotentBatches.class, "buffered");
         this.time = context.time();
         this.lastFlushedNanos = time.nanoTime();
         this.settings = settings;
@@ -662,7 +663,7 @@ final class BufferedStrategy implements CounterStrategy {
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            CounterStore.AppliedBatch result = context.observe(Operation.FLUSH, type(), null,
+            IdempotentBatches.AppliedBatch result = context.observe(Operation.FLUSH, type(), null,
                     () -> breaker.executeSupplier(() -> apply(attempt)));
             attempt.keyed().forEach((key, increment) -> {
                 flushedKeys.put(key, result.repeatedKeys().getOrDefault(key, increment));
@@ -757,8 +758,8 @@ final class BufferedStrategy implements CounterStrategy {
     }
 
     /** One attempt to apply the batch; its outcome may be unknown if it fails. */
-    private CounterStore.AppliedBatch apply(Batch attempt) {
-        CounterStore.AppliedBatch applied = batchStore.applyBatch(attempt.key(), CELL, attempt.deltas(),
+    private IdempotentBatches.AppliedBatch apply(Batch attempt) {
+        IdempotentBatches.AppliedBatch applied = batchStore.applyBatch(attempt.key(), CELL, attempt.deltas(),
                 attempt.keyed(), time.steady());
         if (!applied.applied() && !inFlightUncertain) {
             throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
@@ -771,7 +772,7 @@ final class BufferedStrategy implements CounterStrategy {
      * A key the store had recorded for another increment: this node's increment under it was a misuse of the key,
      * acknowledged before the flush found out, and left out all the same. Only the log can say so now.
      */
-    private void reportMisusedKeys(Batch batch, CounterStore.AppliedBatch applied) {
+    private void reportMisusedKeys(Batch batch, IdempotentBatches.AppliedBatch applied) {
         applied.repeatedKeys().forEach((key, recorded) -> {
             KeyedDelta ours = batch.keyed().get(key);
             if (ours != null && !ours.equals(recorded)) {

@@ -14,7 +14,8 @@ import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
 import dev.counters.observation.CountersObservationContext.Operation;
-import dev.counters.spi.CounterStore;
+import dev.counters.spi.DeltaLog;
+import dev.counters.spi.Leases;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -63,8 +64,8 @@ final class DeltaLogStrategy extends CellStrategy {
     static final int MAX_FOLD = 10_000;
 
     private final StrategyContext context;
-    private final CounterStore.DeltaLog log;
-    private final CounterStore.Leases leases;
+    private final DeltaLog log;
+    private final Leases leases;
     private final DeltaLogSettings settings;
     /** Steady time for the timestamps retries depend on: they must not jump with the wall clock. */
     private final Time time;
@@ -92,8 +93,8 @@ final class DeltaLogStrategy extends CellStrategy {
                 .ignoreExceptions(RetryWindowClosed.class, StoreUnavailableException.class)
                 .build());
         this.context = context;
-        this.log = context.require(CounterStore.DeltaLog.class, "delta-log");
-        this.leases = context.require(CounterStore.Leases.class, "delta-log");
+        this.log = context.require(DeltaLog.class, "delta-log");
+        this.leases = context.require(Leases.class, "delta-log");
         this.settings = settings;
         this.time = context.time();
         this.ids = context.ids();
@@ -198,9 +199,9 @@ final class DeltaLogStrategy extends CellStrategy {
     @Override
     KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
         return (transaction, needsValue) -> {
-            CounterStore.DeltaLog appended = transaction.capability(CounterStore.DeltaLog.class).orElseThrow();
+            DeltaLog appended = transaction.capability(DeltaLog.class).orElseThrow();
             appended.appendDelta(name, ids.next(), delta, time.steady());
-            return needsValue ? OptionalLong.of(appended.getWithDeltas(List.of(name)).getOrDefault(name, 0L))
+            return needsValue ? OptionalLong.of(transaction.getAll(List.of(name)).getOrDefault(name, 0L))
                     : OptionalLong.empty();
         };
     }

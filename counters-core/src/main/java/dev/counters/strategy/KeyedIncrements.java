@@ -10,6 +10,7 @@ import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.Retries;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdempotencyKeys;
 import io.github.resilience4j.retry.Retry;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -17,7 +18,7 @@ import java.util.function.ToLongFunction;
 
 /**
  * Increments under a caller's {@link IdempotencyKey}, for the exact strategies: the key is recorded in the transaction
- * of the write ({@link CounterStore.IdempotencyKeys}), so a write whose outcome is unknown can be repeated under the
+ * of the write ({@link IdempotencyKeys}), so a write whose outcome is unknown can be repeated under the
  * same key, and is, by the strategy's keyed retry ({@code counters-<strategy>-keyed}): every store failure except an
  * unreachable store, whose wait for a connection already took the pool's timeout. Once an attempt's outcome was
  * unknown the increment may be stored, so the call's failure is unknown too, whatever the later attempts said
@@ -49,7 +50,7 @@ final class KeyedIncrements {
      */
     long apply(CounterName name, long delta, IdempotencyKey key, boolean needsValue, KeyedCellWrite write,
             Optional<CounterStore> callerTransaction, ToLongFunction<CounterName> current) {
-        CounterStore.KeyedIncrement result = callerTransaction.isPresent()
+        IdempotencyKeys.KeyedIncrement result = callerTransaction.isPresent()
                 ? applyOnce(callerTransaction.get(), name, delta, key, needsValue, write)
                 : Retries.write(retry, () -> applyOnce(store, name, delta, key, needsValue, write));
         if (!result.counter().equals(name) || result.delta() != delta) {
@@ -64,11 +65,11 @@ final class KeyedIncrements {
                 : CounterStrategy.readAfterTaken(name, delta, () -> current.applyAsLong(name));
     }
 
-    private CounterStore.KeyedIncrement applyOnce(CounterStore target, CounterName name, long delta,
+    private IdempotencyKeys.KeyedIncrement applyOnce(CounterStore target, CounterName name, long delta,
             IdempotencyKey key, boolean needsValue, KeyedCellWrite write) {
-        CounterStore.IdempotencyKeys keys = target.capability(CounterStore.IdempotencyKeys.class)
+        IdempotencyKeys keys = target.capability(IdempotencyKeys.class)
                 .orElseThrow(() -> new IllegalStateException("Idempotency keys need a store that offers "
-                        + "CounterStore.IdempotencyKeys, and " + target.getClass().getName() + " does not"));
+                        + "dev.counters.spi.IdempotencyKeys, and " + target.getClass().getName() + " does not"));
         return keys.applyOnce(key.value(), name, delta, context.time().steady(),
                 transaction -> write.apply(transaction, needsValue));
     }

@@ -11,6 +11,7 @@ import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.Retries;
 import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.Maxima;
 import dev.counters.spi.MonotonicCache;
 import io.github.resilience4j.retry.Retry;
 import java.util.Map;
@@ -39,7 +40,7 @@ import org.jspecify.annotations.Nullable;
 final class MonotonicStrategy implements CounterStrategy {
 
     private final CounterStore store;
-    private final CounterStore.Maxima maxima;
+    private final Maxima maxima;
     private final Retry retry;
     private final MonotonicSettings settings;
     private final RandomGenerator random;
@@ -53,7 +54,7 @@ final class MonotonicStrategy implements CounterStrategy {
 
     MonotonicStrategy(StrategyContext context, MonotonicSettings settings, MonotonicCache cache) {
         this.store = context.store();
-        this.maxima = context.require(CounterStore.Maxima.class, "monotonic");
+        this.maxima = context.require(Maxima.class, "monotonic");
         this.retry = context.retry("monotonic", StrategyContext.transientFailures());
         this.settings = settings;
         this.random = context.random();

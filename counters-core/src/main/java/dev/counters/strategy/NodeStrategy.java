@@ -3,7 +3,7 @@ package dev.counters.strategy;
 import dev.counters.CounterName;
 import dev.counters.NodeIdInUseException;
 import dev.counters.internal.StrategyContext;
-import dev.counters.spi.CounterStore.SessionLocks;
+import dev.counters.spi.SessionLocks;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
 

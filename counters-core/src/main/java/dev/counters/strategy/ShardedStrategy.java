@@ -9,7 +9,7 @@ import dev.counters.CounterName;
 import dev.counters.IdempotencyKey;
 import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Time;
-import dev.counters.spi.CounterStore;
+import dev.counters.spi.ShardCounts;
 import dev.counters.spi.TotalCache;
 import java.time.Duration;
 import java.util.Arrays;
@@ -42,7 +42,7 @@ final class ShardedStrategy extends CellStrategy {
         }
     }
 
-    private final CounterStore.Maxima shardCountStore;
+    private final ShardCounts shardCountStore;
     private final ShardedSettings settings;
     private final RandomGenerator random;
     private final LoadingCache<CounterName, Integer> shardCounts;
@@ -59,7 +59,7 @@ final class ShardedStrategy extends CellStrategy {
     /** {@code totals}: where totals are cached if {@code cachedTotalExpiry} is set; null for one in this JVM. */
     ShardedStrategy(StrategyContext context, ShardedSettings settings, @Nullable TotalCache totals) {
         super(context, "sharded", StrategyContext.transientFailures());
-        this.shardCountStore = context.require(CounterStore.Maxima.class, "sharded");
+        this.shardCountStore = context.require(ShardCounts.class, "sharded");
         this.settings = settings;
         this.random = context.random();
         this.time = context.time();

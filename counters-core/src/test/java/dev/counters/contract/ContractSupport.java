@@ -1,6 +1,12 @@
 package dev.counters.contract;
 
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DeltaLog;
+import dev.counters.spi.IdempotentBatches;
+import dev.counters.spi.Leases;
+import dev.counters.spi.Maxima;
+import dev.counters.spi.Sequences;
+import dev.counters.spi.ShardCounts;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -48,24 +54,28 @@ abstract class ContractSupport {
                 store.getClass().getSimpleName() + " does not offer " + capability.getSimpleName()));
     }
 
-    protected static CounterStore.Leases leases(CounterStore store) {
-        return capability(store, CounterStore.Leases.class);
+    protected static Leases leases(CounterStore store) {
+        return capability(store, Leases.class);
     }
 
-    protected static CounterStore.IdempotentBatches batches(CounterStore store) {
-        return capability(store, CounterStore.IdempotentBatches.class);
+    protected static IdempotentBatches batches(CounterStore store) {
+        return capability(store, IdempotentBatches.class);
     }
 
-    protected static CounterStore.DeltaLog deltaLog(CounterStore store) {
-        return capability(store, CounterStore.DeltaLog.class);
+    protected static DeltaLog deltaLog(CounterStore store) {
+        return capability(store, DeltaLog.class);
     }
 
-    protected static CounterStore.Maxima maxima(CounterStore store) {
-        return capability(store, CounterStore.Maxima.class);
+    protected static ShardCounts shardCounts(CounterStore store) {
+        return capability(store, ShardCounts.class);
     }
 
-    protected static CounterStore.Sequences sequences(CounterStore store) {
-        return capability(store, CounterStore.Sequences.class);
+    protected static Maxima maxima(CounterStore store) {
+        return capability(store, Maxima.class);
+    }
+
+    protected static Sequences sequences(CounterStore store) {
+        return capability(store, Sequences.class);
     }
 
     /**

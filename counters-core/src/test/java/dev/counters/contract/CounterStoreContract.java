@@ -8,6 +8,9 @@ import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.VersionedValue;
+import dev.counters.spi.IdempotencyKeys;
+import dev.counters.spi.IdempotentBatches;
+import dev.counters.spi.IdleCounters;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -211,7 +214,7 @@ public abstract class CounterStoreContract extends ContractSupport {
 
         List<CounterName> all = new ArrayList<>();
         CounterName after = null;
-        for (List<CounterName> page; !(page = store().counterNames(after, 7)).isEmpty(); after = page.get(page.size() - 1)) {
+        for (List<CounterName> page; !(page = store().counterNames("", after, 7)).isEmpty(); after = page.get(page.size() - 1)) {
             assertThat(page).hasSizeLessThanOrEqualTo(7);
             all.addAll(page);
         }
@@ -233,14 +236,14 @@ public abstract class CounterStoreContract extends ContractSupport {
     @Test
     void shardCountOnlyGrows() {
         CounterName sharded = name("sharded");
-        assertThat(maxima(store()).shardCount(sharded)).isEmpty();
-        assertThat(maxima(store()).growShardCount(sharded, 4)).isEqualTo(4);
-        assertThat(maxima(store()).growShardCount(sharded, 2)).isEqualTo(4);
-        assertThat(maxima(store()).growShardCount(sharded, 16)).isEqualTo(16);
-        assertThat(maxima(anotherStore()).shardCount(sharded)).hasValue(16);
+        assertThat(shardCounts(store()).shardCount(sharded)).isEmpty();
+        assertThat(shardCounts(store()).growShardCount(sharded, 4)).isEqualTo(4);
+        assertThat(shardCounts(store()).growShardCount(sharded, 2)).isEqualTo(4);
+        assertThat(shardCounts(store()).growShardCount(sharded, 16)).isEqualTo(16);
+        assertThat(shardCounts(anotherStore()).shardCount(sharded)).hasValue(16);
         store().add(sharded, "s0", 1);
         store().delete(sharded);
-        assertThat(maxima(store()).shardCount(sharded)).isEmpty();
+        assertThat(shardCounts(store()).shardCount(sharded)).isEmpty();
     }
 
     @Test
@@ -249,10 +252,10 @@ public abstract class CounterStoreContract extends ContractSupport {
         Concurrently.run(8, thread -> {
             for (int i = 1; i <= 64; i++) {
                 int shards = thread % 2 == 0 ? i : 65 - i;
-                retried(() -> maxima(store()).growShardCount(sharded, shards));
+                retried(() -> shardCounts(store()).growShardCount(sharded, shards));
             }
         });
-        assertThat(maxima(store()).shardCount(sharded)).hasValue(64);
+        assertThat(shardCounts(store()).shardCount(sharded)).hasValue(64);
     }
 
     @Test
@@ -270,8 +273,8 @@ public abstract class CounterStoreContract extends ContractSupport {
 
     // ---- idle counters ----
 
-    private static CounterStore.IdleCounters idle(CounterStore store) {
-        return store.capability(CounterStore.IdleCounters.class).orElseThrow();
+    private static IdleCounters idle(CounterStore store) {
+        return store.capability(IdleCounters.class).orElseThrow();
     }
 
     @Test
@@ -305,7 +308,7 @@ public abstract class CounterStoreContract extends ContractSupport {
         deltaLog(store()).appendDelta(logged, "d1", 5, Instant.parse("2026-01-01T00:00:00Z"));
         Map<String, Long> seen = idle(store()).cellVersions(List.of(logged)).get(logged);
         assertThat(idle(store()).deleteIfUnchanged(logged, seen)).isFalse();
-        assertThat(deltaLog(store()).getWithDeltas(List.of(logged))).containsEntry(logged, 6L);
+        assertThat(store().getAll(List.of(logged))).containsEntry(logged, 6L);
     }
 
     // ---- batches with an idempotency key ----
@@ -392,12 +395,12 @@ public abstract class CounterStoreContract extends ContractSupport {
 
     // ---- idempotency keys ----
 
-    private static CounterStore.IdempotencyKeys keys(CounterStore store) {
-        return store.capability(CounterStore.IdempotencyKeys.class).orElseThrow();
+    private static IdempotencyKeys keys(CounterStore store) {
+        return store.capability(IdempotencyKeys.class).orElseThrow();
     }
 
     /** The write of a keyed increment: an add to {@code main}, returning the counter's value after it. */
-    private static CounterStore.KeyedWrite addToMain(CounterName counter, long delta) {
+    private static IdempotencyKeys.KeyedWrite addToMain(CounterName counter, long delta) {
         return transaction -> OptionalLong.of(transaction.addAndGet(counter, "main", delta));
     }
 
@@ -406,15 +409,15 @@ public abstract class CounterStoreContract extends ContractSupport {
         CounterName counter = name("keyed");
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         String key = prefix() + "request-1";
-        CounterStore.KeyedIncrement first = keys(store()).applyOnce(key, counter, 5, now, addToMain(counter, 5));
-        assertThat(first).isEqualTo(new CounterStore.KeyedIncrement(counter, 5, OptionalLong.of(5), true));
+        IdempotencyKeys.KeyedIncrement first = keys(store()).applyOnce(key, counter, 5, now, addToMain(counter, 5));
+        assertThat(first).isEqualTo(new IdempotencyKeys.KeyedIncrement(counter, 5, OptionalLong.of(5), true));
         store().add(counter, "main", 100);
-        CounterStore.KeyedIncrement repeat = keys(anotherStore()).applyOnce(key, counter, 5, now,
+        IdempotencyKeys.KeyedIncrement repeat = keys(anotherStore()).applyOnce(key, counter, 5, now,
                 addToMain(counter, 5));
         assertThat(repeat).as("recorded with the first call's value; nothing written")
-                .isEqualTo(new CounterStore.KeyedIncrement(counter, 5, OptionalLong.of(5), false));
+                .isEqualTo(new IdempotencyKeys.KeyedIncrement(counter, 5, OptionalLong.of(5), false));
         assertThat(store().get(counter)).isEqualTo(105);
-        CounterStore.KeyedIncrement misuse = keys(store()).applyOnce(key, name("other"), 7, now,
+        IdempotencyKeys.KeyedIncrement misuse = keys(store()).applyOnce(key, name("other"), 7, now,
                 addToMain(name("other"), 7));
         assertThat(misuse.counter()).as("what the key was recorded with").isEqualTo(counter);
         assertThat(misuse.appliedNow()).isFalse();
@@ -458,15 +461,15 @@ public abstract class CounterStoreContract extends ContractSupport {
         String before = prefix() + "batch-key-before";
         String fresh = prefix() + "batch-key-fresh";
         keys(store()).applyOnce(before, counter, 5, now, addToMain(counter, 5));
-        Map<String, CounterStore.KeyedDelta> keyed = Map.of(before, new CounterStore.KeyedDelta(counter, 5),
-                fresh, new CounterStore.KeyedDelta(counter, 7));
-        CounterStore.AppliedBatch result = batches(store()).applyBatch(prefix() + "keyed-flush", "main",
+        Map<String, IdempotencyKeys.KeyedDelta> keyed = Map.of(before, new IdempotencyKeys.KeyedDelta(counter, 5),
+                fresh, new IdempotencyKeys.KeyedDelta(counter, 7));
+        IdempotentBatches.AppliedBatch result = batches(store()).applyBatch(prefix() + "keyed-flush", "main",
                 Map.of(counter, 5L + 7 + 1), keyed, now);
         assertThat(result.applied()).isTrue();
         assertThat(result.repeatedKeys()).containsOnlyKeys(before);
         assertThat(store().get(counter)).as("5 once, 7 and an unkeyed 1").isEqualTo(13);
-        CounterStore.AppliedBatch repeat = batches(anotherStore()).applyBatch(prefix() + "keyed-flush-2", "main",
-                Map.of(counter, 7L), Map.of(fresh, new CounterStore.KeyedDelta(counter, 7)), now);
+        IdempotentBatches.AppliedBatch repeat = batches(anotherStore()).applyBatch(prefix() + "keyed-flush-2", "main",
+                Map.of(counter, 7L), Map.of(fresh, new IdempotencyKeys.KeyedDelta(counter, 7)), now);
         assertThat(repeat.repeatedKeys()).as("recorded by the batch").containsOnlyKeys(fresh);
         assertThat(store().get(counter)).isEqualTo(13);
     }
@@ -508,7 +511,6 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(deltaLog(store()).appendDelta(counter, "id-2", -2, first.plusSeconds(1))).isEmpty();
         assertThat(deltaLog(store()).appendDelta(name("log-other"), "id-1", 3, first)).as("ids are per counter")
                 .isEmpty();
-        assertThat(deltaLog(store()).getWithDeltas(List.of(counter))).containsExactly(Map.entry(counter, 103L));
         assertThat(store().get(counter)).as("every read of a value sees the deltas").isEqualTo(103);
         assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 103L));
         assertThat(deltaLog(store()).getFolded(List.of(counter))).containsExactly(Map.entry(counter, 100L));
@@ -517,18 +519,17 @@ public abstract class CounterStoreContract extends ContractSupport {
 
         assertThat(foldAll(store(), counter, Instant.EPOCH)).isTrue();
         assertThat(store().get(counter)).isEqualTo(103);
-        assertThat(deltaLog(store()).getWithDeltas(List.of(counter))).containsExactly(Map.entry(counter, 103L));
+        assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 103L));
         assertThat(deltaLog(store()).unfoldedDeltas(counter, 10)).isEmpty();
         assertThat(foldAll(store(), counter, Instant.EPOCH)).as("nothing left: folds nothing").isTrue();
         assertThat(store().get(counter)).isEqualTo(103);
 
         CounterName onlyDeltas = name("only-deltas");
         deltaLog(store()).appendDelta(onlyDeltas, "id-1", 7, first);
-        assertThat(deltaLog(store()).getWithDeltas(List.of(onlyDeltas))).containsExactly(Map.entry(onlyDeltas, 7L));
         assertThat(store().getAll(List.of(onlyDeltas))).containsExactly(Map.entry(onlyDeltas, 7L));
         assertThat(deltaLog(store()).getFolded(List.of(onlyDeltas))).isEmpty();
         assertThat(store().delete(onlyDeltas)).isTrue();
-        assertThat(deltaLog(store()).getWithDeltas(List.of(onlyDeltas))).isEmpty();
+        assertThat(store().getAll(List.of(onlyDeltas))).isEmpty();
     }
 
     @Test
@@ -542,7 +543,7 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(deltaLog(store()).foldDeltas(counter, "main", seen.keySet(), 12, Instant.EPOCH))
                 .as("'a' was folded by the other recount").isFalse();
         assertThat(deltaLog(store()).getFolded(List.of(counter))).containsExactly(Map.entry(counter, 5L));
-        assertThat(deltaLog(store()).getWithDeltas(List.of(counter))).containsExactly(Map.entry(counter, 12L));
+        assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 12L));
         assertThat(foldAll(store(), counter, Instant.EPOCH)).isTrue();
         assertThat(store().get(counter)).isEqualTo(12);
     }
@@ -558,7 +559,7 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(store().get(counter)).isEqualTo(5);
         assertThat(foldAll(store(), counter, appended.plusSeconds(1))).as("purges, folds nothing").isTrue();
         assertThat(deltaLog(store()).appendDelta(counter, "late", 5, appended)).as("purged: a new append").isEmpty();
-        assertThat(deltaLog(store()).getWithDeltas(List.of(counter))).containsExactly(Map.entry(counter, 10L));
+        assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 10L));
         assertThat(store().delete(counter)).isTrue();
     }
 
@@ -576,7 +577,7 @@ public abstract class CounterStoreContract extends ContractSupport {
                 }
             }
         });
-        assertThat(deltaLog(store()).getWithDeltas(List.of(counter))).containsExactly(Map.entry(counter, 1_800L));
+        assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 1_800L));
         assertThat(foldAll(store(), counter, Instant.EPOCH)).isTrue();
         assertThat(store().get(counter)).isEqualTo(1_800);
         assertThat(deltaLog(store()).unfoldedDeltas(counter, 10)).isEmpty();

@@ -1,7 +1,17 @@
 package dev.counters.contract;
 
 import dev.counters.CounterName;
+import dev.counters.sequence.Reservation;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DeltaLog;
+import dev.counters.spi.IdempotencyKeys;
+import dev.counters.spi.IdempotentBatches;
+import dev.counters.spi.IdleCounters;
+import dev.counters.spi.Leases;
+import dev.counters.spi.Maxima;
+import dev.counters.spi.Sequences;
+import dev.counters.spi.SessionLocks;
+import dev.counters.spi.ShardCounts;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -17,9 +27,8 @@ import org.jspecify.annotations.Nullable;
  * around a store (fault injection, interference) by overriding only the methods concerned. It offers a capability
  * exactly when the store it wraps does.
  */
-public abstract class ForwardingCounterStore implements CounterStore, CounterStore.Leases,
-        CounterStore.IdempotentBatches, CounterStore.IdempotencyKeys, CounterStore.IdleCounters, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences,
-        CounterStore.SessionLocks {
+public abstract class ForwardingCounterStore implements CounterStore, Leases, IdempotentBatches, IdempotencyKeys,
+        IdleCounters, DeltaLog, ShardCounts, Maxima, Sequences, SessionLocks {
 
     private final CounterStore delegate;
 
@@ -88,11 +97,6 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     }
 
     @Override
-    public List<CounterName> counterNames(@Nullable CounterName after, int limit) {
-        return delegate.counterNames(after, limit);
-    }
-
-    @Override
     public List<CounterName> counterNames(String prefix, @Nullable CounterName after, int limit) {
         return delegate.counterNames(prefix, after, limit);
     }
@@ -144,11 +148,6 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
     }
 
     @Override
-    public Map<CounterName, Long> getWithDeltas(Collection<CounterName> counters) {
-        return delegate(DeltaLog.class).getWithDeltas(counters);
-    }
-
-    @Override
     public Map<CounterName, Long> getFolded(Collection<CounterName> counters) {
         return delegate(DeltaLog.class).getFolded(counters);
     }
@@ -166,12 +165,12 @@ public abstract class ForwardingCounterStore implements CounterStore, CounterSto
 
     @Override
     public OptionalInt shardCount(CounterName counter) {
-        return delegate(Maxima.class).shardCount(counter);
+        return delegate(ShardCounts.class).shardCount(counter);
     }
 
     @Override
     public int growShardCount(CounterName counter, int shards) {
-        return delegate(Maxima.class).growShardCount(counter, shards);
+        return delegate(ShardCounts.class).growShardCount(counter, shards);
     }
 
     @Override

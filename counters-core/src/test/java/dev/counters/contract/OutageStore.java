@@ -1,8 +1,8 @@
 package dev.counters.contract;
 
 import dev.counters.CounterName;
-import dev.counters.spi.CounterStore.AppliedBatch;
-import dev.counters.spi.CounterStore.KeyedDelta;
+import dev.counters.spi.IdempotentBatches.AppliedBatch;
+import dev.counters.spi.IdempotencyKeys.KeyedDelta;
 import dev.counters.CounterStoreException;
 import dev.counters.spi.CounterStore;
 import java.time.Instant;

@@ -9,7 +9,7 @@ import dev.counters.sequence.Sequence;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.CounterStore.Reservation;
+import dev.counters.sequence.Reservation;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

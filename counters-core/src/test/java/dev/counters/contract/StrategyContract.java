@@ -1,5 +1,7 @@
 package dev.counters.contract;
 
+import dev.counters.spi.DatabaseClock;
+import dev.counters.spi.SessionLocks;
 import dev.counters.testing.TestThreads;
 import dev.counters.CounterOverflowException;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -448,7 +450,7 @@ public abstract class StrategyContract extends ContractSupport {
                 }
             });
             assertThat(counters.getExact(counter)).isEqualTo((long) threads * perThread);
-            assertThat(maxima(store()).shardCount(CounterName.of(counter))).hasValue(64);
+            assertThat(shardCounts(store()).shardCount(CounterName.of(counter))).hasValue(64);
             // Increments after the growth spread over the new shards.
             for (int i = 0; i < 2_000; i++) {
                 counters.increment(counter);
@@ -469,7 +471,7 @@ public abstract class StrategyContract extends ContractSupport {
                         .random(new SplittableRandom(2))
                         .defaultStrategy(Strategies.sharded(eight.withShards(2))).build()) {
             first.increment(counter);
-            assertThat(maxima(store()).shardCount(CounterName.of(counter))).hasValue(8);
+            assertThat(shardCounts(store()).shardCount(CounterName.of(counter))).hasValue(8);
             // A node configured with fewer shards uses the persisted, larger count.
             for (int i = 0; i < 400; i++) {
                 second.increment(counter);
@@ -677,7 +679,7 @@ public abstract class StrategyContract extends ContractSupport {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 1024");
             assertThatThrownBy(() -> sharded.admin().growShards(name("x"), 1025))
                     .isInstanceOf(IllegalArgumentException.class);
-            assertThat(maxima(store()).shardCount(CounterName.of(name("x")))).isEmpty();
+            assertThat(shardCounts(store()).shardCount(CounterName.of(name("x")))).isEmpty();
         }
     }
 
@@ -731,7 +733,7 @@ public abstract class StrategyContract extends ContractSupport {
                 .defaultStrategy(Strategies.node(settings)).build()) {
             paused.increment(name("x"));
             clock.advance(Duration.ofSeconds(5)); // the holder stalled past its lease
-            if (store().capability(CounterStore.SessionLocks.class).isPresent()) {
+            if (store().capability(SessionLocks.class).isPresent()) {
                 // The claim is the holder's database session, which is alive: no expiry lets anybody else in.
                 assertThatThrownBy(() -> CounterService.builder(anotherStore()).clock(clock)
                         .defaultStrategy(Strategies.node(settings)).build())
@@ -965,7 +967,7 @@ public abstract class StrategyContract extends ContractSupport {
         // The flusher and the thread that completed the flush; on a store that tells the database's clock, also the
         // housekeeping thread that reads it.
         assertThat(threads).as("the service's threads came from the thread factory")
-                .hasSize(store().capability(CounterStore.DatabaseClock.class).isPresent() ? 3 : 2);
+                .hasSize(store().capability(DatabaseClock.class).isPresent() ? 3 : 2);
     }
 
     @Test

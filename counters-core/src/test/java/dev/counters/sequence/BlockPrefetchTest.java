@@ -7,7 +7,7 @@ import dev.counters.CounterName;
 import dev.counters.contract.Concurrently;
 import dev.counters.internal.Observations;
 import dev.counters.memory.InMemoryCounterStore;
-import dev.counters.spi.CounterStore.Sequences;
+import dev.counters.spi.Sequences;
 import io.github.resilience4j.retry.Retry;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;

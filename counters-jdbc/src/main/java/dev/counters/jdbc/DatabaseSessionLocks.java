@@ -1,6 +1,6 @@
 package dev.counters.jdbc;
 
-import dev.counters.spi.CounterStore.SessionLocks;
+import dev.counters.spi.SessionLocks;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

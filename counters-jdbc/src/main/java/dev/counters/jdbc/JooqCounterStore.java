@@ -6,7 +6,18 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
 import dev.counters.TransientStoreException;
+import dev.counters.sequence.Reservation;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DatabaseClock;
+import dev.counters.spi.DeltaLog;
+import dev.counters.spi.IdempotencyKeys;
+import dev.counters.spi.IdempotentBatches;
+import dev.counters.spi.IdleCounters;
+import dev.counters.spi.Leases;
+import dev.counters.spi.Maxima;
+import dev.counters.spi.Sequences;
+import dev.counters.spi.SessionLocks;
+import dev.counters.spi.ShardCounts;
 import java.sql.Connection;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,7 +30,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.BiFunction;
-import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -41,7 +51,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link CounterStore} on H2, MySQL, MariaDB (a Galera cluster too) or PostgreSQL, through jOOQ, offering every
- * capability (and {@link CounterStore.SessionLocks} on MySQL, MariaDB outside Galera, and PostgreSQL).
+ * capability (and {@link SessionLocks} on MySQL, MariaDB outside Galera, and PostgreSQL).
  *
  * <pre>{@code
  * CounterStore store = JooqCounterStore.builder(dataSource).tablePrefix("app_").migrateSchema(true).build();
@@ -55,9 +65,8 @@ import org.jspecify.annotations.Nullable;
  * each table lives in its query class ({@link CellQueries}, {@link DeltaQueries}, ...), and error translation in
  * {@link StatementRunner}.
  */
-public final class JooqCounterStore implements CounterStore, CounterStore.Leases, CounterStore.IdempotentBatches,
-        CounterStore.IdempotencyKeys, CounterStore.IdleCounters, CounterStore.DeltaLog, CounterStore.Maxima, CounterStore.Sequences,
-        CounterStore.DatabaseClock {
+public final class JooqCounterStore implements CounterStore, Leases, IdempotentBatches, IdempotencyKeys,
+        IdleCounters, DeltaLog, ShardCounts, Maxima, Sequences, DatabaseClock {
 
     /** Names per statement in reads of many counters, so that no statement grows without bound. */
     private static final int MAX_NAMES_PER_QUERY = 1_000;
@@ -254,24 +263,15 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     }
 
     @Override
-    public List<CounterName> counterNames(@Nullable CounterName after, int limit) {
-        return counterNames(name -> DSL.noCondition(), after, limit);
-    }
-
-    @Override
     public List<CounterName> counterNames(String prefix, @Nullable CounterName after, int limit) {
-        // Names hold letters, digits and . _ - : only; '_' is a wildcard of LIKE, so it is escaped.
-        String pattern = prefix.replace("!", "!!").replace("_", "!_").replace("%", "!%") + "%";
-        return counterNames(name -> name.like(pattern, '!'), after, limit);
-    }
-
-    private List<CounterName> counterNames(Function<Field<String>, Condition> matching, @Nullable CounterName after,
-            int limit) {
         Table<Record1<String>> names = cells.names().union(deltas.names()).union(maxima.names()).asTable("names",
                 "name");
         Field<String> name = names.field("name", String.class);
+        // Names hold letters, digits and . _ - : only; '_' is a wildcard of LIKE, so it is escaped.
+        Condition matching = prefix.isEmpty() ? DSL.noCondition()
+                : name.like(prefix.replace("!", "!!").replace("_", "!_").replace("%", "!%") + "%", '!');
         return runner.run("counterNames", ctx -> ctx.select(name).from(names)
-                .where(matching.apply(name), after == null ? DSL.noCondition() : name.gt(after.value()))
+                .where(matching, after == null ? DSL.noCondition() : name.gt(after.value()))
                 .orderBy(name)
                 .limit(limit)
                 .fetch(row -> CounterName.of(row.value1())));
@@ -410,11 +410,6 @@ public final class JooqCounterStore implements CounterStore, CounterStore.Leases
     @Override
     public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
         return runner.run("appendDelta", counter, delta, ctx -> deltas.append(ctx, counter, deltaId, delta, now));
-    }
-
-    @Override
-    public Map<CounterName, Long> getWithDeltas(Collection<CounterName> counters) {
-        return getAll(counters);
     }
 
     @Override

@@ -3,8 +3,8 @@ package dev.counters.jdbc;
 import static dev.counters.jdbc.RenderedStatement.marker;
 
 import dev.counters.CounterName;
-import dev.counters.spi.CounterStore.KeyedDelta;
-import dev.counters.spi.CounterStore.KeyedIncrement;
+import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import dev.counters.spi.IdempotencyKeys.KeyedIncrement;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;

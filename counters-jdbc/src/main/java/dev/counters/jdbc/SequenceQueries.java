@@ -2,7 +2,7 @@ package dev.counters.jdbc;
 
 import dev.counters.CounterName;
 import dev.counters.SequenceExhaustedException;
-import dev.counters.spi.CounterStore.Reservation;
+import dev.counters.sequence.Reservation;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -177,7 +177,7 @@ class AmbiguousCommitTest {
             });
         }
         // Each acknowledged append counts once; one that gave up may or may not count; nothing counts twice.
-        assertThat(stores.store().getWithDeltas(List.of(CounterName.of(counter))).get(CounterName.of(counter)))
+        assertThat(stores.store().getAll(List.of(CounterName.of(counter))).get(CounterName.of(counter)))
                 .isBetween(3 * acknowledged.get(), 3 * (acknowledged.get() + unknown.get()));
         assertThat(unknown.get()).isLessThan(10);
         assertThat(faulty.injected()).isPositive();
@@ -208,7 +208,7 @@ class AmbiguousCommitTest {
         assertThatThrownBy(() -> store.foldDeltas(counter, "main", unfolded.keySet(), 4_950, Instant.EPOCH))
                 .isInstanceOf(CounterStoreException.class);
         assertThat(stores.store().getFolded(List.of(counter))).containsEntry(counter, 1_000L + 4_950);
-        assertThat(stores.store().getWithDeltas(List.of(counter))).containsEntry(counter, 1_000L + 4_950);
+        assertThat(stores.store().getAll(List.of(counter))).containsEntry(counter, 1_000L + 4_950);
 
         faulty.failEvery(0, Fault.AFTER_COMMIT);
         assertThat(store.foldDeltas(counter, "main", unfolded.keySet(), 4_950, Instant.EPOCH))

@@ -8,7 +8,7 @@ import dev.counters.sequence.Sequence;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.contract.ForwardingCounterStore;
-import dev.counters.spi.CounterStore.Reservation;
+import dev.counters.sequence.Reservation;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
 import java.io.FileOutputStream;

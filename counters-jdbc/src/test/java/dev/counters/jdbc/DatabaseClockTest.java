@@ -13,6 +13,7 @@ import dev.counters.contract.ShiftedClock;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DeltaLog;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.Strategies;
 import java.time.Duration;
@@ -127,7 +128,7 @@ class DatabaseClockTest {
     void aRetriedAppendOfANodeWhoseClockIsBehindIsNotCountedTwice(TestDatabase database) {
         JooqStores stores = JooqStores.shared(database);
         String counter = "lost-reply-" + System.nanoTime();
-        CounterStore.DeltaLog log = stores.store().capability(CounterStore.DeltaLog.class).orElseThrow();
+        DeltaLog log = stores.store().capability(DeltaLog.class).orElseThrow();
         try (CounterService folder = CounterService.builder(stores.store())
                 .defaultStrategy(Strategies.deltaLog(DeltaLogSettings.defaults().withRecountAtDeltas(1))).build()) {
             AtomicBoolean loseReply = new AtomicBoolean(true);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
-import dev.counters.spi.CounterStore;
+import dev.counters.spi.DatabaseClock;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,7 +17,7 @@ class DatabaseTimeTest {
     @EnumSource(TestDatabase.class)
     void theDatabasesClockIsReadInUtc(TestDatabase database) {
         JooqCounterStore store = JooqStores.shared(database).store();
-        assertThat(store.capability(CounterStore.DatabaseClock.class)).containsSame(store);
+        assertThat(store.capability(DatabaseClock.class)).containsSame(store);
         Instant before = Instant.now();
         Instant read = store.databaseTime();
         Instant after = Instant.now();

@@ -11,7 +11,7 @@ import dev.counters.jdbc.testing.EmbeddedPostgreSql;
 import dev.counters.jdbc.testing.PgBouncer;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.sequence.SequenceService;
-import dev.counters.spi.CounterStore.SessionLocks;
+import dev.counters.spi.SessionLocks;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;

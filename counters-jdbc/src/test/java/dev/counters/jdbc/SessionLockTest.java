@@ -11,7 +11,7 @@ import dev.counters.NodeIdInUseException;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.CounterStore.SessionLocks;
+import dev.counters.spi.SessionLocks;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.Strategies;
 import java.sql.Connection;

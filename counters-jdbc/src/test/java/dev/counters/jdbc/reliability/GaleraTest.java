@@ -273,7 +273,7 @@ class GaleraTest {
         threads.shutdown();
 
         long foldedTwice = foldsOf.values().stream().filter(folds -> folds > 1).count();
-        long total = GaleraNodes.storedAt(prefix).getWithDeltas(List.of(counter)).get(counter);
+        long total = GaleraNodes.storedAt(prefix).getAll(List.of(counter)).get(counter);
         ReliabilityReport.row("Galera: folds racing on every node", "delta-log store", String.format("%d deltas "
                 + "appended through 3 nodes, %d folded by %d folds that reported success, %d folds rolled back by a "
                 + "conflict; Connector/J with server-side prepared statements, uncached | %d deltas in two successful "
