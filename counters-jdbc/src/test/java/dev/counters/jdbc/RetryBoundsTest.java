@@ -324,8 +324,9 @@ class RetryBoundsTest {
     }
 
     /**
-     * Eight threads draw from a sequence whose blocks hold one number: each draw reserves at most one block, however
-     * often the others empty it first. Before, a draw whose block was emptied by others reserved again, with no bound.
+     * Eight threads draw from a sequence whose blocks hold one number, and no block comes from the background: each
+     * draw reserves at most one block, however often the others empty it first. Before, a draw whose block was emptied
+     * by others reserved again, with no bound.
      */
     @Test
     void aBlockSequenceDrawReservesAtMostOnceUnderContention() throws Exception {
@@ -333,6 +334,10 @@ class RetryBoundsTest {
         CounterStore counting = new ForwardingCounterStore(JooqStores.shared(DATABASE).store()) {
             @Override
             public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
+                if (Thread.currentThread().getName().startsWith("counters-sequence-prefetch")) {
+                    // No block comes from the background: every block is reserved by a draw.
+                    throw new IllegalStateException("prefetch failed (injected)");
+                }
                 reserved.get()[0]++;
                 return super.reserve(sequence, count, start, increment, maxValue);
             }
