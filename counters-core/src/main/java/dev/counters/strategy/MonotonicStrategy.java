@@ -73,8 +73,9 @@ final class MonotonicStrategy implements CounterStrategy {
      * default 10 s on Redis). An application that registers its own {@code counters-monotonic} retry sets its waits.
      */
     static RetryConfig retryDefaults(Duration loadTimeout) {
-        IntervalBiFunction<Object> transientWaits = StrategyContext.transientFailures().getIntervalBiFunction();
-        int attempts = StrategyContext.transientFailures().getMaxAttempts();
+        RetryConfig transientFailures = StrategyContext.transientFailures();
+        IntervalBiFunction<Object> transientWaits = transientFailures.getIntervalBiFunction();
+        int attempts = transientFailures.getMaxAttempts();
         long doublings = (1L << (attempts - 1)) - 1; // the sum of the waits, in first waits
         long firstBusyWait = Math.max(1, (loadTimeout.toMillis() + doublings - 1) / doublings); // rounded up
         return StrategyContext.transientFailures(attempts)
