@@ -301,6 +301,56 @@ class RetryBoundsTest {
     }
 
     /**
+     * A keyed delta-log increment whose every delta id is taken: each attempt of the keyed retry is one transaction
+     * (the key, the insert, the read of the row under the id) that rolls back, key and all, and the increment fails
+     * as not applied. Before, the taken id was ignored and the key recorded with nothing appended: a lost increment
+     * that a repeat under the key would never write.
+     */
+    @Test
+    void keyedDeltaLogWithEveryIdTakenRollsBackItsKeyOncePerConfiguredAttempt() {
+        FaultInjectingDataSource counted = new FaultInjectingDataSource(DATABASE.dataSource());
+        CounterStore other = JooqStores.shared(DATABASE).store();
+        boolean[] squatting = {true};
+        CounterStore squatted = new ForwardingCounterStore(storeOn(counted)) {
+            @Override
+            public KeyedIncrement applyOnce(String key, CounterName counter, long delta, Instant now,
+                    KeyedWrite write) {
+                return super.applyOnce(key, counter, delta, now, transaction -> write.apply(
+                        new ForwardingCounterStore(transaction) {
+                            @Override
+                            public OptionalLong appendDelta(CounterName name, String deltaId, long value,
+                                    Instant at) {
+                                if (squatting[0]) {
+                                    other.capability(DeltaLog.class).orElseThrow().appendDelta(name, deltaId, 1_000,
+                                            at);
+                                }
+                                return super.appendDelta(name, deltaId, value, at);
+                            }
+                        }));
+            }
+        };
+        RetryRegistry registry = RetryRegistry.ofDefaults();
+        registry.retry("counters-delta-log", quick(ATTEMPTS));
+        registry.retry("counters-delta-log-keyed", quick(ATTEMPTS));
+        try (CounterService counters = CounterService.builder(squatted).retryRegistry(registry)
+                .defaultStrategy(Strategies.deltaLog()).build()) {
+            String name = "keyed.taken" + System.nanoTime();
+            IdempotencyKey key = IdempotencyKey.of(UUID.randomUUID().toString());
+            long before = counted.statements.get();
+            long entered = executions(registry);
+            assertThatThrownBy(() -> counters.increment(name, 1, key)).isInstanceOf(TransientStoreException.class)
+                    .hasMessageContaining("nothing was appended");
+            assertThat(counted.statements.get() - before).as("statements: the key, the insert and the read, per attempt")
+                    .isEqualTo(3L * ATTEMPTS);
+            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+            squatting[0] = false;
+            counters.increment(name, 1, key);
+            assertThat(counters.get(name)).as("the other writer's deltas, and this increment: its key was not recorded")
+                    .isEqualTo(1_000L * ATTEMPTS + 1);
+        }
+    }
+
+    /**
      * A shared cache that another loader keeps busy: each attempt of the increment tries one load (one read of the
      * stored maximum), and the strategy's retry is the only loop; then the cache is reported unavailable. Before, the
      * cache waited for the other loader itself, up to twice its load timeout, inside each attempt.
