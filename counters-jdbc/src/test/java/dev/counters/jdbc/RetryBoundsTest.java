@@ -192,6 +192,20 @@ class RetryBoundsTest {
         }
     }
 
+    /** Growing a sharded counter's shard count under permanent rollbacks: the strategy's retry is the only loop. */
+    @Test
+    void growingShardsUnderPermanentRollbacksSendsAtMostOneStatementPerConfiguredAttempt() {
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
+        RetryRegistry registry = RetryRegistry.ofDefaults();
+        registry.retry("counters-sharded", quick(ATTEMPTS));
+        try (CounterService counters = CounterService.builder(storeOn(faulty)).retryRegistry(registry)
+                .defaultStrategy(Strategies.sharded()).build()) {
+            String name = "sharded.grown" + System.nanoTime();
+            assertOneBoundedLoopUnderRollbacks(faulty, registry, "growShards",
+                    () -> counters.admin().growShards(name, 32));
+        }
+    }
+
     /**
      * A monotonic increment under permanent rollbacks: each attempt sends one statement (the load of the maximum, or
      * the write of a value), and the strategy's retry is the only loop.
