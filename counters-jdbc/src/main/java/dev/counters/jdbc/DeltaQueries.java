@@ -71,7 +71,7 @@ final class DeltaQueries {
         Long stored = this.stored.query(ctx, rows -> rows.next() ? rows.getLong(1) : null, counter.value(), deltaId);
         if (stored == null) {
             throw new TransientStoreException("Appending a delta to counter '" + counter + "' found its id '" + deltaId
-                    + "' taken by a row that was purged right after; nothing was appended", null);
+                    + "' taken by a row gone before it could be read (purged); nothing was appended", null);
         }
         return OptionalLong.of(stored);
     }
