@@ -70,21 +70,28 @@ final class BlockSequence implements Sequence {
         return name.value();
     }
 
+    /**
+     * A number from the current block without a lock, or else under the refill lock: from the block another caller
+     * put in meanwhile, or from a new one whose first number is this caller's. So a call reserves at most one block
+     * (one reservation, repeated only by the sequences' retry), however many callers drain blocks at once.
+     */
     @Override
     public long next() {
-        while (true) {
-            Block block = current;
-            if (block != null) {
-                long index = block.taken().getAndIncrement();
-                if (index < block.reservation().count()) {
-                    if (index == block.prefetchAt()) {
-                        prefetch(block);
-                    }
-                    return block.reservation().value(index);
-                }
+        Block block = current;
+        if (block != null) {
+            long index = block.taken().getAndIncrement();
+            if (index < block.reservation().count()) {
+                return handOut(block, index);
             }
-            refill(block);
         }
+        return refillAndTake();
+    }
+
+    private long handOut(Block block, long index) {
+        if (index == block.prefetchAt()) {
+            prefetch(block);
+        }
+        return block.reservation().value(index);
     }
 
     /**
@@ -109,11 +116,15 @@ final class BlockSequence implements Sequence {
         }
     }
 
-    private void refill(@Nullable Block exhausted) {
+    private long refillAndTake() {
         refill.lock();
         try {
-            if (current != exhausted) {
-                return; // another thread refilled already
+            Block exhausted = current;
+            if (exhausted != null) {
+                long index = exhausted.taken().getAndIncrement();
+                if (index < exhausted.reservation().count()) {
+                    return handOut(exhausted, index); // another thread refilled already
+                }
             }
             Reservation next = takePrefetched();
             if (next != null && exhausted != null && next.first() < exhausted.reservation().last()) {
@@ -122,7 +133,9 @@ final class BlockSequence implements Sequence {
                 next = null;
             }
             Reservation reservation = next != null ? next : reserve(blockSize);
-            current = new Block(reservation, new AtomicLong(), reservation.count() / 2, ticker.getAsLong());
+            Block block = new Block(reservation, new AtomicLong(1), reservation.count() / 2, ticker.getAsLong());
+            current = block;
+            return handOut(block, 0);
         } finally {
             refill.unlock();
         }

@@ -20,6 +20,8 @@ public interface DeltaLog {
      * its delta: anything else is somebody else's row, and acknowledging it would lose an increment.
      *
      * @return empty if this call appended the delta; otherwise the delta already stored under {@code deltaId}
+     * @throws dev.counters.TransientStoreException if the id was taken by a row gone before it could be read
+     *     (purged): nothing was appended, and the caller tries again
      */
     OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now);
 

@@ -1,6 +1,7 @@
 package dev.counters.spi;
 
 import dev.counters.CounterName;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.LongSupplier;
@@ -27,10 +28,20 @@ public interface MonotonicCache {
      * Unless a value is present, stores the one {@code stored} returns (the stored maximum), and returns the value
      * present afterwards; concurrent loaders agree on one. {@code stored} is called after the absence was seen, and
      * its result is kept only if the cache lost nothing of this counter in between: a loaded value is never read
-     * before a loss that it replaces. An exception from {@code stored} passes through unchanged; waiting for another
-     * loader is bounded, then throws {@link dev.counters.CacheUnavailableException}.
+     * before a loss that it replaces. Tried once, it never waits: empty when another loader is loading the value, or
+     * when this load lost out to a loss meanwhile; the caller tries again later ({@link #loadTimeout()}). An exception
+     * from {@code stored} passes through unchanged.
      */
-    long loadIfAbsent(CounterName name, LongSupplier stored);
+    OptionalLong tryLoad(CounterName name, LongSupplier stored);
+
+    /**
+     * How long a load claimed by another loader may hold others up (a loader that died leaves its claim this long):
+     * a caller that {@link #tryLoad} answered empty keeps trying at least this long. Zero for a cache whose
+     * {@code tryLoad} is never empty.
+     */
+    default Duration loadTimeout() {
+        return Duration.ZERO;
+    }
 
     /**
      * Adds {@code delta} to a present value and returns the sum, with the id of the copy it was added to; empty if no

@@ -58,8 +58,6 @@ final class DeltaLogStrategy extends CellStrategy {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeltaLogStrategy.class);
     private static final Duration RECOUNT_LEASE = Duration.ofSeconds(30);
-    /** Ids are unique, so one taken is a bug somewhere; many in a row stop the append rather than loop. */
-    private static final int MAX_TAKEN_IDS = 10;
     /** The most deltas one recount folds: a bounded transaction; a larger backlog takes several recounts. */
     static final int MAX_FOLD = 10_000;
 
@@ -84,7 +82,8 @@ final class DeltaLogStrategy extends CellStrategy {
 
     DeltaLogStrategy(StrategyContext context, DeltaLogSettings settings) {
         // Any store failure is retried: the retry reuses the delta's id, so even an unknown outcome is safe to repeat.
-        // An unreachable store already cost the pool's connection timeout: fail fast, nothing was written.
+        // An unreachable store already cost the pool's connection timeout: fail fast, nothing was written. This is the
+        // append's only loop: append-attempts attempts of at most two statements each (the store never repeats one).
         super(context, "delta-log", RetryConfig.custom()
                 .maxAttempts(settings.appendAttempts())
                 .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(10), 2.0, 0.5,
@@ -153,54 +152,74 @@ final class DeltaLogStrategy extends CellStrategy {
         private String id = ids.next();
         /** An attempt under the current id ended with an unknown outcome: it may have been applied. */
         private volatile boolean maybeApplied;
-        private int takenIds;
 
         Append(CounterName name, long delta) {
             this.name = name;
             this.delta = delta;
         }
 
+        /**
+         * One statement or two ({@link DeltaLog#appendDelta}), never repeated here: a taken id is an
+         * attempt that appended nothing ({@link IdTaken}), and the strategy's retry makes the next under a new id.
+         */
         boolean attempt() {
-            while (true) {
-                // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
-                if (maybeApplied && time.steady().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
-                    throw new RetryWindowClosed(name);
-                }
-                OptionalLong stored;
-                try {
-                    stored = log.appendDelta(name, id, delta, first);
-                } catch (CounterStoreException e) {
-                    if (!(e instanceof TransientStoreException)) {
-                        maybeApplied = true;
-                    }
-                    throw e;
-                }
-                if (stored.isEmpty() || (maybeApplied && stored.getAsLong() == delta)) {
-                    return true; // appended now, or by the earlier attempt whose outcome was unknown
-                }
-                // Somebody else's row: no attempt under this id was applied, or the row would hold this delta.
-                conflicts.increment();
-                DeltaLogStrategy.LOG.error("Delta id '{}' of counter '{}' is taken by another delta ({}, not {}); appending under a"
-                        + " new id", id, name, stored.getAsLong(), delta);
-                if (++takenIds >= MAX_TAKEN_IDS) {
-                    throw new TransientStoreException("Appending a delta to counter '" + name + "' found " + takenIds
-                            + " ids taken in a row; nothing was appended", null);
-                }
-                id = ids.next();
-                maybeApplied = false;
+            // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
+            if (maybeApplied && time.steady().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
+                throw new RetryWindowClosed(name);
             }
+            OptionalLong stored;
+            try {
+                stored = log.appendDelta(name, id, delta, first);
+            } catch (CounterStoreException e) {
+                if (!(e instanceof TransientStoreException)) {
+                    maybeApplied = true;
+                }
+                throw e;
+            }
+            if (stored.isEmpty() || (maybeApplied && stored.getAsLong() == delta)) {
+                return true; // appended now, or by the earlier attempt whose outcome was unknown
+            }
+            // Somebody else's row: no attempt under this id was applied, or the row would hold this delta.
+            String taken = id;
+            id = ids.next();
+            maybeApplied = false;
+            throw taken(name, taken, stored.getAsLong(), delta);
+        }
+    }
+
+    /** Counts and logs an id found holding another delta: ids are unique, so this is a bug somewhere. */
+    private IdTaken taken(CounterName name, String id, long stored, long delta) {
+        conflicts.increment();
+        LOG.error("Delta id '{}' of counter '{}' is taken by another delta ({}, not {}); appending under a new id", id,
+                name, stored, delta);
+        return new IdTaken(name, id);
+    }
+
+    /** An append found its id holding another delta: nothing was appended, and a retry goes under a new id. */
+    private static final class IdTaken extends TransientStoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        IdTaken(CounterName name, String id) {
+            super("Delta id '" + id + "' of counter '" + name + "' is taken by another delta; nothing was appended",
+                    null);
         }
     }
 
     /**
      * An append under a new id in the key's transaction: the key makes a repeat safe, so the id need not outlive the
-     * call. The value, when asked, is read in the same transaction: cells and unfolded deltas.
+     * call. A taken id appends nothing and rolls the key back, for the keyed retry to repeat under a new id. The
+     * value, when asked, is read in the same transaction: cells and unfolded deltas.
      */
     @Override
     KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
         return (transaction, needsValue) -> {
             DeltaLog appended = transaction.capability(DeltaLog.class).orElseThrow();
-            appended.appendDelta(name, ids.next(), delta, time.steady());
+            String id = ids.next();
+            OptionalLong stored = appended.appendDelta(name, id, delta, time.steady());
+            if (stored.isPresent()) { // rolls the key back with it; the keyed retry appends under a new id
+                throw taken(name, id, stored.getAsLong(), delta);
+            }
             return needsValue ? OptionalLong.of(transaction.getAll(List.of(name)).getOrDefault(name, 0L))
                     : OptionalLong.empty();
         };

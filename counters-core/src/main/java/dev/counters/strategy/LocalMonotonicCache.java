@@ -33,15 +33,18 @@ final class LocalMonotonicCache implements MonotonicCache {
         return copy == null ? OptionalLong.empty() : OptionalLong.of(copy.get());
     }
 
-    /** Loads outside the map's lock: a copy here is lost only by {@link #remove}, which deletes the counter. */
+    /**
+     * Loads outside the map's lock: a copy here is lost only by {@link #remove}, which deletes the counter. Never
+     * empty: concurrent loaders agree on the first value put.
+     */
     @Override
-    public long loadIfAbsent(CounterName name, LongSupplier stored) {
+    public OptionalLong tryLoad(CounterName name, LongSupplier stored) {
         Copy present = values.get(name);
         if (present != null) {
-            return present.get();
+            return OptionalLong.of(present.get());
         }
         long value = stored.getAsLong();
-        return values.computeIfAbsent(name, key -> new Copy(value, copies.incrementAndGet())).get();
+        return OptionalLong.of(values.computeIfAbsent(name, key -> new Copy(value, copies.incrementAndGet())).get());
     }
 
     @Override

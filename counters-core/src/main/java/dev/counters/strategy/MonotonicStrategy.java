@@ -2,6 +2,7 @@ package dev.counters.strategy;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.counters.CacheUnavailableException;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
@@ -13,7 +14,10 @@ import dev.counters.internal.StrategyContext;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.Maxima;
 import dev.counters.spi.MonotonicCache;
+import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -55,11 +59,30 @@ final class MonotonicStrategy implements CounterStrategy {
     MonotonicStrategy(StrategyContext context, MonotonicSettings settings, MonotonicCache cache) {
         this.store = context.store();
         this.maxima = context.require(Maxima.class, "monotonic");
-        this.retry = context.retry("monotonic", StrategyContext.transientFailures());
+        this.retry = context.retry("monotonic", retryDefaults(cache.loadTimeout()));
         this.settings = settings;
         this.random = context.random();
         this.cache = cache;
         this.guard = cache instanceof LocalMonotonicCache ? CacheGuard.none() : CacheGuard.of(context, "monotonic");
+    }
+
+    /**
+     * The attempts of an increment, and of a read that loads: {@link StrategyContext#transientFailures()} (10 attempts,
+     * 5–500 ms), except that after a cold load found another loader at work ({@link CacheBusy}) the wait is
+     * {@code loadTimeout / 511} (rounded up), doubling: the nine waits add up to at least the cache's load timeout,
+     * so the last attempt comes after the claim of a loader that died has expired (20 ms doubling to 5.1 s for the
+     * default 10 s on Redis). An application that registers its own {@code counters-monotonic} retry sets its waits.
+     */
+    static RetryConfig retryDefaults(Duration loadTimeout) {
+        RetryConfig transientFailures = StrategyContext.transientFailures();
+        IntervalBiFunction<Object> transientWaits = transientFailures.getIntervalBiFunction();
+        int attempts = transientFailures.getMaxAttempts();
+        long doublings = (1L << (attempts - 1)) - 1; // the sum of the waits, in first waits
+        long firstBusyWait = Math.max(1, (loadTimeout.toMillis() + doublings - 1) / doublings); // rounded up
+        return StrategyContext.transientFailures(attempts)
+                .intervalBiFunction((attempt, outcome) -> outcome.isLeft() && outcome.getLeft() instanceof CacheBusy
+                        ? firstBusyWait << (attempt - 1) : transientWaits.apply(attempt, outcome))
+                .build();
     }
 
     @Override
@@ -82,7 +105,8 @@ final class MonotonicStrategy implements CounterStrategy {
      * Takes a value and, when it is to be written, makes it durable. One budget bounds the call: the strategy's retry
      * ({@code counters-monotonic}, 10 attempts by default), each attempt sending at most one read of the stored
      * maximum (a cold cache) and one write of it. A failed write is repeated with the same value; a value whose
-     * cached copy was lost during its write is dropped, and the next attempt takes another.
+     * cached copy was lost during its write is dropped, and the next attempt takes another; a cold load that found
+     * another loader at work is tried again by the next attempt.
      */
     @Override
     public long incrementAndGet(CounterName name, long delta) {
@@ -95,6 +119,8 @@ final class MonotonicStrategy implements CounterStrategy {
         } catch (Dropped e) {
             refusedIncrements.increment();
             throw new CounterContentionException(name, retry.getRetryConfig().getMaxAttempts());
+        } catch (CacheBusy e) {
+            throw gaveUp(e);
         }
     }
 
@@ -150,6 +176,23 @@ final class MonotonicStrategy implements CounterStrategy {
         }
     }
 
+    /** A cold load found another loader at work, or lost its claim to a loss: nothing was taken, try again. */
+    static final class CacheBusy extends TransientStoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        CacheBusy(CounterName name) {
+            super("Counter '" + name + "': another loader is loading its cached value; nothing was handed out", null);
+        }
+    }
+
+    /** What the caller gets once the attempts ran out on a busy load: the cache did not answer with a value in time. */
+    private CacheUnavailableException gaveUp(CacheBusy busy) {
+        return new CacheUnavailableException("Gave up waiting for the cached value of a monotonic counter after "
+                + retry.getRetryConfig().getMaxAttempts() + " attempts (the cache's load timeout is "
+                + cache.loadTimeout() + "): " + busy.getMessage(), busy);
+    }
+
     /** Raises a random shard of the counter's maximum to a value: one statement, repeated by the caller's attempts. */
     private LongConsumer writer(CounterName name) {
         return value -> maxima.raiseShard(name, random.nextInt(settings.shards()), value);
@@ -163,7 +206,7 @@ final class MonotonicStrategy implements CounterStrategy {
         try {
             Optional<MonotonicCache.Added> added = guard.call(() -> cache.addAndGet(name, delta));
             if (added.isEmpty()) {
-                guard.call(() -> cache.loadIfAbsent(name, () -> maxima.maxOfShards(name).orElse(0)));
+                load(name);
                 added = guard.call(() -> cache.addAndGet(name, delta));
             }
             return added.orElse(null);
@@ -172,11 +215,30 @@ final class MonotonicStrategy implements CounterStrategy {
         }
     }
 
+    /**
+     * One try at loading the stored maximum into the cache (one read), within an attempt of the caller's retry.
+     *
+     * @throws CacheBusy when another loader is at work: the next attempt tries again
+     */
+    private long load(CounterName name) {
+        OptionalLong loaded = guard.call(() -> cache.tryLoad(name, () -> maxima.maxOfShards(name).orElse(0)));
+        if (loaded.isEmpty()) {
+            throw new CacheBusy(name);
+        }
+        return loaded.getAsLong();
+    }
+
+    /** The cached value, loaded if absent: the strategy's retry is the only loop, of one read per attempt. */
     @Override
     public long get(CounterName name) {
-        OptionalLong cached = guard.call(() -> cache.get(name));
-        return cached.isPresent() ? cached.getAsLong()
-                : guard.call(() -> cache.loadIfAbsent(name, () -> storedMax(name)));
+        try {
+            return retry.executeSupplier(() -> {
+                OptionalLong cached = guard.call(() -> cache.get(name));
+                return cached.isPresent() ? cached.getAsLong() : load(name);
+            });
+        } catch (CacheBusy e) {
+            throw gaveUp(e);
+        }
     }
 
     private long storedMax(CounterName name) {

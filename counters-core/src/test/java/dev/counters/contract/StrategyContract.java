@@ -606,10 +606,11 @@ public abstract class StrategyContract extends ContractSupport {
             }
 
             @Override
-            public long loadIfAbsent(CounterName name, LongSupplier stored) {
+            public OptionalLong tryLoad(CounterName name, LongSupplier stored) {
                 check();
                 long value = stored.getAsLong();
-                return values.computeIfAbsent(name, key -> new long[] {value, copies.incrementAndGet()})[0];
+                return OptionalLong.of(values.computeIfAbsent(name,
+                        key -> new long[] {value, copies.incrementAndGet()})[0]);
             }
 
             @Override

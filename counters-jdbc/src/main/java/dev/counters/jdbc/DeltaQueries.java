@@ -5,6 +5,7 @@ import static org.jooq.impl.DSL.inline;
 import static org.jooq.impl.DSL.select;
 
 import dev.counters.CounterName;
+import dev.counters.TransientStoreException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -58,19 +59,21 @@ final class DeltaQueries {
                 .where(t.deltasName.eq(counter.value()), t.deltasFolded.eq(UNFOLDED)));
     }
 
-    /** Appends the delta unless its id is taken: empty if appended, else the delta stored under the id. */
+    /**
+     * Appends the delta unless its id is taken: empty if appended, else the delta stored under the id. Two statements
+     * at most, never repeated here: a row that vanished between them (an old folded delta, purged) leaves nothing
+     * appended, a {@link TransientStoreException} the strategy's retry repeats.
+     */
     OptionalLong append(DSLContext ctx, CounterName counter, String deltaId, long delta, Instant now) {
-        while (true) {
-            if (append.execute(ctx, counter.value(), deltaId, delta, now.toEpochMilli()) == 1) {
-                return OptionalLong.empty();
-            }
-            Long stored = this.stored.query(ctx, rows -> rows.next() ? rows.getLong(1) : null, counter.value(),
-                    deltaId);
-            if (stored != null) {
-                return OptionalLong.of(stored);
-            }
-            // Purged between the two statements: an old folded delta, so not a retry of ours. Insert again.
+        if (append.execute(ctx, counter.value(), deltaId, delta, now.toEpochMilli()) == 1) {
+            return OptionalLong.empty();
         }
+        Long stored = this.stored.query(ctx, rows -> rows.next() ? rows.getLong(1) : null, counter.value(), deltaId);
+        if (stored == null) {
+            throw new TransientStoreException("Appending a delta to counter '" + counter + "' found its id '" + deltaId
+                    + "' taken by a row gone before it could be read (purged); nothing was appended", null);
+        }
+        return OptionalLong.of(stored);
     }
 
     Map<String, Long> unfolded(DSLContext ctx, CounterName counter, int limit) {

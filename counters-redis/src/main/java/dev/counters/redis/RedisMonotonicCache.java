@@ -10,8 +10,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
@@ -42,10 +40,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * and another node may have loaded and counted meanwhile: a maximum read before that loss would then put the counter
  * back below values already handed out. So a loader first claims the absent value (field {@code l}, a token of its
  * own, with an expiry of {@link Builder#loadTimeout}), reads the database, and stores the value only if its claim is
- * still there; if it is gone, something was lost in between and it starts again. Other loaders wait for the value
- * or for the claim to go (a loader that died leaves a claim that expires), and give up after twice the load timeout
- * with {@link CacheUnavailableException}. A value loaded from the database is therefore never based on a maximum
- * read before a loss it replaces.
+ * still there; if it is gone, something was lost in between. Either way, and when another loader holds the claim,
+ * {@link #tryLoad} answers at once: it never waits nor tries again. The {@code monotonic} strategy's retry
+ * ({@code counters-monotonic}) does, with waits that add up to the load timeout, so that a loader that died (whose
+ * claim expires) holds the others up no longer; then {@link CacheUnavailableException}. A value loaded from the
+ * database is therefore never based on a maximum read before a loss it replaces.
  *
  * <p><b>What is safe:</b> losing keys in any way while the database keeps the maxima: eviction, {@code FLUSHALL},
  * {@code DEL}, a restart of a Redis without persistence, a new empty server. The next increment loads the maximum
@@ -106,9 +105,6 @@ public final class RedisMonotonicCache implements MonotonicCache {
             return {}
             """);
 
-    private static final long MIN_BACKOFF_NANOS = 2_000_000;
-    private static final long MAX_BACKOFF_NANOS = 50_000_000;
-
     private final RedisAccess redis;
     private final String prefix;
     private final Duration loadTimeout;
@@ -160,44 +156,37 @@ public final class RedisMonotonicCache implements MonotonicCache {
         return Long.toString(copy).equals(held);
     }
 
-    /** The claim-then-store protocol described on the class. */
+    /**
+     * The claim-then-store protocol described on the class, tried once: at most three calls (claim, store or
+     * release) and one read of the database. Empty when another loader holds the claim, or when the claim vanished
+     * while the database was read (the value read may predate a loss); the caller tries again.
+     */
     @Override
-    public long loadIfAbsent(CounterName name, LongSupplier stored) {
+    public OptionalLong tryLoad(CounterName name, LongSupplier stored) {
         String key = key(name);
         String what = "Load of counter '" + name + "'";
+        String token = Long.toString(random.nextLong() & Long.MAX_VALUE, 36);
         String claimMillis = Long.toString(Math.max(1, loadTimeout.toMillis()));
-        long deadline = System.nanoTime() + 2 * loadTimeout.toNanos();
-        long backoff = MIN_BACKOFF_NANOS;
-        while (true) {
-            String token = Long.toString(random.nextLong() & Long.MAX_VALUE, 36);
-            List<@Nullable String> claim = Calls.call(redis, what, () -> redis.eval(CLAIM, key, token, claimMillis));
-            checkPersistenceOnce();
-            String outcome = String.valueOf(claim.get(0));
-            if (outcome.equals("value")) {
-                return parse(claim.get(1), name);
-            }
-            boolean claimed = outcome.equals("claimed");
-            if (claimed) {
-                long value = read(stored, key, token, what);
-                String copy = Long.toString(random.nextLong() & Long.MAX_VALUE);
-                List<@Nullable String> kept = Calls.call(redis, what,
-                        () -> redis.eval(STORE, key, token, Long.toString(value), copy));
-                if ("value".equals(kept.get(0))) {
-                    return parse(kept.get(1), name);
-                }
-                // "lost": the claim vanished while the database was read, so the value read may predate a loss
-            }
-            if (System.nanoTime() > deadline) {
-                String why = claimed ? "lost its claim on key " + key + " again and again"
-                        : "another loader held key " + key;
-                throw new CacheUnavailableException(what + " on Redis " + redis.endpoint() + " gave up: " + why,
-                        new TimeoutException("more than " + 2 * loadTimeout.toMillis() + " ms"));
-            }
-            if (!claimed) { // "busy": another loader holds the claim; wait for its value, or for its claim to expire
-                sleep(backoff, what);
-                backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
-            }
+        List<@Nullable String> claim = Calls.call(redis, what, () -> redis.eval(CLAIM, key, token, claimMillis));
+        checkPersistenceOnce();
+        String outcome = String.valueOf(claim.get(0));
+        if (outcome.equals("value")) {
+            return OptionalLong.of(parse(claim.get(1), name));
         }
+        if (!outcome.equals("claimed")) {
+            return OptionalLong.empty(); // "busy": another loader holds the claim, until its value or its expiry
+        }
+        long value = read(stored, key, token, what);
+        String copy = Long.toString(random.nextLong() & Long.MAX_VALUE);
+        List<@Nullable String> kept = Calls.call(redis, what,
+                () -> redis.eval(STORE, key, token, Long.toString(value), copy));
+        return "value".equals(kept.get(0)) ? OptionalLong.of(parse(kept.get(1), name)) : OptionalLong.empty();
+    }
+
+    /** How long a loader's claim lives: a loader that died holds the others up no longer. */
+    @Override
+    public Duration loadTimeout() {
+        return loadTimeout;
     }
 
     /** Reads the stored maximum; if that fails, gives the claim back so that other loaders need not wait it out. */
@@ -229,15 +218,6 @@ public final class RedisMonotonicCache implements MonotonicCache {
         } catch (NumberFormatException e) {
             throw new CacheUnavailableException("Counter '" + name + "' on Redis " + redis.endpoint() + " holds "
                     + value + " where a number was expected: was its key written by something else?", e);
-        }
-    }
-
-    private static void sleep(long nanos, String what) {
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CacheUnavailableException(what + " interrupted while another loader held it", e);
         }
     }
 
@@ -296,7 +276,8 @@ public final class RedisMonotonicCache implements MonotonicCache {
 
         /**
          * The longest a cold load's read of the database may take (10 seconds by default): a loader's claim expires
-         * after it, so that a loader that died holds up the others for no longer, and they give up after twice it.
+         * after it, so that a loader that died holds up the others for no longer. The {@code monotonic} strategy's
+         * retry spaces its attempts to cover it, then gives up.
          */
         public Builder loadTimeout(Duration loadTimeout) {
             if (loadTimeout.isNegative() || loadTimeout.isZero()) {

@@ -24,7 +24,7 @@ public final class ChildWithoutSpring {
                 RedisClients.TIMEOUT)) {
             CounterName name = CounterName.of("no-spring" + System.nanoTime());
             RedisMonotonicCache monotonic = RedisMonotonicCache.lettuce(redis.connection()).build();
-            monotonic.loadIfAbsent(name, () -> 41);
+            monotonic.tryLoad(name, () -> 41);
             long value = monotonic.addAndGet(name, 1).orElseThrow().value();
             RedisTotalCache totals = RedisTotalCache.lettuce(redis.connection()).build();
             long loadId = totals.put(name, 5, Duration.ofSeconds(10));

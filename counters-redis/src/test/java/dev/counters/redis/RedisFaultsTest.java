@@ -117,6 +117,39 @@ class RedisFaultsTest {
         }
     }
 
+    /**
+     * A cold load finding another loader's claim is not waited out in the cache: the monotonic strategy's retry tries
+     * again, its waits adding up to the load timeout, so a loader that died holds the others up no longer than its
+     * claim lives. (The strategy's usual 5–500 ms waits would give up after about 2 s.)
+     */
+    @Test
+    void aClaimLeftByALoaderThatDiedIsWaitedOutByTheStrategysRetry() {
+        String name = "orphaned" + System.nanoTime();
+        MonotonicCache cache = RedisMonotonicCache.lettuce(lettuce.connection()).loadTimeout(Duration.ofSeconds(4))
+                .build();
+        try (CounterService counters = monotonic(cache)) {
+            String key = RedisMonotonicCache.DEFAULT_PREFIX + "monotonic:" + name;
+            redis.command("HSET", key, "l", "a-loader-that-died");
+            redis.command("PEXPIRE", key, "3000");
+            assertThat(counters.incrementAndGet(name, 1)).isEqualTo(1);
+        }
+    }
+
+    /** A claim that never goes: the strategy's attempts run out, and the increment fails as the cache unavailable. */
+    @Test
+    void aClaimThatNeverGoesFailsTheIncrementAfterTheRetrysAttempts() {
+        String name = "stuck" + System.nanoTime();
+        MonotonicCache cache = RedisMonotonicCache.lettuce(lettuce.connection()).loadTimeout(Duration.ofMillis(200))
+                .build();
+        try (CounterService counters = monotonic(cache)) {
+            redis.command("HSET", RedisMonotonicCache.DEFAULT_PREFIX + "monotonic:" + name, "l", "never-expires");
+            assertThatThrownBy(() -> counters.incrementAndGet(name, 1)).isInstanceOf(CacheUnavailableException.class)
+                    .hasMessageContaining("after 10 attempts").hasMessageContaining("another loader")
+                    .satisfies(e -> assertThat(((CacheUnavailableException) e).mayHaveBeenApplied()).isFalse());
+            assertThatThrownBy(() -> counters.get(name)).isInstanceOf(CacheUnavailableException.class);
+        }
+    }
+
     @Test
     void aStalledRedisIsBoundedByTheTimeoutAndResumesWithoutRepeats() throws Exception {
         String name = "stalled" + System.nanoTime();

@@ -23,6 +23,7 @@ import javax.sql.DataSource;
  *       ambiguous case: the client cannot tell) or <em>before</em> (rolled back);</li>
  *   <li>the same for every Nth auto-committed write statement;</li>
  *   <li>{@link #deadlocks}: every statement is chosen as a deadlock victim, so its transaction is rolled back.</li>
+ *   <li>{@link #beforeQuery}: something else happens in the database right before each query.</li>
  * </ul>
  * It also counts the SQL statements executed.
  */
@@ -53,6 +54,8 @@ public final class FaultInjectingDataSource implements DataSource {
     public volatile boolean deadlocksAfterStrike;
     /** The database becomes unreachable right after a write commits (a commit, or an auto-committed write). */
     public volatile boolean downAfterWrite;
+    /** Runs before every query (a statement that reads), as another client acting between two statements. */
+    public volatile Runnable beforeQuery = () -> { };
     private volatile int failEvery;
     private volatile Fault fault = Fault.AFTER_COMMIT;
 
@@ -175,6 +178,9 @@ public final class FaultInjectingDataSource implements DataSource {
                 throw new SQLException("Deadlock found when trying to get lock (injected)", "40001", 1213);
             }
             boolean write = !method.getName().equals("executeQuery");
+            if (!write) {
+                beforeQuery.run();
+            }
             boolean autoCommit = write && connection.getAutoCommit();
             if (autoCommit && strikes(writes.incrementAndGet())) {
                 if (!after()) {

@@ -144,9 +144,9 @@ class CustomizationTest {
         }
 
         @Override
-        public long loadIfAbsent(CounterName name, LongSupplier stored) {
+        public OptionalLong tryLoad(CounterName name, LongSupplier stored) {
             calls.incrementAndGet();
-            return values.computeIfAbsent(name, key -> stored.getAsLong());
+            return OptionalLong.of(values.computeIfAbsent(name, key -> stored.getAsLong()));
         }
 
         @Override
