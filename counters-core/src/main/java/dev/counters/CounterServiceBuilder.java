@@ -1,13 +1,19 @@
 package dev.counters;
 
-import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
-import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Threads;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
+import dev.counters.internal.service.DefaultCounterService;
+import dev.counters.internal.service.Housekeeping;
+import dev.counters.internal.service.IdleExpiry;
+import dev.counters.internal.service.StrategyFamilies;
+import dev.counters.internal.service.WindowPurge;
+import dev.counters.internal.service.Windows;
+import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.observation.CountersObservationConvention;
 import dev.counters.observation.DefaultCountersObservationConvention;
 import dev.counters.spi.CounterStore;
