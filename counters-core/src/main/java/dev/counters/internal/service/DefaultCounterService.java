@@ -1,5 +1,8 @@
 package dev.counters.internal.service;
 
+import static dev.counters.internal.service.Arguments.checkDelta;
+import static dev.counters.internal.service.Arguments.checkKey;
+
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.Counter;
@@ -30,24 +33,6 @@ import org.jspecify.annotations.Nullable;
 
 /** Validates, routes each counter to its strategy, and keeps recently used handles resolved. */
 public final class DefaultCounterService implements CounterService, CounterAdmin {
-
-    /** A configuration rule's strategy, and the increments it accepted, unless the strategy counts them itself. */
-    public record Route(String rule, CounterStrategy strategy, @Nullable LongAdder counted) {
-
-        public Route(String rule, CounterStrategy strategy) {
-            this(rule, strategy, strategy.acceptedIncrements().isPresent() ? null : new LongAdder());
-        }
-
-        void count() {
-            if (counted != null) {
-                counted.increment();
-            }
-        }
-
-        long increments() {
-            return counted != null ? counted.sum() : strategy.acceptedIncrements().orElseThrow();
-        }
-    }
 
     private final NameRules<Route> router;
     private final List<Route> routes;
@@ -286,18 +271,6 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         }
     }
 
-    /** A counter resolved once: its name validated, its rule chosen. */
-    interface Handle extends Counter {
-
-        /** The name as given: the key of the caches. */
-        String key();
-
-        Route route();
-
-        /** The counter its strategy stores now: this one, or a windowed counter's current window. */
-        CounterName stored();
-    }
-
     /** A counter bound to its strategy, and to the strategy's increment of it. */
     private record RoutedCounter(String key, CounterName name, Route route, LongConsumer incrementer,
             Housekeeping housekeeping) implements Handle {
@@ -370,21 +343,5 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         public void delete() {
             route.strategy().delete(name);
         }
-    }
-
-    /** Checks the key; keys are recorded from now on, so the service forgets them after their retention. */
-    static IdempotencyKey checkKey(CounterName name, IdempotencyKey key, Housekeeping housekeeping) {
-        if (key == null) {
-            throw new IllegalArgumentException("Idempotency key for counter '" + name + "' must not be null");
-        }
-        housekeeping.start();
-        return key;
-    }
-
-    static long checkDelta(CounterName name, long delta) {
-        if (delta == 0) {
-            throw new IllegalArgumentException("Delta for counter '" + name + "' must not be 0");
-        }
-        return delta;
     }
 }

@@ -5,7 +5,6 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterName;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
-import dev.counters.internal.service.DefaultCounterService.Route;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.IdleCounters;
 import java.time.Duration;

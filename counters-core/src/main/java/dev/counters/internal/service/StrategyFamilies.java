@@ -51,7 +51,7 @@ public final class StrategyFamilies {
      *
      * @throws IllegalStateException naming the counter, its rule and what to do
      */
-    public void check(CounterName name, DefaultCounterService.Route route) {
+    public void check(CounterName name, Route route) {
         boolean monotonic = route.strategy().type().equals("monotonic");
         if (monotonic ? store.getAll(List.of(name)).containsKey(name) : monotonicNames.contains(name)) {
             throw new IllegalStateException("Counter '" + name + "' is stored by "

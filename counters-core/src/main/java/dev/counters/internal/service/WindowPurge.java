@@ -3,7 +3,6 @@ package dev.counters.internal.service;
 import dev.counters.CounterName;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
-import dev.counters.internal.service.DefaultCounterService.Route;
 import dev.counters.spi.CounterStore;
 import java.time.Instant;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.counters.internal.service;
 
-import static dev.counters.internal.service.DefaultCounterService.checkDelta;
-import static dev.counters.internal.service.DefaultCounterService.checkKey;
+import static dev.counters.internal.service.Arguments.checkDelta;
+import static dev.counters.internal.service.Arguments.checkKey;
 
 import dev.counters.CounterName;
 import dev.counters.IdempotencyKey;
@@ -9,7 +9,6 @@ import dev.counters.IdempotencyKeyReusedException;
 import dev.counters.WindowSettings;
 import dev.counters.WindowedCounter;
 import dev.counters.internal.Time;
-import dev.counters.internal.service.DefaultCounterService.Route;
 import dev.counters.spi.CounterStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * A windowed counter: each increment goes to the window of the time it is made (the service's clock), stored by the
  * counter's strategy as a counter of its own ({@link Windows}); reads by window.
  */
-final class WindowedHandle implements DefaultCounterService.Handle, WindowedCounter {
+final class WindowedHandle implements Handle, WindowedCounter {
 
     /** The most windows one read of a series covers. */
     static final int MAX_SERIES = 10_000;

@@ -23,7 +23,7 @@ class IdleExpiryTest {
     private Instant horizon = Instant.parse("2026-01-01T00:00:00Z");
 
     private IdleExpiry expiry(CounterService counters, Map<String, Duration> rules) {
-        DefaultCounterService.Route route = ((DefaultCounterService.Handle) counters.counter("x")).route();
+        Route route = ((Handle) counters.counter("x")).route();
         return new IdleExpiry(store, store, NameRules.of(Map.of(), route),
                 NameRules.of(Map.of("carts.windowed", Optional.of(new Windows(WindowSettings.of(Duration.ofHours(1))))),
                         Optional.empty()), rules);

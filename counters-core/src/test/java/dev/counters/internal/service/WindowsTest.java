@@ -161,8 +161,8 @@ class WindowsTest {
     }
 
     /** The route of the service's default rule, for a purge built by hand. */
-    private static DefaultCounterService.Route route(CounterService counters) {
-        return ((DefaultCounterService.Handle) counters.counter("api.a")).route();
+    private static Route route(CounterService counters) {
+        return ((Handle) counters.counter("api.a")).route();
     }
 
     @Test
@@ -186,7 +186,7 @@ class WindowsTest {
         }
     }
 
-    private static DefaultCounterService.Route route(CounterService counters, String name) {
-        return ((DefaultCounterService.Handle) counters.counter(name)).route();
+    private static Route route(CounterService counters, String name) {
+        return ((Handle) counters.counter(name)).route();
     }
 }
