@@ -1,7 +1,7 @@
 /**
  * counters: counters and sequences that take high write rates on an SQL database. Exports the API, the strategies'
- * factories and settings, the storage SPI, sequences and the in-memory store; {@code dev.counters.internal} (what
- * strategies are built from) stays inside.
+ * factories and settings, the storage SPI, sequences and the in-memory store; {@code dev.counters.internal} and its
+ * subpackages (the service and the strategies that run behind the API) stay inside.
  */
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"}) // Resilience4j's jars name their modules, but have no descriptor
 module dev.counters.core {

@@ -1,13 +1,20 @@
 package dev.counters;
 
-import dev.counters.internal.CounterStrategy;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
-import dev.counters.internal.StrategyContext;
 import dev.counters.internal.Threads;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
+import dev.counters.internal.service.DefaultCounterService;
+import dev.counters.internal.service.Housekeeping;
+import dev.counters.internal.service.IdleExpiry;
+import dev.counters.internal.service.Route;
+import dev.counters.internal.service.StrategyFamilies;
+import dev.counters.internal.service.WindowPurge;
+import dev.counters.internal.service.Windows;
+import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.observation.CountersObservationConvention;
 import dev.counters.observation.DefaultCountersObservationConvention;
 import dev.counters.spi.CounterStore;
@@ -224,14 +231,14 @@ public final class CounterServiceBuilder {
     public CounterService build() {
         Time time = Time.of(clock, store);
         UniqueIds ids = UniqueIds.create();
-        List<DefaultCounterService.Route> created = new ArrayList<>();
+        List<Route> created = new ArrayList<>();
         try {
-            Map<String, DefaultCounterService.Route> routes = new LinkedHashMap<>();
+            Map<String, Route> routes = new LinkedHashMap<>();
             rules.forEach((nameOrPattern, factory) -> routes.put(nameOrPattern,
                     create(nameOrPattern, factory, context(time, ids, nameOrPattern), created)));
-            DefaultCounterService.Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy,
+            Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy,
                     context(time, ids, StrategyStatistics.DEFAULT_RULE), created);
-            NameRules<DefaultCounterService.Route> router = NameRules.of(routes, fallback);
+            NameRules<Route> router = NameRules.of(routes, fallback);
             StrategyFamilies families = StrategyFamilies.of(store);
             routes.forEach((nameOrPattern, route) -> {
                 if (!NamePattern.isPattern(nameOrPattern)) {
@@ -266,7 +273,7 @@ public final class CounterServiceBuilder {
         }
     }
 
-    private IdleExpiry idleExpiry(NameRules<DefaultCounterService.Route> router,
+    private IdleExpiry idleExpiry(NameRules<Route> router,
             NameRules<Optional<Windows>> windowSelection) {
         IdleCounters idle = store.capability(IdleCounters.class).orElseThrow(() ->
                 new IllegalStateException("expire-after-idle needs a store that offers " + IdleCounters.class.getName()
@@ -285,10 +292,10 @@ public final class CounterServiceBuilder {
                 new Observations(observations, observationConvention), rule);
     }
 
-    private static DefaultCounterService.Route create(String rule, StrategyFactory factory, StrategyContext context,
-            List<DefaultCounterService.Route> created) {
+    private static Route create(String rule, StrategyFactory factory, StrategyContext context,
+            List<Route> created) {
         CounterStrategy strategy = Objects.requireNonNull(factory.create(context), "a StrategyFactory returned null");
-        DefaultCounterService.Route route = new DefaultCounterService.Route(rule, strategy);
+        Route route = new Route(rule, strategy);
         created.add(route);
         return route;
     }

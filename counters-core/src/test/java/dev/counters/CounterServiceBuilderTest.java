@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.counters.memory.InMemoryCounterStore;
-import dev.counters.internal.CounterStrategy;
+import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.strategy.Strategies;
 import dev.counters.strategy.StrategyFactory;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.counters.sequence;
 
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
-import dev.counters.internal.StrategyContext;
+import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.observation.CountersObservationConvention;
 import dev.counters.observation.DefaultCountersObservationConvention;
 import dev.counters.spi.CounterStore;

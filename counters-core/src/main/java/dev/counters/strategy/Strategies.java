@@ -1,5 +1,13 @@
 package dev.counters.strategy;
 
+import dev.counters.internal.strategy.AtomicStrategy;
+import dev.counters.internal.strategy.DeltaLogStrategy;
+import dev.counters.internal.strategy.LocalMonotonicCache;
+import dev.counters.internal.strategy.MonotonicStrategy;
+import dev.counters.internal.strategy.NodeStrategy;
+import dev.counters.internal.strategy.OptimisticStrategy;
+import dev.counters.internal.strategy.ShardedStrategy;
+import dev.counters.internal.strategy.buffered.BufferedStrategy;
 import dev.counters.spi.MonotonicCache;
 import dev.counters.spi.TotalCache;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package dev.counters.strategy;
 
-import dev.counters.internal.CounterStrategy;
-import dev.counters.internal.StrategyContext;
+import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.internal.strategy.StrategyContext;
 
 /**
  * Creates a strategy once its context is known. {@link Strategies} has one for each built-in strategy. Its types

@@ -1,6 +1,6 @@
 /**
- * The strategies: each one turns increments into store writes in its own way, trading exactness, freshness and
- * durability for throughput. {@link dev.counters.strategy.Strategies} creates them.
+ * Choosing a strategy: {@link dev.counters.strategy.Strategies} and the settings of each strategy. The strategies
+ * themselves are internal.
  */
 @NullMarked
 package dev.counters.strategy;

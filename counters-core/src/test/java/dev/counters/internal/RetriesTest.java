@@ -9,6 +9,7 @@ import dev.counters.CounterStoreException;
 import dev.counters.CountersException;
 import dev.counters.StoreUnavailableException;
 import dev.counters.TransientStoreException;
+import dev.counters.internal.strategy.StrategyContext;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;

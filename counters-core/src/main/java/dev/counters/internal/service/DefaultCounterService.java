@@ -1,0 +1,347 @@
+package dev.counters.internal.service;
+
+import static dev.counters.internal.service.Arguments.checkDelta;
+import static dev.counters.internal.service.Arguments.checkKey;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.counters.Counter;
+import dev.counters.CounterAdmin;
+import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.IdempotencyKey;
+import dev.counters.StrategyStatistics;
+import dev.counters.WindowedCounter;
+import dev.counters.internal.NameRules;
+import dev.counters.internal.Time;
+import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.spi.CounterStore;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
+
+/** Validates, routes each counter to its strategy, and keeps recently used handles resolved. */
+public final class DefaultCounterService implements CounterService, CounterAdmin {
+
+    private final NameRules<Route> router;
+    private final List<Route> routes;
+    private final CounterStore store;
+    private final Cache<String, Handle> handles;
+    private final NameRules<Optional<Windows>> windows;
+    private final Time time;
+    /**
+     * The handles used last, by the hash of their name, in front of the cache: a hit is an array read and a string
+     * comparison, without the cache's bookkeeping. Plain reads and writes: a thread that misses an entry another
+     * thread wrote asks the cache, and handles are immutable.
+     */
+    private final @Nullable Handle[] recent = new Handle[RECENT_HANDLES];
+    private static final int RECENT_HANDLES = 1 << 10;
+    /** A plain volatile rather than an AtomicBoolean: every increment by name reads it, one load fewer. */
+    private volatile boolean closed;
+    private final Housekeeping housekeeping;
+    private final StrategyFamilies families;
+    private final ThreadFactory threadFactory;
+
+    public DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles,
+            NameRules<Optional<Windows>> windows, Time time, Housekeeping housekeeping, StrategyFamilies families,
+            ThreadFactory threadFactory) {
+        this.threadFactory = threadFactory;
+        this.housekeeping = housekeeping;
+        this.families = families;
+        this.windows = windows;
+        this.time = time;
+        this.router = router;
+        this.routes = List.copyOf(routes);
+        this.store = store;
+        this.handles = Caffeine.newBuilder().maximumSize(maxCachedHandles).build();
+    }
+
+    @Override
+    public void increment(String name, long delta) {
+        counter(name).increment(delta);
+    }
+
+    @Override
+    public void increment(String name, long delta, IdempotencyKey key) {
+        counter(name).increment(delta, key);
+    }
+
+    @Override
+    public long incrementAndGet(String name, long delta, IdempotencyKey key) {
+        return counter(name).incrementAndGet(delta, key);
+    }
+
+    @Override
+    public CompletableFuture<Void> incrementDurably(String name, long delta) {
+        return counter(name).incrementDurably(delta);
+    }
+
+    @Override
+    public long incrementAndGet(String name, long delta) {
+        return counter(name).incrementAndGet(delta);
+    }
+
+    @Override
+    public long get(String name) {
+        return counter(name).get();
+    }
+
+    @Override
+    public Map<String, Long> get(Collection<String> names) {
+        // Validate everything first, then ask each strategy once for all of its counters (a windowed one's current
+        // window).
+        Map<CounterStrategy, List<CounterName>> byStrategy = new IdentityHashMap<>();
+        Map<String, CounterName> stored = new LinkedHashMap<>();
+        for (String name : names) {
+            Handle handle = handle(name);
+            stored.put(name, handle.stored());
+            byStrategy.computeIfAbsent(handle.route().strategy(), s -> new ArrayList<>()).add(handle.stored());
+        }
+        Map<CounterName, Long> values = new LinkedHashMap<>();
+        byStrategy.forEach((strategy, counters) -> values.putAll(strategy.getAll(counters)));
+        Map<String, Long> result = new LinkedHashMap<>();
+        stored.forEach((name, counter) -> result.put(name, values.getOrDefault(counter, 0L)));
+        return result;
+    }
+
+    @Override
+    public long getExact(String name) {
+        return counter(name).getExact();
+    }
+
+    @Override
+    public CounterAdmin admin() {
+        return this;
+    }
+
+    @Override
+    public Map<String, Long> cells(String name) {
+        Handle counter = handle(name);
+        return counter.route().strategy().cells(counter.stored());
+    }
+
+    @Override
+    public int growShards(String name, int shards) {
+        Handle counter = handle(name);
+        return counter.route().strategy().growShards(counter.stored(), shards);
+    }
+
+    @Override
+    public void delete(String name) {
+        counter(name).delete();
+    }
+
+    @Override
+    public List<String> counterNames(@Nullable String after, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+        }
+        CounterName from = after == null ? null : CounterName.of(after);
+        return store.counterNames("", from, limit).stream().map(CounterName::value).toList();
+    }
+
+    @Override
+    public CompletableFuture<Void> flush() {
+        return CompletableFuture.allOf(routes.stream().map(route -> route.strategy().flush())
+                .toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public List<StrategyStatistics> statistics() {
+        return routes.stream().map(route -> new StrategyStatistics(route.rule(), route.strategy().type(),
+                route.increments(), route.strategy().activity())).toList();
+    }
+
+    @Override
+    public Counter counter(String name) {
+        return handle(name);
+    }
+
+    @Override
+    public WindowedCounter windowed(String name) {
+        if (handle(name) instanceof WindowedHandle windowed) {
+            return windowed;
+        }
+        throw new IllegalStateException("Counter '" + name + "' has no windows: give a rule that matches it a window"
+                + " (counters.counters.[<name or pattern>].window, or CounterServiceBuilder.windows)");
+    }
+
+    private Handle handle(String name) {
+        if (closed) {
+            throw new IllegalStateException("The CounterService is closed");
+        }
+        if (name == null) {
+            throw new IllegalArgumentException("Counter name must not be null");
+        }
+        int index = name.hashCode() & (RECENT_HANDLES - 1);
+        Handle counter = recent[index];
+        if (counter != null && counter.key().equals(name)) {
+            return counter;
+        }
+        counter = handles.getIfPresent(name);
+        if (counter == null) {
+            CounterName counterName = CounterName.of(name);
+            Optional<Windows.Window> window = Windows.parse(counterName)
+                    .filter(stored -> windows.select(stored.counter().value()).isPresent());
+            if (window.isPresent()) {
+                // One window by its stored name (as listed by counterNames): a counter of its counter's strategy.
+                counter = routed(counterName, router.select(window.get().counter().value()));
+            } else {
+                Route route = router.select(counterName.value());
+                Optional<Windows> windowed = windows.select(counterName.value());
+                counter = windowed.isPresent()
+                        ? new WindowedHandle(counterName, route, windowed.get(), time, store, housekeeping)
+                        : routed(counterName, route);
+            }
+            handles.put(name, counter);
+        }
+        recent[index] = counter;
+        return counter;
+    }
+
+    /** A counter's handle, once its stored data is known to be of its strategy's family. */
+    private RoutedCounter routed(CounterName name, Route route) {
+        families.check(name, route);
+        return new RoutedCounter(name, route, housekeeping);
+    }
+
+    /** Whether this call closed the service (only the first does). */
+    private synchronized boolean markClosed() {
+        boolean first = !closed;
+        closed = true;
+        return first;
+    }
+
+    /**
+     * Closes every rule's strategy at once, each on its own thread, so that buffered rules write what is pending side
+     * by side: closing takes about the longest shutdown timeout, not their sum. Each strategy's close is bounded by its
+     * own timeout, so the joins are too.
+     */
+    @Override
+    public void close() {
+        if (markClosed()) {
+            housekeeping.close();
+            List<RuntimeException> failures = Collections.synchronizedList(new ArrayList<>());
+            List<Thread> closing = new ArrayList<>();
+            for (Route route : routes) {
+                Runnable close = () -> {
+                    try {
+                        route.strategy().close();
+                    } catch (RuntimeException e) {
+                        failures.add(e);
+                    }
+                };
+                if (routes.size() == 1) {
+                    close.run();
+                } else {
+                    Thread thread = threadFactory.newThread(close);
+                    thread.start();
+                    closing.add(thread);
+                }
+            }
+            boolean interrupted = false;
+            for (Thread thread : closing) {
+                while (thread.isAlive()) {
+                    try {
+                        thread.join();
+                    } catch (InterruptedException e) {
+                        interrupted = true; // the strategies are closing all the same: wait for them, then say so
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (!failures.isEmpty()) {
+                RuntimeException failure = failures.get(0);
+                failures.subList(1, failures.size()).forEach(failure::addSuppressed);
+                throw failure;
+            }
+        }
+    }
+
+    /** A counter bound to its strategy, and to the strategy's increment of it. */
+    private record RoutedCounter(String key, CounterName name, Route route, LongConsumer incrementer,
+            Housekeeping housekeeping) implements Handle {
+
+        /** {@code key} is the name's value, one load closer for the lookup by name. */
+        RoutedCounter(CounterName name, Route route, Housekeeping housekeeping) {
+            this(name.value(), name, route, counted(route, route.strategy().incrementer(name)), housekeeping);
+        }
+
+        /** The strategy's incrementer, followed by the rule's count unless the strategy counts them itself. */
+        private static LongConsumer counted(Route route, LongConsumer incrementer) {
+            LongAdder counted = route.counted();
+            return counted == null ? incrementer : incrementer.andThen(delta -> counted.increment());
+        }
+
+        @Override
+        public CounterName stored() {
+            return name;
+        }
+
+        @Override
+        public String strategy() {
+            return route.strategy().type();
+        }
+
+        @Override
+        public void increment(long delta) {
+            incrementer.accept(checkDelta(name, delta));
+        }
+
+        @Override
+        public CompletableFuture<Void> incrementDurably(long delta) {
+            CompletableFuture<Void> durable = route.strategy().incrementDurably(name, checkDelta(name, delta));
+            route.count();
+            return durable;
+        }
+
+        @Override
+        public long incrementAndGet(long delta) {
+            long value = route.strategy().incrementAndGet(name, checkDelta(name, delta));
+            route.count();
+            return value;
+        }
+
+        @Override
+        public void increment(long delta, IdempotencyKey key) {
+            route.strategy().increment(name, checkDelta(name, delta), checkKey(name, key, housekeeping), false);
+            route.count();
+        }
+
+        @Override
+        public long incrementAndGet(long delta, IdempotencyKey key) {
+            long value = route.strategy().increment(name, checkDelta(name, delta), checkKey(name, key, housekeeping),
+                    true);
+            route.count();
+            return value;
+        }
+
+        @Override
+        public long get() {
+            return route.strategy().get(name);
+        }
+
+        @Override
+        public long getExact() {
+            return route.strategy().getExact(name);
+        }
+
+        @Override
+        public void delete() {
+            route.strategy().delete(name);
+        }
+    }
+}

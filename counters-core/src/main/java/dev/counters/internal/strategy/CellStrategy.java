@@ -1,0 +1,153 @@
+package dev.counters.internal.strategy;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.counters.CounterName;
+import dev.counters.IdempotencyKey;
+import dev.counters.StrategyStatistics;
+import dev.counters.internal.Retries;
+import dev.counters.observation.CountersObservationContext.Operation;
+import dev.counters.spi.CounterStore;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * The reads shared by the counting strategies (atomic, optimistic, sharded, node, delta-log): a counter is the sum of
+ * its cells and unfolded deltas in the store, whichever strategy wrote them, so they differ only in what they write,
+ * and a counter moved from one to another keeps its value. Each owns one Resilience4j {@link Retry}, the only place its
+ * store calls are repeated.
+ */
+abstract class CellStrategy implements CounterStrategy {
+
+    final CounterStore store;
+    final Retry retry;
+    private final StrategyContext context;
+    private final LongAdder retries = new LongAdder();
+    private final KeyedIncrements keyed;
+    // Weak values: a cell nobody is incrementing needs no combiner, and one in use is held by its callers.
+    private final Cache<Cell, Combiner> combiners = Caffeine.newBuilder().weakValues().build();
+
+    CellStrategy(StrategyContext context, String type, RetryConfig retryDefaults) {
+        this.store = context.store();
+        this.context = context;
+        this.retry = context.retry(type, retryDefaults);
+        this.retry.getEventPublisher().onRetry(event -> retries.increment());
+        this.keyed = new KeyedIncrements(context, type);
+    }
+
+    @Override
+    public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
+        return keyed.apply(name, delta, key, needsValue, keyedWrite(name, delta),
+                joinsCallerTransactions() ? store.callerTransaction() : Optional.empty(), this::getExact);
+    }
+
+    /**
+     * Whether the strategy's writes take part in the caller's transaction when the store can join it: only those
+     * whose undoing is harmless (see {@link CounterStore#callerTransaction()}).
+     */
+    boolean joinsCallerTransactions() {
+        return false;
+    }
+
+    /**
+     * The change of an increment under an idempotency key, run in the key's transaction: an add to the cell the
+     * strategy writes, or what the strategy writes instead.
+     */
+    abstract KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta);
+
+    /**
+     * Runs a store call, repeated by the strategy's retry as configured (by default while it fails in a way that surely
+     * wrote nothing); once an attempt's outcome was unknown, so is the call's ({@link Retries}).
+     */
+    final <T> T retrying(Supplier<T> call) {
+        return Retries.write(retry, call);
+    }
+
+    final void retrying(Runnable call) {
+        Retries.write(retry, call);
+    }
+
+    /**
+     * Adds {@code delta} to a cell, combined with the concurrent increments of the same cell in this JVM (see
+     * {@link Combiner}): the counter's total after it when {@code needsTotal}, as {@link CounterStore#addAndGet}.
+     */
+    final long addCombined(CounterName name, String cell, long delta, boolean needsTotal) {
+        return combiner(name, cell).submit(delta, needsTotal);
+    }
+
+    /** Whether a combined write of the cell is in flight in this JVM. */
+    final boolean busy(CounterName name, String cell) {
+        Combiner combiner = combiners.getIfPresent(new Cell(name, cell));
+        return combiner != null && combiner.busy();
+    }
+
+    /**
+     * The cell's combiner. Whoever holds it keeps it in use (the cache holds combiners weakly), so a handle that
+     * holds it shares it with every other caller of the cell.
+     */
+    final Combiner combiner(CounterName name, String cell) {
+        return combiners.get(new Cell(name, cell), key -> {
+            Combiner.Write write = writer(name, cell);
+            return new Combiner(batch -> context.observe(Operation.WRITE, type(), name, () -> write.apply(batch)));
+        });
+    }
+
+    /**
+     * How the cell's combiner writes a batch: the counter's total after it when the batch needs it. An upsert,
+     * repeated by the strategy's retry; optimistic counters write by compare-and-set instead. The combiner runs one
+     * write at a time, so a writer may keep state between its writes.
+     */
+    Combiner.Write writer(CounterName name, String cell) {
+        return batch -> retrying(() -> {
+            long sum = batch.sum();
+            if (batch.needsTotal()) {
+                return store.addAndGet(name, cell, sum);
+            }
+            store.add(name, cell, sum);
+            return 0L;
+        });
+    }
+
+    private record Cell(CounterName name, String cell) {
+    }
+
+    final long retries() {
+        return retries.sum();
+    }
+
+    @Override
+    public StrategyStatistics.Activity activity() {
+        return new StrategyStatistics.Activity(0, retries(), 0, null);
+    }
+
+    @Override
+    public long get(CounterName name) {
+        return retrying(() -> store.get(name));
+    }
+
+    @Override
+    public Map<CounterName, Long> getAll(Collection<CounterName> names) {
+        Map<CounterName, Long> stored = retrying(() -> store.getAll(names));
+        Map<CounterName, Long> values = new LinkedHashMap<>();
+        for (CounterName name : names) {
+            values.put(name, stored.getOrDefault(name, 0L));
+        }
+        return values;
+    }
+
+    @Override
+    public Map<String, Long> cells(CounterName name) {
+        return retrying(() -> store.cells(name));
+    }
+
+    @Override
+    public void delete(CounterName name) {
+        retrying(() -> store.delete(name));
+    }
+}

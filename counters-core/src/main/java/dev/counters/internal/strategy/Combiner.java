@@ -1,0 +1,198 @@
+package dev.counters.internal.strategy;
+
+import dev.counters.CounterOverflowException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Folds the concurrent increments of one stored row in this JVM into one write ("Poor man's distributed counter": "a
+ * retry carries the updated pending delta", applied to every durable strategy). The first caller to find the row free
+ * writes, carrying every delta queued meanwhile; the others wait for the write that carries theirs. Every caller
+ * returns only once that write has committed, and learns its own outcome: a failure goes to exactly the callers whose
+ * deltas the failed write carried. With one caller at a time nothing waits: the caller writes its own delta at once.
+ *
+ * <p>A write carries deltas of one sign only, in queue order. The values between the row's total before and after
+ * it are then all in range, so each caller can be given the total as if the deltas had been applied one by one: the
+ * value after the write minus the deltas queued after its own. When the database refuses a combined delta as out
+ * of range, each delta is written on its own, so that only the deltas that overflow are refused.
+ */
+final class Combiner {
+
+    /** One write of a batch: the row's total after it (or anything, when no caller needs the total). */
+    @FunctionalInterface
+    interface Write {
+        long apply(Batch batch);
+    }
+
+    /** If a wake-up is missed, a waiting caller looks again this soon. */
+    private static final long PARK_NANOS = 1_000_000;
+
+    private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean writing = new AtomicBoolean();
+    private final Write write;
+
+    Combiner(Write write) {
+        this.write = write;
+    }
+
+    /** Whether a write is in flight: a caller that can choose another row may prefer one that is free. */
+    boolean busy() {
+        return writing.get();
+    }
+
+    /** Adds {@code delta} through a combined write; returns the total after it, as described above. */
+    long submit(long delta, boolean needsTotal) {
+        Pending mine = new Pending(delta, needsTotal, Thread.currentThread());
+        queue.add(mine);
+        boolean interrupted = false;
+        while (!mine.done) {
+            if (writing.compareAndSet(false, true)) {
+                try {
+                    // Our delta stays queued until a batch takes it, and only the writer takes batches.
+                    while (!mine.done) {
+                        writeBatch();
+                    }
+                } finally {
+                    writing.set(false);
+                    Pending next = queue.peek();
+                    if (next != null) {
+                        LockSupport.unpark(next.thread); // hand the row to the next waiting caller
+                    }
+                }
+            } else {
+                // Not interruptible: a queued delta may still be written, and its caller must learn the outcome.
+                LockSupport.parkNanos(this, PARK_NANOS);
+                interrupted |= Thread.interrupted();
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (mine.failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (mine.failure instanceof Error e) {
+            throw e;
+        }
+        return mine.total;
+    }
+
+    private void writeBatch() {
+        Batch batch = new Batch();
+        batch.sum(); // takes at least the writer's own delta, whatever the write does
+        try {
+            long total = write.apply(batch);
+            for (int i = batch.members.size() - 1; i >= 0; i--) {
+                Pending pending = batch.members.get(i);
+                pending.complete(total);
+                total -= pending.delta; // stays in range: every delta of the batch has the same sign
+            }
+        } catch (CounterOverflowException e) {
+            if (batch.members.size() == 1) {
+                batch.members.get(0).fail(e);
+            } else {
+                batch.members.forEach(this::writeAlone);
+            }
+        } catch (RuntimeException | Error e) {
+            batch.members.forEach(pending -> pending.fail(e));
+        }
+    }
+
+    private void writeAlone(Pending pending) {
+        Batch alone = new Batch(pending);
+        try {
+            pending.complete(write.apply(alone));
+        } catch (RuntimeException | Error e) {
+            pending.fail(e);
+        }
+    }
+
+    /**
+     * The deltas one write carries. {@link #sum()} takes every delta queued since its last call (of the batch's sign,
+     * within range), so that a write retried after a conflict carries the deltas that arrived meanwhile too.
+     */
+    final class Batch {
+
+        private final List<Pending> members = new ArrayList<>();
+        private final boolean fixed;
+        private long sum;
+        private boolean needsTotal;
+
+        private Batch() {
+            this.fixed = false;
+        }
+
+        private Batch(Pending only) {
+            this.fixed = true;
+            add(only);
+        }
+
+        /** The sum of the deltas to write now. */
+        long sum() {
+            if (!fixed) {
+                for (Pending next; (next = queue.peek()) != null && fits(next); ) {
+                    add(queue.poll());
+                }
+            }
+            return sum;
+        }
+
+        /** Whether any caller of the batch wants the total back (an {@code addAndGet} rather than an add). */
+        boolean needsTotal() {
+            return needsTotal;
+        }
+
+        int size() {
+            return members.size();
+        }
+
+        private boolean fits(Pending next) {
+            if (members.isEmpty()) {
+                return true;
+            }
+            boolean sameSign = (next.delta > 0) == (members.get(0).delta > 0);
+            long total = sum + next.delta;
+            return sameSign && ((sum ^ total) & (next.delta ^ total)) >= 0; // no overflow of the sum
+        }
+
+        private void add(Pending pending) {
+            members.add(pending);
+            sum += pending.delta;
+            needsTotal |= pending.needsTotal;
+        }
+    }
+
+    private static final class Pending {
+
+        final long delta;
+        final boolean needsTotal;
+        final Thread thread;
+        volatile boolean done;
+        long total;
+        Throwable failure;
+
+        Pending(long delta, boolean needsTotal, Thread thread) {
+            this.delta = delta;
+            this.needsTotal = needsTotal;
+            this.thread = thread;
+        }
+
+        void complete(long total) {
+            this.total = total;
+            finish();
+        }
+
+        void fail(Throwable failure) {
+            this.failure = failure;
+            finish();
+        }
+
+        private void finish() {
+            done = true; // publishes total and failure, written before it
+            LockSupport.unpark(thread);
+        }
+    }
+}

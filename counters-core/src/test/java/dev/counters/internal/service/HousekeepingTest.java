@@ -1,0 +1,83 @@
+package dev.counters.internal.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.IdempotencyKey;
+import dev.counters.contract.MutableClock;
+import dev.counters.internal.Time;
+import dev.counters.memory.InMemoryCounterStore;
+import dev.counters.spi.CounterStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** Idempotency keys are forgotten after their retention, by one process at a time, a bounded batch per delete. */
+class HousekeepingTest {
+
+    private final InMemoryCounterStore store = new InMemoryCounterStore();
+    private final MutableClock clock = new MutableClock();
+    private final AtomicLong ticker = new AtomicLong();
+    private final Time time = new Time(clock, ticker::get);
+    private final CounterName counter = CounterName.of("keyed");
+
+    private boolean applied(String key) {
+        return store.applyOnce(key, counter, 1, time.steady(), transaction -> {
+            transaction.add(counter, "main", 1);
+            return OptionalLong.empty();
+        }).appliedNow();
+    }
+
+    private void advance(Duration duration) {
+        clock.advance(duration);
+        ticker.addAndGet(duration.toNanos());
+    }
+
+    @Test
+    void keysAreForgottenAfterTheirRetentionAndNotBefore() {
+        Housekeeping housekeeping = Housekeeping.manual(store, time, "owner-a", Duration.ofHours(1), List.of());
+        for (int i = 0; i < Housekeeping.BATCH + 5; i++) {
+            applied("old-" + i);
+        }
+        advance(Duration.ofMinutes(30));
+        applied("young");
+        assertThat(housekeeping.runOnce()).as("nothing past the retention yet").isZero();
+        assertThat(applied("old-0")).as("remembered within the retention").isFalse();
+
+        advance(Duration.ofMinutes(31));
+        assertThat(housekeeping.runOnce()).as("every old key, in more than one batch").isEqualTo(Housekeeping.BATCH + 5);
+        assertThat(applied("young")).as("kept: still within its retention").isFalse();
+        assertThat(applied("old-0")).as("forgotten, so it counts again").isTrue();
+    }
+
+    @Test
+    void oneProcessAtATimeHoldsTheLease() {
+        Housekeeping mine = Housekeeping.manual(store, time, "owner-a", Duration.ofHours(1), List.of());
+        Housekeeping theirs = Housekeeping.manual(store, time, "owner-b", Duration.ofHours(1), List.of());
+        Instant now = time.now();
+        store.tryLease(Housekeeping.LEASE, "owner-b", now.plusSeconds(60), now);
+        assertThat(mine.runOnce()).as("the other process is at work").isEqualTo(-1);
+        store.releaseLease(Housekeeping.LEASE, "owner-b");
+        assertThat(mine.runOnce()).isZero();
+        assertThat(theirs.runOnce()).as("the lease was released after the run").isZero();
+    }
+
+    @Test
+    void aServiceStartsNoHousekeepingThreadUntilAKeyIsUsed() {
+        AtomicLong threads = new AtomicLong();
+        try (CounterService counters = CounterService.builder(store).threadFactory(task -> {
+            threads.incrementAndGet();
+            return new Thread(task);
+        }).build()) {
+            counters.increment("plain");
+            assertThat(threads).hasValue(0);
+            counters.increment("keyed", 1, IdempotencyKey.of("k-1"));
+            counters.increment("keyed", 1, IdempotencyKey.of("k-2"));
+            assertThat(threads).hasValue(1);
+        }
+    }
+}

@@ -1,0 +1,242 @@
+package dev.counters.internal.strategy;
+
+import dev.counters.testing.TestThreads;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.Strategies;
+import dev.counters.strategy.StrategyFactory;
+import dev.counters.Counter;
+import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
+import dev.counters.CounterService;
+import dev.counters.CounterStoreException;
+import dev.counters.contract.ForwardingCounterStore;
+import dev.counters.memory.InMemoryCounterStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.LongStream;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Concurrent increments of one row (delta-log: of one counter's log) in a JVM share writes: fewer store calls than increments, each caller answered
+ * only by the write that carried its delta, with a total that includes its delta and no later one. The store here
+ * makes every write take a while, as a durable commit does.
+ */
+class CombiningTest {
+
+    private static final int THREADS = 32;
+
+    private static StrategyFactory strategy(String type) {
+        return switch (type) {
+            case "atomic" -> Strategies.atomic();
+            case "node" -> Strategies.node();
+            case "sharded" -> Strategies.sharded(ShardedSettings.defaults().withShards(2));
+            case "optimistic" -> Strategies.optimistic();
+            default -> throw new IllegalArgumentException(type);
+        };
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"atomic", "node", "sharded", "optimistic"})
+    void concurrentIncrementsShareWritesAndEachGetsItsOwnTotal(String type) throws Exception {
+        SlowStore store = new SlowStore(Duration.ofMillis(20));
+        List<Long> totals = new CopyOnWriteArrayList<>();
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
+            runConcurrently(THREADS, i -> totals.add(counters.incrementAndGet("hot", 1)));
+            assertThat(counters.get("hot")).isEqualTo(THREADS);
+        }
+        assertThat(totals).as("one total per caller, as if applied one by one: each includes its own delta, and "
+                + "none a later one").containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, THREADS).boxed()
+                .toList());
+        assertThat(store.writes.get()).as("store writes for " + THREADS + " increments").isLessThan(THREADS / 2);
+    }
+
+    @Test
+    void concurrentDeltaLogIncrementsShareRows() throws Exception {
+        SlowStore store = new SlowStore(Duration.ofMillis(20));
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.deltaLog()).build()) {
+            runConcurrently(THREADS, i -> counters.increment("hot", 1L << i)); // distinct bits: a lost one shows
+            assertThat(counters.get("hot")).isEqualTo((1L << THREADS) - 1);
+        }
+        assertThat(store.writes.get()).as("delta rows for " + THREADS + " increments").isLessThan(THREADS / 2);
+    }
+
+    @Test
+    void incrementsThroughKeptHandlesShareWritesWithIncrementsByName() throws Exception {
+        SlowStore store = new SlowStore(Duration.ofMillis(20));
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.atomic()).build()) {
+            Counter handle = counters.counter("hot"); // holds the cell's combiner
+            runConcurrently(THREADS, i -> {
+                if (i % 2 == 0) {
+                    handle.increment(1L << i);
+                } else {
+                    counters.increment("hot", 1L << i);
+                }
+            });
+            assertThat(counters.get("hot")).isEqualTo((1L << THREADS) - 1);
+        }
+        assertThat(store.writes.get()).as("store writes for " + THREADS + " increments").isLessThan(THREADS / 2);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"atomic", "node", "sharded"})
+    void aFailedWriteFailsExactlyTheCallersWhoseDeltasItCarried(String type) throws Exception {
+        SlowStore store = new SlowStore(Duration.ofMillis(20));
+        store.failWrite = 2; // the second write's outcome is unknown: not retried, reported to its callers
+        Map<Long, Throwable> failed = new ConcurrentHashMap<>();
+        List<Long> acknowledged = new CopyOnWriteArrayList<>();
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
+            runConcurrently(THREADS, i -> {
+                long delta = 1L << i; // distinct bits: a sum names its deltas
+                try {
+                    counters.increment("hot", delta);
+                    acknowledged.add(delta);
+                } catch (CounterStoreException e) {
+                    failed.put(delta, e);
+                }
+            });
+            long failedSum = failed.keySet().stream().mapToLong(Long::longValue).sum();
+            assertThat(failedSum).as("the failed callers are exactly the failed write's deltas")
+                    .isEqualTo(store.failedSum.get());
+            assertThat(failed).isNotEmpty();
+            assertThat(counters.get("hot")).as("everything acknowledged, and nothing else")
+                    .isEqualTo(acknowledged.stream().mapToLong(Long::longValue).sum());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"atomic", "optimistic"})
+    void whenACombinedDeltaOverflowsOnlyTheDeltaThatOverflowsIsRefused(String type) throws Exception {
+        SlowStore store = new SlowStore(Duration.ZERO);
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
+            counters.increment("edge", Long.MAX_VALUE - 10);
+            CountDownLatch gate = new CountDownLatch(1);
+            store.gate = gate;
+            Thread first = TestThreads.start(() -> counters.increment("edge", 1));
+            await().until(() -> store.waiting.get() == 1); // the first write is in flight, holding the row
+            List<Throwable> outcomes = Collections.synchronizedList(new ArrayList<>());
+            List<Thread> queued = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                queued.add(TestThreads.start(() -> {
+                    try {
+                        counters.increment("edge", 6);
+                        outcomes.add(null);
+                    } catch (RuntimeException e) {
+                        outcomes.add(e);
+                    }
+                }));
+            }
+            await().until(() -> queued.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
+            gate.countDown();
+            first.join();
+            for (Thread thread : queued) {
+                thread.join();
+            }
+            assertThat(outcomes).hasSize(2).containsNull()
+                    .anySatisfy(e -> assertThat(e).isInstanceOf(CounterOverflowException.class));
+            assertThat(counters.get("edge")).isEqualTo(Long.MAX_VALUE - 3);
+        }
+    }
+
+    private interface Task {
+        void run(int index) throws Exception;
+    }
+
+    private static void runConcurrently(int threads, Task task) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        List<Thread> started = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            int index = i;
+            started.add(TestThreads.start(() -> {
+                try {
+                    start.await();
+                    task.run(index);
+                } catch (Throwable e) {
+                    error.compareAndSet(null, e);
+                }
+            }));
+        }
+        start.countDown();
+        for (Thread thread : started) {
+            thread.join();
+        }
+        if (error.get() != null) {
+            throw new AssertionError(error.get());
+        }
+    }
+
+    /** An in-memory store whose writes take a while; it counts them, and can fail or hold one. */
+    private static final class SlowStore extends ForwardingCounterStore {
+
+        final AtomicInteger writes = new AtomicInteger();
+        final AtomicInteger waiting = new AtomicInteger();
+        final AtomicReference<Long> failedSum = new AtomicReference<>();
+        private final Duration latency;
+        volatile int failWrite;
+        volatile CountDownLatch gate;
+
+        SlowStore(Duration latency) {
+            super(new InMemoryCounterStore());
+            this.latency = latency;
+        }
+
+        @Override
+        public void add(CounterName counter, String cell, long delta) {
+            write(delta);
+            super.add(counter, cell, delta);
+        }
+
+        @Override
+        public long addAndGet(CounterName counter, String cell, long delta) {
+            write(delta);
+            return super.addAndGet(counter, cell, delta);
+        }
+
+        @Override
+        public OptionalLong appendDelta(CounterName counter, String deltaId, long delta, Instant now) {
+            write(delta);
+            return super.appendDelta(counter, deltaId, delta, now);
+        }
+
+        @Override
+        public boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
+            write(0);
+            return super.compareAndSet(counter, cell, expected, newValue);
+        }
+
+        private void write(long delta) {
+            int n = writes.incrementAndGet();
+            CountDownLatch held = gate;
+            try {
+                if (held != null) {
+                    waiting.incrementAndGet();
+                    gate = null;
+                    held.await();
+                }
+                Thread.sleep(latency.toMillis(), latency.toNanosPart() % 1_000_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (n == failWrite) {
+                failedSum.set(delta);
+                throw new CounterStoreException("connection lost during commit (test)", null);
+            }
+        }
+    }
+}

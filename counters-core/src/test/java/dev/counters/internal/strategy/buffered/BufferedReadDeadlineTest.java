@@ -1,0 +1,69 @@
+package dev.counters.internal.strategy.buffered;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.counters.CounterName;
+import dev.counters.CounterService;
+import dev.counters.CounterStoreException;
+import dev.counters.contract.ForwardingCounterStore;
+import dev.counters.memory.InMemoryCounterStore;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.Strategies;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 31, item 1: a read waits while the flusher moves deltas into the store, but not for ever. With a flush held
+ * in the store, a read gives up after 10 s with an exception instead of hanging as long as the store does.
+ */
+class BufferedReadDeadlineTest {
+
+    @Test
+    void aReadDuringAFlushThatDoesNotReturnGivesUpAfterItsDeadline() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger batches = new AtomicInteger();
+        ForwardingCounterStore hanging = new ForwardingCounterStore(new InMemoryCounterStore()) {
+            @Override
+            public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
+                    Map<String, KeyedDelta> keyed, Instant now) {
+                batches.incrementAndGet();
+                try {
+                    release.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.applyBatch(key, cell, deltas, keyed, now);
+            }
+        };
+        try (CounterService counters = CounterService.builder(hanging).defaultStrategy(Strategies.buffered(
+                BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1)))).build()) {
+            try {
+                CompletableFuture<Void> durable = counters.incrementDurably("held", 1);
+                await().atMost(Duration.ofSeconds(10)).until(() -> batches.get() == 1);
+                long started = System.nanoTime();
+                CompletableFuture<Long> read = CompletableFuture.supplyAsync(() -> counters.get("held"));
+                try {
+                    read.get(20, TimeUnit.SECONDS);
+                    throw new AssertionError("read a value while the flush was in the store");
+                } catch (ExecutionException e) {
+                    assertThat(e.getCause()).isInstanceOf(CounterStoreException.class)
+                            .hasMessageContaining("while the flusher moves deltas into the store");
+                }
+                assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
+                release.countDown();
+                durable.get(10, TimeUnit.SECONDS);
+                assertThat(counters.get("held")).isEqualTo(1);
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+}
