@@ -47,6 +47,8 @@ public final class Time {
     private final LongSupplier ticker;
     private final @Nullable Supplier<Instant> databaseClock;
     private volatile Anchor anchor;
+    /** Whether {@link #anchor} is a reading of the database's clock, rather than the wall clock at start. */
+    private volatile boolean onDatabase;
     /** The last wall-clock millisecond seen, and the forward movements summed up to it. */
     private final AtomicLong lastMillis;
     private final AtomicLong elapsedMillis = new AtomicLong();
@@ -81,7 +83,9 @@ public final class Time {
 
     /**
      * Reads the database's clock and puts steady time on it (the reading is taken as made halfway through the round
-     * trip; one whose round trip took over a second is not used). Does nothing without a database clock.
+     * trip). A later reading whose round trip took over a second is not used; the first is used whatever its round
+     * trip, since its error, half of that, is still far below the wall clock's, which may be hours off. Does nothing
+     * without a database clock.
      *
      * @return how far the wall clock is ahead of the database's (negative: behind); empty without a database clock
      * @throws RuntimeException the store's exception when the database cannot be read; steady time stays as it was
@@ -93,8 +97,9 @@ public final class Time {
         long before = ticker.getAsLong();
         Instant database = databaseClock.get();
         long after = ticker.getAsLong();
-        if (after - before <= MAX_ROUND_TRIP_NANOS) {
+        if (!onDatabase || after - before <= MAX_ROUND_TRIP_NANOS) {
             anchor = new Anchor(database, before + (after - before) / 2);
+            onDatabase = true;
         }
         return Optional.of(Duration.between(steady(), clock.instant()));
     }

@@ -102,12 +102,15 @@ public final class Housekeeping implements AutoCloseable {
     /**
      * Puts steady time on the database's clock now and then every {@link #CLOCK_SYNC}, when the store tells its
      * clock: from the service's start, since every strategy's timestamps use it.
+     *
+     * @throws RuntimeException the store's exception when the database's clock cannot be read now: a service that
+     *     stamped and purged on its own clock, which may be hours off, could purge what guards another's retries
      */
     public synchronized void keepClock() {
         if (!time.hasDatabaseClock()) {
             return;
         }
-        synchronizeClock();
+        time.synchronize().ifPresent(this::report);
         ScheduledExecutorService running = scheduler();
         if (running != null) {
             running.scheduleWithFixedDelay(this::synchronizeClock, CLOCK_SYNC.toMillis(), CLOCK_SYNC.toMillis(),
