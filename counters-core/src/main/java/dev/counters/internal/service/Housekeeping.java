@@ -33,6 +33,8 @@ public final class Housekeeping implements AutoCloseable {
     private static final Duration LEASE_TIME = Duration.ofMinutes(5);
     /** How often steady time is put on the database's clock again: it drifts only with the ticker in between. */
     static final Duration CLOCK_SYNC = Duration.ofSeconds(10);
+    /** Readings of the database's clock tried at start, one after another: a blip does not stop a start. */
+    static final int CLOCK_ATTEMPTS_AT_START = 3;
     /** An offset of the JVM's clock from the database's beyond this is logged: windows and leases use that clock. */
     static final Duration CLOCK_WARNING = Duration.ofSeconds(1);
 
@@ -103,14 +105,24 @@ public final class Housekeeping implements AutoCloseable {
      * Puts steady time on the database's clock now and then every {@link #CLOCK_SYNC}, when the store tells its
      * clock: from the service's start, since every strategy's timestamps use it.
      *
-     * @throws RuntimeException the store's exception when the database's clock cannot be read now: a service that
-     *     stamped and purged on its own clock, which may be hours off, could purge what guards another's retries
+     * @throws RuntimeException the store's exception when the database's clock cannot be read in
+     *     {@link #CLOCK_ATTEMPTS_AT_START} attempts: a service that stamped and purged on its own clock, which may be
+     *     hours off, could purge what guards another's retries
      */
     public synchronized void keepClock() {
         if (!time.hasDatabaseClock()) {
             return;
         }
-        time.synchronize().ifPresent(this::report);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                time.synchronize().ifPresent(this::report);
+                break;
+            } catch (RuntimeException e) {
+                if (attempt == CLOCK_ATTEMPTS_AT_START) {
+                    throw e;
+                }
+            }
+        }
         ScheduledExecutorService running = scheduler();
         if (running != null) {
             running.scheduleWithFixedDelay(this::synchronizeClock, CLOCK_SYNC.toMillis(), CLOCK_SYNC.toMillis(),
