@@ -61,9 +61,23 @@ final class Databases {
      * PgBouncer's transaction and statement pooling modes do: outside a transaction a client connection has no server
      * session of its own. Seen with two connections: while the second holds a transaction open (which pins a server
      * session to it), either it sits on the first one's backend, or the first one is now on another backend. A
-     * session-mode pooler or a direct connection keeps each client on its one backend.
+     * session-mode pooler or a direct connection keeps each client on its one backend, so no look can see sharing
+     * there; through a pooler one look may miss it (another client took the backend the second would have reused),
+     * so it looks up to {@link #SHARING_LOOKS} times.
      */
     static boolean sharesServerSessions(ConnectionProvider connections) {
+        for (int look = 0; look < SHARING_LOOKS; look++) {
+            if (sharingSeen(connections)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How many times {@link #sharesServerSessions} looks before it takes the server sessions for unshared. */
+    static final int SHARING_LOOKS = 5;
+
+    private static boolean sharingSeen(ConnectionProvider connections) {
         Connection first = connections.acquire();
         try {
             first.setAutoCommit(true);
