@@ -36,6 +36,7 @@ final class SchemaMigrations {
     }
 
     /** As {@link #migrate(DataSource, SQLDialect, String)}, waiting at most {@code wait} for another's migrations. */
+    @SuppressWarnings("try") // the lock is held for the migration, not used in it
     static MigrateResult migrate(DataSource dataSource, SQLDialect dialect, String prefix, Duration wait) {
         if (!Databases.migrationFolder(dialect).equals("mysql")) {
             return flyway(dataSource, dialect, prefix).migrate();

@@ -139,6 +139,7 @@ class PgBouncerTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the first connection is held so that the other is a second one
     void serverSidePreparedStatementsThroughPgBouncerBefore121FailSayingWhatToSet() throws Exception {
         // Debian's PgBouncer 1.18 cannot follow pgjdbc's named statements (made after prepareThreshold=5 uses of a
         // query on a connection) from one client to another on the same server session.

@@ -33,6 +33,7 @@ class PoolSizingTest {
 
     @ParameterizedTest
     @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRES"})
+    @SuppressWarnings("try") // the services are held for their claims
     void eachNodeIdClaimedKeepsOneConnectionUntilItsServiceCloses(TestDatabase database) {
         JooqStores stores = JooqStores.on(database);
         JooqCounterStore store = stores.store();
@@ -56,6 +57,7 @@ class PoolSizingTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the services are held for their claims
     void aClaimThatWouldFillAPoolOfKnownSizeIsRefusedAtOnce() {
         String prefix = JooqStores.shared(TestDatabase.POSTGRES).prefix();
         try (HikariDataSource one = TestDatabase.POSTGRES.newDataSource(1);
