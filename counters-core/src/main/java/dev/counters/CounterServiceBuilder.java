@@ -1,54 +1,51 @@
 package dev.counters;
 
 import dev.counters.internal.NamePattern;
-import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
 import dev.counters.internal.Threads;
-import dev.counters.internal.Time;
-import dev.counters.internal.UniqueIds;
-import dev.counters.internal.service.DefaultCounterService;
-import dev.counters.internal.service.Housekeeping;
-import dev.counters.internal.service.IdleExpiry;
-import dev.counters.internal.service.Route;
-import dev.counters.internal.service.StrategyFamilies;
-import dev.counters.internal.service.WindowPurge;
-import dev.counters.internal.service.Windows;
-import dev.counters.internal.strategy.CounterStrategy;
-import dev.counters.internal.strategy.StrategyContext;
+import dev.counters.internal.service.ServiceAssembly;
 import dev.counters.observation.CountersObservationConvention;
 import dev.counters.observation.DefaultCountersObservationConvention;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.IdleCounters;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.spi.MonotonicCache;
+import dev.counters.spi.TotalCache;
+import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.CacheChoice;
+import dev.counters.strategy.StrategySettings;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Builds a {@link CounterService}: a default strategy, and strategies for particular counters chosen by exact
- * name or by pattern. An exact name wins over a pattern; among patterns, the first one declared that matches
+ * Builds a {@link CounterService}: a default strategy, and {@link CounterRule rules} for particular counters, chosen
+ * by exact name or by pattern. An exact name wins over a pattern; among patterns, the first one declared that matches
  * wins. A pattern is a counter name in which {@code *} stands for any run of characters and {@code ?} for one
  * character: {@code orders.*}.
+ *
+ * <pre>{@code
+ * CounterService counters = CounterService.builder(store)
+ *         .strategy("views.*", ShardedSettings.defaults().withShards(16))
+ *         .rule("api.calls.*", CounterRule.of(BufferedSettings.defaults())
+ *                 .withWindow(WindowSettings.of(Duration.ofMinutes(1))))
+ *         .build();
+ * }</pre>
  */
 public final class CounterServiceBuilder {
 
     private final CounterStore store;
-    private StrategyFactory defaultStrategy = Strategies.atomic();
-    private final Map<String, StrategyFactory> rules = new LinkedHashMap<>();
-    private final Map<String, WindowSettings> windows = new LinkedHashMap<>();
-    private final Map<String, Duration> expiries = new LinkedHashMap<>();
+    private StrategySettings defaultStrategy = AtomicSettings.defaults();
+    private final Map<String, CounterRule> rules = new LinkedHashMap<>();
+    private @Nullable MonotonicCache monotonicCache;
+    private @Nullable TotalCache totalCache;
     private Clock clock = Clock.systemUTC();
     private RandomGenerator random = PER_THREAD_RANDOM;
     private int maxCachedHandles = 10_000;
@@ -88,43 +85,70 @@ public final class CounterServiceBuilder {
         this.store = Objects.requireNonNull(store, "store");
     }
 
-    /** The strategy of every counter no rule matches; {@link Strategies#atomic()} unless set. */
-    public CounterServiceBuilder defaultStrategy(StrategyFactory strategy) {
+    /** The strategy of every counter no rule gives one; {@link AtomicSettings} unless set. */
+    public CounterServiceBuilder defaultStrategy(StrategySettings strategy) {
         this.defaultStrategy = Objects.requireNonNull(strategy, "strategy");
         return this;
     }
 
-    /** The strategy of the counters whose name is, or matches, {@code nameOrPattern}. */
-    public CounterServiceBuilder strategy(String nameOrPattern, StrategyFactory strategy) {
-        NameRules.add(rules, nameOrPattern, strategy, "A strategy");
+    /** The strategy of the counters whose name is, or matches, {@code nameOrPattern}: a {@link CounterRule#of}. */
+    public CounterServiceBuilder strategy(String nameOrPattern, StrategySettings strategy) {
+        return rule(nameOrPattern, CounterRule.of(strategy));
+    }
+
+    /**
+     * Gives the counters whose name is, or matches, {@code nameOrPattern} what {@code rule} sets. Each part (strategy,
+     * windows, idle expiry) is set once per name or pattern; calls for the same one add parts.
+     *
+     * @throws IllegalArgumentException for a bad name or pattern, or a part already set for it
+     */
+    public CounterServiceBuilder rule(String nameOrPattern, CounterRule rule) {
+        NamePattern.validate(nameOrPattern);
+        Objects.requireNonNull(rule, "rule");
+        rules.merge(nameOrPattern, rule, (set, added) -> set.merge(added, nameOrPattern));
         return this;
     }
 
     /**
-     * Gives the counters whose name is, or matches, {@code nameOrPattern} time windows: each increment lands in the
-     * window of its time, kept for the retention, and {@link CounterService#windowed(String)} reads them by window.
-     * Which strategy stores the windows is chosen by the strategy rules, as for any counter; it keeps its guarantees
-     * per window. A windowed counter's name is at most {@value #MAX_WINDOWED_NAME} characters, and does not contain
-     * {@code :w:}.
+     * Gives the counters whose name is, or matches, {@code nameOrPattern} time windows (a {@link CounterRule#windowed}):
+     * each increment lands in the window of its time, kept for the retention, and
+     * {@link CounterService#windowed(String)} reads them by window. Which strategy stores the windows is chosen by the
+     * strategy rules, as for any counter; it keeps its guarantees per window. A windowed counter's name is at most
+     * {@value #MAX_WINDOWED_NAME} characters, and does not contain {@code :w:}.
      */
     public CounterServiceBuilder windows(String nameOrPattern, WindowSettings settings) {
-        NameRules.add(windows, nameOrPattern, settings, "Windows are");
-        return this;
+        return rule(nameOrPattern, CounterRule.windowed(settings));
     }
 
     /**
      * Removes the counters whose name is, or matches, {@code nameOrPattern} once nobody wrote them for
-     * {@code idle} (at least a minute): in the background, one process at a time, a thousand names per query. A
-     * removed counter reads 0, as one never written, and counts again from 0. It costs the write path nothing (the
-     * expiry compares the cells' versions between its looks), and a counter written while it is removed keeps that
-     * write. Monotonic counters never expire: their values would repeat. Off unless set.
+     * {@code idle} (at least a minute; a {@link CounterRule#expiringAfterIdle}): in the background, one process at a
+     * time, a thousand names per query. A removed counter reads 0, as one never written, and counts again from 0. It
+     * costs the write path nothing (the expiry compares the cells' versions between its looks), and a counter written
+     * while it is removed keeps that write. Monotonic counters never expire: their values would repeat. Off unless
+     * set.
      */
     public CounterServiceBuilder expireAfterIdle(String nameOrPattern, Duration idle) {
-        Objects.requireNonNull(idle, "idle");
-        if (idle.compareTo(Duration.ofMinutes(1)) < 0) {
-            throw new IllegalArgumentException("expire-after-idle must be at least 1 minute, was " + idle);
-        }
-        NameRules.add(expiries, nameOrPattern, idle, "An expiry is");
+        return rule(nameOrPattern, CounterRule.expiringAfterIdle(idle));
+    }
+
+    /**
+     * The cache that {@code monotonic} counters share with the other nodes ({@code counters-redis} has one), unless
+     * their settings choose {@link CacheChoice#LOCAL}. Without it they cache in this JVM, which is exact on one node
+     * only.
+     */
+    public CounterServiceBuilder monotonicCache(MonotonicCache cache) {
+        this.monotonicCache = Objects.requireNonNull(cache, "cache");
+        return this;
+    }
+
+    /**
+     * The cache of {@code sharded} totals shared with the other nodes ({@code counters-redis} has one), for settings
+     * with a cached-total expiry, unless they choose {@link CacheChoice#LOCAL}. Without it totals are cached in this
+     * JVM, where they see only this node's increments until they expire.
+     */
+    public CounterServiceBuilder totalCache(TotalCache cache) {
+        this.totalCache = Objects.requireNonNull(cache, "cache");
         return this;
     }
 
@@ -223,80 +247,14 @@ public final class CounterServiceBuilder {
     /**
      * Builds the service, and each strategy with it.
      *
-     * @throws IllegalStateException if a strategy needs a capability the store does not offer; or if an exact rule
-     *     gives a counting strategy to a counter the store holds as monotonic, or {@code monotonic} to one it holds
-     *     counted: a counter cannot move between the two families (under a pattern or the default, such a counter is
-     *     refused when it is first used)
+     * @throws IllegalStateException if a strategy needs a capability the store does not offer, or a shared cache the
+     *     builder was not given; or if an exact rule gives a counting strategy to a counter the store holds as
+     *     monotonic, or {@code monotonic} to one it holds counted: a counter cannot move between the two families
+     *     (under a pattern or the default, such a counter is refused when it is first used)
      */
     public CounterService build() {
-        Time time = Time.of(clock, store);
-        UniqueIds ids = UniqueIds.create();
-        List<Route> created = new ArrayList<>();
-        try {
-            Map<String, Route> routes = new LinkedHashMap<>();
-            rules.forEach((nameOrPattern, factory) -> routes.put(nameOrPattern,
-                    create(nameOrPattern, factory, context(time, ids, nameOrPattern), created)));
-            Route fallback = create(StrategyStatistics.DEFAULT_RULE, defaultStrategy,
-                    context(time, ids, StrategyStatistics.DEFAULT_RULE), created);
-            NameRules<Route> router = NameRules.of(routes, fallback);
-            StrategyFamilies families = StrategyFamilies.of(store);
-            routes.forEach((nameOrPattern, route) -> {
-                if (!NamePattern.isPattern(nameOrPattern)) {
-                    families.check(CounterName.of(nameOrPattern), route);
-                }
-            });
-            Map<String, Windows> windowed = new LinkedHashMap<>();
-            Map<String, Optional<Windows>> windowRules = new LinkedHashMap<>();
-            this.windows.forEach((nameOrPattern, settings) -> {
-                windowed.put(nameOrPattern, new Windows(settings));
-                windowRules.put(nameOrPattern, Optional.of(windowed.get(nameOrPattern)));
-            });
-            NameRules<Optional<Windows>> windowSelection = NameRules.of(windowRules, Optional.empty());
-            List<Housekeeping.Task> tasks = new ArrayList<>();
-            if (!windowed.isEmpty()) {
-                tasks.add(new WindowPurge(store, router, windowSelection, windowed));
-            }
-            if (!expiries.isEmpty()) {
-                tasks.add(idleExpiry(router, windowSelection));
-            }
-            Housekeeping housekeeping = Housekeeping.of(store, time, ids.instanceId(), keyRetention, tasks,
-                    threadFactory);
-            housekeeping.keepClock(); // before any increment: its timestamps are on the database's clock
-            if (!tasks.isEmpty()) {
-                housekeeping.start(); // windows and idle counters are removed from the start
-            }
-            return new DefaultCounterService(router, created, store, maxCachedHandles, windowSelection, time,
-                    housekeeping, families, threadFactory);
-        } catch (RuntimeException e) {
-            created.forEach(route -> route.strategy().close());
-            throw e;
-        }
-    }
-
-    private IdleExpiry idleExpiry(NameRules<Route> router,
-            NameRules<Optional<Windows>> windowSelection) {
-        IdleCounters idle = store.capability(IdleCounters.class).orElseThrow(() ->
-                new IllegalStateException("expire-after-idle needs a store that offers " + IdleCounters.class.getName()
-                        + ", and " + store.getClass().getName() + " does not"));
-        expiries.keySet().forEach(nameOrPattern -> {
-            if (router.select(nameOrPattern).strategy().type().equals("monotonic")) {
-                throw new IllegalArgumentException("Counters '" + nameOrPattern + "' are monotonic and cannot expire"
-                        + " after idling: a monotonic counter removed would hand out its values again");
-            }
-        });
-        return new IdleExpiry(store, idle, router, windowSelection, expiries);
-    }
-
-    private StrategyContext context(Time time, UniqueIds ids, String rule) {
-        return new StrategyContext(store, time, random, ids, threadFactory, retries, circuitBreakers,
-                new Observations(observations, observationConvention), rule);
-    }
-
-    private static Route create(String rule, StrategyFactory factory, StrategyContext context,
-            List<Route> created) {
-        CounterStrategy strategy = Objects.requireNonNull(factory.create(context), "a StrategyFactory returned null");
-        Route route = new Route(rule, strategy);
-        created.add(route);
-        return route;
+        return ServiceAssembly.assemble(new ServiceAssembly.Plan(store, defaultStrategy, rules, clock, random,
+                threadFactory, retries, circuitBreakers, new Observations(observations, observationConvention),
+                keyRetention, maxCachedHandles, monotonicCache, totalCache));
     }
 }

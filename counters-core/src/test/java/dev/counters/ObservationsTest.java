@@ -9,8 +9,8 @@ import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.spi.CounterStore;
+import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
-import dev.counters.strategy.Strategies;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
@@ -26,8 +26,8 @@ class ObservationsTest {
     @Test
     void flushesRecountsAndCombinedWritesAreObservedWithTheirRuleAndStrategy() {
         try (CounterService counters = CounterService.builder(new InMemoryCounterStore()).observationRegistry(registry)
-                .strategy("views.*", Strategies.buffered())
-                .strategy("log.*", Strategies.deltaLog(DeltaLogSettings.defaults().withRecountAtDeltas(1)))
+                .strategy("views.*", BufferedSettings.defaults())
+                .strategy("log.*", DeltaLogSettings.defaults().withRecountAtDeltas(1))
                 .build()) {
             counters.increment("orders");
             counters.incrementDurably("views.home", 2).join();

@@ -5,7 +5,6 @@ import dev.counters.CounterService;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.redis.RedisMonotonicCache;
 import dev.counters.strategy.MonotonicSettings;
-import dev.counters.strategy.Strategies;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -58,7 +57,7 @@ final class MonotonicRedisWorkload implements Workload {
                 JooqCounterStore own = i == 0 ? store : FreshTables.store(setup.pools().apply(poolSize), prefix);
                 RedisMonotonicCache cache = RedisMonotonicCache.lettuce(connect()).build();
                 this.instances[i] = CounterService.builder(own)
-                        .defaultStrategy(Strategies.monotonic(settings, cache)).build();
+                        .defaultStrategy(settings).monotonicCache(cache).build();
             }
         } catch (Exception | Error e) { // a redis-server left running would outlive this JVM
             clients.forEach(RedisClient::shutdown);
@@ -96,7 +95,7 @@ final class MonotonicRedisWorkload implements Workload {
         try {
             // The database's maximum as a restarted application reads it with an empty cache of its own.
             RedisMonotonicCache cached = RedisMonotonicCache.lettuce(connect()).build();
-            try (CounterService database = CounterService.builder(store).defaultStrategy(Strategies.monotonic())
+            try (CounterService database = CounterService.builder(store).defaultStrategy(MonotonicSettings.defaults())
                     .build()) {
                 for (int i = 0; i < names.length; i++) {
                     NumberLog log = values[i];

@@ -107,7 +107,7 @@ final class RedisReport {
                 + " the same delay per sync.\n");
         md.append("- `monotonic-redis-3`: three application instances, each with its own connection pool, its own"
                 + " Lettuce connection (500 ms timeout) and its own `RedisMonotonicCache`, all counting one sequence;"
-                + " `Strategies.monotonic(MonotonicSettings.defaults(), cache)`: 20 shard rows, `chance-to-write`"
+                + " `MonotonicSettings.defaults()` with `monotonicCache(cache)`: 20 shard rows, `chance-to-write`"
                 + " 1.0, or 0.01 in the second row. Each increment is `incrementAndGet`. The other workloads run one"
                 + " instance.\n");
         md.append("- ").append(CALLERS).append(" callers (shared among the instances), one hot counter. ")

@@ -5,7 +5,6 @@ import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,7 +32,7 @@ final class ScaleSuite {
                         .withFlushThreshold(Long.MAX_VALUE).withMaxPendingCounters((int) size + 1)
                         .withShutdownTimeout(Duration.ofMinutes(5));
                 try (CounterService counters = CounterService.builder(store)
-                        .defaultStrategy(Strategies.buffered(settings)).build()) {
+                        .defaultStrategy(settings).build()) {
                     String prefix = "flush" + size + ".";
                     counters.increment(prefix + "warm");
                     long before = usedHeap();

@@ -3,7 +3,7 @@ package dev.counters.benchmarks;
 import dev.counters.CounterService;
 import dev.counters.IdempotencyKey;
 import dev.counters.jdbc.JooqCounterStore;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.StrategySettings;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +18,7 @@ import java.util.stream.IntStream;
 final class StrategyWorkload implements Workload {
 
     private final JooqCounterStore store;
-    private final StrategyFactory strategy;
+    private final StrategySettings strategy;
     private final CounterService[] instances;
     private final String[] names;
     private final Mode mode;
@@ -40,7 +40,7 @@ final class StrategyWorkload implements Workload {
     private final AtomicInteger nextCaller = new AtomicInteger();
     private final ThreadLocal<CounterService> instance;
 
-    private StrategyWorkload(Setup setup, StrategyFactory strategy, int instances, Mode mode) {
+    private StrategyWorkload(Setup setup, StrategySettings strategy, int instances, Mode mode) {
         String prefix = FreshTables.name("b") + "_";
         this.store = FreshTables.store(setup.dataSource(), prefix);
         this.strategy = strategy;
@@ -58,27 +58,27 @@ final class StrategyWorkload implements Workload {
     }
 
     /** Increments that return at once (buffered: before they are durable). */
-    static Opener of(StrategyFactory strategy) {
+    static Opener of(StrategySettings strategy) {
         return setup -> new StrategyWorkload(setup, strategy, 1, Mode.PLAIN);
     }
 
     /** Each increment under an idempotency key of its own: what a key costs. */
-    static Opener keyed(StrategyFactory strategy) {
+    static Opener keyed(StrategySettings strategy) {
         return setup -> new StrategyWorkload(setup, strategy, 1, Mode.KEYED);
     }
 
     /** {@code instances} services on the same tables, each with its own pool (and node id). */
-    static Opener instances(StrategyFactory strategy, int instances) {
+    static Opener instances(StrategySettings strategy, int instances) {
         return setup -> new StrategyWorkload(setup, strategy, instances, Mode.PLAIN);
     }
 
     /** {@code instances} services on the same tables, each increment waiting until it is durable. */
-    static Opener durableInstances(StrategyFactory strategy, int instances) {
+    static Opener durableInstances(StrategySettings strategy, int instances) {
         return setup -> new StrategyWorkload(setup, strategy, instances, Mode.DURABLE);
     }
 
     /** Each increment waits until it is durable ({@code incrementDurably(...).join()}). */
-    static Opener durable(StrategyFactory strategy) {
+    static Opener durable(StrategySettings strategy) {
         return setup -> new StrategyWorkload(setup, strategy, 1, Mode.DURABLE);
     }
 

@@ -1,9 +1,13 @@
 package dev.counters.benchmarks;
 
 import dev.counters.sequence.SequenceSettings;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,31 +20,31 @@ final class Workloads {
 
     static List<Workload.Kind> counting() {
         List<Workload.Kind> kinds = new ArrayList<>(List.of(
-                new Workload.Kind("atomic", "one upsert per increment", StrategyWorkload.of(Strategies.atomic())),
+                new Workload.Kind("atomic", "one upsert per increment", StrategyWorkload.of(AtomicSettings.defaults())),
                 new Workload.Kind("optimistic", "compare-and-set, concurrent increments combined",
-                        StrategyWorkload.of(Strategies.optimistic())),
-                new Workload.Kind("sharded", "16 shards, random selection", StrategyWorkload.of(Strategies.sharded())),
-                new Workload.Kind("node", "one row per node (one node here)", StrategyWorkload.of(Strategies.node())),
+                        StrategyWorkload.of(OptimisticSettings.defaults())),
+                new Workload.Kind("sharded", "16 shards, random selection", StrategyWorkload.of(ShardedSettings.defaults())),
+                new Workload.Kind("node", "one row per node (one node here)", StrategyWorkload.of(NodeSettings.defaults())),
                 new Workload.Kind("node-2", "two service instances, each with its pool and node id",
-                        StrategyWorkload.instances(Strategies.node(), 2)),
+                        StrategyWorkload.instances(NodeSettings.defaults(), 2)),
                 new Workload.Kind("node-4", "four service instances, each with its pool and node id",
-                        StrategyWorkload.instances(Strategies.node(), 4)),
+                        StrategyWorkload.instances(NodeSettings.defaults(), 4)),
                 new Workload.Kind("buffered", "in memory, flushed every second",
-                        StrategyWorkload.of(Strategies.buffered())),
+                        StrategyWorkload.of(BufferedSettings.defaults())),
                 new Workload.Kind("buffered-durable", "incrementDurably(...).join(): acknowledged after the commit",
-                        StrategyWorkload.durable(Strategies.buffered())),
+                        StrategyWorkload.durable(BufferedSettings.defaults())),
                 new Workload.Kind("atomic-keyed", "atomic, each increment under an idempotency key of its own",
-                        StrategyWorkload.keyed(Strategies.atomic())),
+                        StrategyWorkload.keyed(AtomicSettings.defaults())),
                 new Workload.Kind("sharded-keyed", "sharded, each increment under an idempotency key of its own",
-                        StrategyWorkload.keyed(Strategies.sharded())),
+                        StrategyWorkload.keyed(ShardedSettings.defaults())),
                 new Workload.Kind("buffered-keyed", "buffered, each increment under an idempotency key of its own;"
                         + " callers wait for room when 100,000 keys are pending (when-full: block)",
-                        StrategyWorkload.keyed(Strategies.buffered(BufferedSettings.defaults()
-                                .withWhenFull(BufferedSettings.WhenFull.BLOCK, Duration.ofSeconds(5))))),
+                        StrategyWorkload.keyed(BufferedSettings.defaults()
+                                .withWhenFull(BufferedSettings.WhenFull.BLOCK, Duration.ofSeconds(5)))),
                 new Workload.Kind("delta-log", "one insert per increment, folded by recounts",
-                        StrategyWorkload.of(Strategies.deltaLog())),
+                        StrategyWorkload.of(DeltaLogSettings.defaults())),
                 new Workload.Kind("monotonic", "cached, every value written (chance-to-write 1.0)",
-                        StrategyWorkload.of(Strategies.monotonic())),
+                        StrategyWorkload.of(MonotonicSettings.defaults())),
                 new Workload.Kind("plain-update", "baseline: UPDATE … SET v = v + 1, one commit each",
                         setup -> new PlainUpdateWorkload(setup.dataSource(), setup.counters())),
                 new Workload.Kind("jdbc-upsert", "baseline: the upsert atomic and node send, by hand in JDBC",
@@ -72,17 +76,17 @@ final class Workloads {
         return List.of(
                 new Workload.Kind("plain-update-3", "baseline: UPDATE … SET v = v + 1 from three instances",
                         setup -> PlainUpdateWorkload.instances(setup, 3)),
-                new Workload.Kind("atomic-3", "atomic, three instances", StrategyWorkload.instances(Strategies.atomic(), 3)),
+                new Workload.Kind("atomic-3", "atomic, three instances", StrategyWorkload.instances(AtomicSettings.defaults(), 3)),
                 new Workload.Kind("optimistic-3", "optimistic, three instances",
-                        StrategyWorkload.instances(Strategies.optimistic(), 3)),
+                        StrategyWorkload.instances(OptimisticSettings.defaults(), 3)),
                 new Workload.Kind("sharded-3", "sharded, three instances",
-                        StrategyWorkload.instances(Strategies.sharded(), 3)),
+                        StrategyWorkload.instances(ShardedSettings.defaults(), 3)),
                 new Workload.Kind("node-3", "node, three instances, a node id each",
-                        StrategyWorkload.instances(Strategies.node(), 3)),
+                        StrategyWorkload.instances(NodeSettings.defaults(), 3)),
                 new Workload.Kind("delta-log-3", "delta-log, three instances",
-                        StrategyWorkload.instances(Strategies.deltaLog(), 3)),
+                        StrategyWorkload.instances(DeltaLogSettings.defaults(), 3)),
                 new Workload.Kind("buffered-durable-3", "buffered, incrementDurably(...).join(), three instances",
-                        StrategyWorkload.durableInstances(Strategies.buffered(), 3)));
+                        StrategyWorkload.durableInstances(BufferedSettings.defaults(), 3)));
     }
 
     /**

@@ -4,7 +4,10 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Settings of the {@code buffered} strategy.
+ * Settings of the {@code buffered} strategy: increments add to memory and return; a flusher writes every dirty counter
+ * in one transaction per interval, exactly once. Not durable when {@code increment} returns (use {@code
+ * incrementDurably} to wait for the flush); a crash loses what was pending since the last flush; closing writes
+ * everything.
  *
  * @param flushInterval how often pending increments are written, at the latest
  * @param flushThreshold a flush starts early once this many increments are pending
@@ -19,7 +22,7 @@ import java.util.Objects;
  *     stay unacknowledged (a store outage), since a retry after its key is forgotten could apply twice
  */
 public record BufferedSettings(Duration flushInterval, long flushThreshold, int maxPendingCounters, WhenFull whenFull,
-        Duration blockTimeout, Duration shutdownTimeout, Duration keyRetention) {
+        Duration blockTimeout, Duration shutdownTimeout, Duration keyRetention) implements StrategySettings {
 
     /** What an increment of a counter that is not yet buffered does when the buffer is full. */
     public enum WhenFull {
@@ -89,5 +92,15 @@ public record BufferedSettings(Duration flushInterval, long flushThreshold, int 
     public BufferedSettings withShutdownTimeout(Duration shutdownTimeout) {
         return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
                 shutdownTimeout, keyRetention);
+    }
+
+    @Override
+    public String name() {
+        return "buffered";
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+        return visitor.buffered(this);
     }
 }

@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Settings of the {@code delta-log} strategy.
+ * Settings of the {@code delta-log} strategy: one row per increment with a unique id, folded into the counter by
+ * periodic recounts. Exact, durable when {@code increment} returns, and safe to retry after an unknown outcome.
  *
  * @param recountAfter a recount is due once the folded value is older than this (the write-up's "a second ago")
  * @param recountAtDeltas a recount is due once this many deltas were appended since the last one
@@ -16,7 +17,7 @@ import java.util.Objects;
  *     recognised; retries stop once half of it has passed since the first attempt
  */
 public record DeltaLogSettings(Duration recountAfter, long recountAtDeltas, boolean readFolded, int appendAttempts,
-        Duration foldedRetention) {
+        Duration foldedRetention) implements StrategySettings {
 
     public DeltaLogSettings {
         Objects.requireNonNull(recountAfter, "recountAfter");
@@ -55,5 +56,15 @@ public record DeltaLogSettings(Duration recountAfter, long recountAtDeltas, bool
 
     public DeltaLogSettings withReadFolded(boolean readFolded) {
         return new DeltaLogSettings(recountAfter, recountAtDeltas, readFolded, appendAttempts, foldedRetention);
+    }
+
+    @Override
+    public String name() {
+        return "delta-log";
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+        return visitor.deltaLog(this);
     }
 }

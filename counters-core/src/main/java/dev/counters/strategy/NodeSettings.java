@@ -6,7 +6,8 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Settings of the {@code node} strategy.
+ * Settings of the {@code node} strategy: one row per application node (G-Counter, or PN-Counter with decrements); a
+ * node writes only its own row, reads sum every node's. Exact and durable when {@code increment} returns.
  *
  * @param nodeId this process's node id (1 to 40 ASCII letters, digits, {@code . _ -}); null generates a random one
  *     at each start, which adds a row per counter per start: give long-lived deployments a stable id
@@ -14,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param leaseTtl how long a claim on the node id lasts without renewal, where it is a lease (H2); it is renewed, or
  *     on a store with session locks checked, every third of this
  */
-public record NodeSettings(@Nullable String nodeId, boolean decrements, Duration leaseTtl) {
+public record NodeSettings(@Nullable String nodeId, boolean decrements, Duration leaseTtl) implements StrategySettings {
 
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9._-]{1,40}");
 
@@ -44,5 +45,15 @@ public record NodeSettings(@Nullable String nodeId, boolean decrements, Duration
 
     public NodeSettings withLeaseTtl(Duration leaseTtl) {
         return new NodeSettings(nodeId, decrements, leaseTtl);
+    }
+
+    @Override
+    public String name() {
+        return "node";
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+        return visitor.node(this);
     }
 }

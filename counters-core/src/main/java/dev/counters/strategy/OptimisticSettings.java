@@ -4,14 +4,17 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Settings of the {@code optimistic} strategy.
+ * Settings of the {@code optimistic} strategy: read value and version, compare-and-set, retry conflicts with backoff;
+ * the concurrent increments of a counter in one JVM share each attempt. Exact and durable when {@code increment}
+ * returns.
  *
  * @param maxAttempts how many read-and-compare-and-set attempts an increment gets before
  *     {@link dev.counters.CounterContentionException}; at least 1
  * @param initialBackoff the wait after the first conflict; later waits double, with ±50 % jitter
  * @param maxBackoff the longest wait between two attempts
  */
-public record OptimisticSettings(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
+public record OptimisticSettings(int maxAttempts, Duration initialBackoff, Duration maxBackoff)
+        implements StrategySettings {
 
     public OptimisticSettings {
         if (maxAttempts < 1) {
@@ -35,5 +38,15 @@ public record OptimisticSettings(int maxAttempts, Duration initialBackoff, Durat
 
     public OptimisticSettings withMaxAttempts(int maxAttempts) {
         return new OptimisticSettings(maxAttempts, initialBackoff, maxBackoff);
+    }
+
+    @Override
+    public String name() {
+        return "optimistic";
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+        return visitor.optimistic(this);
     }
 }

@@ -1,5 +1,5 @@
 /**
- * Choosing a strategy: {@link dev.counters.strategy.Strategies} and the settings of each strategy. The strategies
+ * Choosing a strategy: {@link dev.counters.strategy.StrategySettings}, one record per strategy. The strategies
  * themselves are internal.
  */
 @NullMarked

@@ -14,7 +14,6 @@ import dev.counters.CounterStoreException;
 import dev.counters.CountersException;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +48,7 @@ public abstract class BufferedPromisesContract extends ContractSupport {
     }
 
     private CounterService service(CounterStore store, BufferedSettings settings) {
-        return CounterService.builder(store).defaultStrategy(Strategies.buffered(settings)).build();
+        return CounterService.builder(store).defaultStrategy(settings).build();
     }
 
     private static BufferedSettings hourly() {

@@ -7,8 +7,7 @@ import dev.counters.Counter;
 import dev.counters.CounterService;
 import dev.counters.CountersException;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.StrategySettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +45,7 @@ public abstract class CloseRaceContract extends ContractSupport {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
-    void closeRacingCallersLosesNothingAcknowledgedAndAnswersEveryCall(String label, StrategyFactory strategy)
+    void closeRacingCallersLosesNothingAcknowledgedAndAnswersEveryCall(String label, StrategySettings strategy)
             throws Exception {
         String counter = prefix() + "raced";
         int threads = 8;
@@ -133,10 +132,10 @@ public abstract class CloseRaceContract extends ContractSupport {
         }
     }
 
-    private static StrategyFactory shortFlushes(String label, StrategyFactory strategy) {
+    private static StrategySettings shortFlushes(String label, StrategySettings strategy) {
         return label.equals("buffered")
-                ? Strategies.buffered(BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(20))
-                        .withShutdownTimeout(SHUTDOWN_TIMEOUT))
+                ? BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(20))
+                        .withShutdownTimeout(SHUTDOWN_TIMEOUT)
                 : strategy;
     }
 

@@ -3,7 +3,7 @@ package dev.counters.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.CounterService;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.StrategySettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,13 +31,13 @@ public abstract class DependentStagesContract extends ContractSupport {
         return StrategyContract.exactStrategies();
     }
 
-    private CounterService service(StrategyFactory strategy) {
+    private CounterService service(StrategySettings strategy) {
         return CounterService.builder(store()).defaultStrategy(strategy).build();
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
-    void aStageOfADurableIncrementReadsTheSameCounter(String label, StrategyFactory strategy) throws Exception {
+    void aStageOfADurableIncrementReadsTheSameCounter(String label, StrategySettings strategy) throws Exception {
         String likes = prefix() + "likes.1";
         try (CounterService counters = service(strategy)) {
             assertThat(counters.incrementDurably(likes, 1).thenApply(v -> counters.get(likes))
@@ -50,7 +50,7 @@ public abstract class DependentStagesContract extends ContractSupport {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
-    void aStageOfAFlushReadsFlushesAndIncrements(String label, StrategyFactory strategy) throws Exception {
+    void aStageOfAFlushReadsFlushesAndIncrements(String label, StrategySettings strategy) throws Exception {
         String counter = prefix() + "flushed";
         try (CounterService counters = service(strategy)) {
             counters.increment(counter, 3);
@@ -70,7 +70,7 @@ public abstract class DependentStagesContract extends ContractSupport {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
-    void stagesOnManyFuturesAtOnceAllComplete(String label, StrategyFactory strategy) throws Exception {
+    void stagesOnManyFuturesAtOnceAllComplete(String label, StrategySettings strategy) throws Exception {
         String counter = prefix() + "chained";
         int threads = 8;
         int perThread = 20;

@@ -5,9 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.counters.CounterService;
 import dev.counters.spi.CounterStore;
+import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.MonotonicSettings;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -33,17 +38,17 @@ public abstract class StrategyChangeContract extends ContractSupport {
     }
 
     /** The counting strategies; delta-log without recounts, so that its deltas stay unfolded when the rule changes. */
-    static final Map<String, StrategyFactory> COUNTING = counting();
+    static final Map<String, StrategySettings> COUNTING = counting();
 
-    private static Map<String, StrategyFactory> counting() {
-        Map<String, StrategyFactory> strategies = new LinkedHashMap<>();
-        strategies.put("atomic", Strategies.atomic());
-        strategies.put("optimistic", Strategies.optimistic());
-        strategies.put("sharded", Strategies.sharded());
-        strategies.put("node", Strategies.node());
-        strategies.put("buffered", Strategies.buffered());
-        strategies.put("delta-log", Strategies.deltaLog(DeltaLogSettings.defaults()
-                .withRecountAfter(Duration.ofHours(1)).withRecountAtDeltas(1_000_000)));
+    private static Map<String, StrategySettings> counting() {
+        Map<String, StrategySettings> strategies = new LinkedHashMap<>();
+        strategies.put("atomic", AtomicSettings.defaults());
+        strategies.put("optimistic", OptimisticSettings.defaults());
+        strategies.put("sharded", ShardedSettings.defaults());
+        strategies.put("node", NodeSettings.defaults());
+        strategies.put("buffered", BufferedSettings.defaults());
+        strategies.put("delta-log", DeltaLogSettings.defaults()
+                .withRecountAfter(Duration.ofHours(1)).withRecountAtDeltas(1_000_000));
         return Map.copyOf(strategies);
     }
 
@@ -63,7 +68,7 @@ public abstract class StrategyChangeContract extends ContractSupport {
         return Stream.of("atomic", "optimistic", "sharded", "node", "buffered", "delta-log");
     }
 
-    private CounterService service(CounterStore store, String counter, StrategyFactory strategy) {
+    private CounterService service(CounterStore store, String counter, StrategySettings strategy) {
         return CounterService.builder(store).strategy(counter, strategy).build();
     }
 
@@ -89,7 +94,7 @@ public abstract class StrategyChangeContract extends ContractSupport {
                         .containsEntry(counter, expected);
             }
         }
-        assertThatThrownBy(() -> service(store(), counter, Strategies.monotonic()))
+        assertThatThrownBy(() -> service(store(), counter, MonotonicSettings.defaults()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("'" + counter + "'").hasMessageContaining("monotonic");
     }
@@ -133,14 +138,14 @@ public abstract class StrategyChangeContract extends ContractSupport {
         try (CounterService counters = service(store(), counted, COUNTING.get(counting))) {
             counters.increment(counted, 5);
         }
-        assertThatThrownBy(() -> service(store(), counted, Strategies.monotonic()))
+        assertThatThrownBy(() -> service(store(), counted, MonotonicSettings.defaults()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Counter '" + counted + "'")
                 .hasMessageContaining("monotonic strategy")
                 .hasMessageContaining("delete it");
 
         String ids = prefix() + "ids";
-        try (CounterService counters = service(store(), ids, Strategies.monotonic())) {
+        try (CounterService counters = service(store(), ids, MonotonicSettings.defaults())) {
             assertThat(counters.incrementAndGet(ids, 1)).isEqualTo(1);
         }
         assertThatThrownBy(() -> service(store(), ids, COUNTING.get(counting)))
@@ -153,7 +158,7 @@ public abstract class StrategyChangeContract extends ContractSupport {
         try (CounterService counters = service(store(), counted, COUNTING.get(counting))) {
             assertThat(counters.get(counted)).isEqualTo(5);
         }
-        try (CounterService counters = service(store(), ids, Strategies.monotonic())) {
+        try (CounterService counters = service(store(), ids, MonotonicSettings.defaults())) {
             assertThat(counters.incrementAndGet(ids, 1)).isEqualTo(2);
         }
     }
@@ -162,12 +167,12 @@ public abstract class StrategyChangeContract extends ContractSupport {
     void aPatternRuleOfAnotherFamilyIsRefusedAtTheCountersFirstUse() {
         String counted = prefix() + "p.counted";
         String ids = prefix() + "p.ids";
-        try (CounterService counters = CounterService.builder(store()).strategy(ids, Strategies.monotonic()).build()) {
+        try (CounterService counters = CounterService.builder(store()).strategy(ids, MonotonicSettings.defaults()).build()) {
             counters.increment(counted, 5);
             counters.increment(ids, 1);
         }
         try (CounterService counters = CounterService.builder(store())
-                .strategy(prefix() + "p.*", Strategies.monotonic()).build()) {
+                .strategy(prefix() + "p.*", MonotonicSettings.defaults()).build()) {
             assertThatThrownBy(() -> counters.incrementAndGet(counted, 1))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("Counter '" + counted + "'")
@@ -177,7 +182,7 @@ public abstract class StrategyChangeContract extends ContractSupport {
             assertThat(counters.incrementAndGet(ids, 1)).as("its own family's counter").isEqualTo(2);
             assertThat(counters.incrementAndGet(prefix() + "p.fresh", 1)).as("a new counter").isEqualTo(1);
         }
-        try (CounterService counters = CounterService.builder(store()).defaultStrategy(Strategies.sharded())
+        try (CounterService counters = CounterService.builder(store()).defaultStrategy(ShardedSettings.defaults())
                 .build()) {
             assertThatThrownBy(() -> counters.increment(ids, 1))
                     .isInstanceOf(IllegalStateException.class)

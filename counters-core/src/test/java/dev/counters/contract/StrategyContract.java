@@ -30,8 +30,7 @@ import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
 import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.StrategySettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,6 +47,7 @@ import java.util.stream.Stream;
 import dev.counters.CacheUnavailableException;
 import dev.counters.spi.MonotonicCache;
 import dev.counters.spi.TotalCache;
+import dev.counters.strategy.AtomicSettings;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Optional;
@@ -78,25 +78,31 @@ public abstract class StrategyContract extends ContractSupport {
 
     static Stream<Arguments> exactStrategies() {
         return Stream.of(
-                Arguments.of("atomic", Strategies.atomic()),
-                Arguments.of("optimistic", Strategies.optimistic()),
-                Arguments.of("sharded-random", Strategies.sharded()),
-                Arguments.of("sharded-thread", Strategies.sharded(ShardedSettings.defaults()
-                        .withSelection(ShardedSettings.Selection.THREAD))),
-                Arguments.of("node", Strategies.node()),
-                Arguments.of("buffered", Strategies.buffered()),
-                Arguments.of("delta-log", Strategies.deltaLog()));
+                Arguments.of("atomic", AtomicSettings.defaults()),
+                Arguments.of("optimistic", OptimisticSettings.defaults()),
+                Arguments.of("sharded-random", ShardedSettings.defaults()),
+                Arguments.of("sharded-thread", ShardedSettings.defaults()
+                        .withSelection(ShardedSettings.Selection.THREAD)),
+                Arguments.of("node", NodeSettings.defaults()),
+                Arguments.of("buffered", BufferedSettings.defaults()),
+                Arguments.of("delta-log", DeltaLogSettings.defaults()));
     }
 
-    private CounterService service(CounterStore store, StrategyFactory strategy) {
+    private CounterService service(CounterStore store, StrategySettings strategy) {
         return CounterService.builder(store).defaultStrategy(strategy).build();
+    }
+
+    /** A service whose strategies use the shared caches of {@code caches}, as every node of an application does. */
+    private CounterService service(CounterStore store, StrategySettings strategy, SharedCaches caches) {
+        return CounterService.builder(store).defaultStrategy(strategy).totalCache(caches.totals)
+                .monotonicCache(caches.monotonic).build();
     }
 
     // ---- every exact strategy ----
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void sixteenThreadsOnOneHotCounterAreExact(String label, StrategyFactory strategy) {
+    void sixteenThreadsOnOneHotCounterAreExact(String label, StrategySettings strategy) {
         int threads = 16;
         int perThread = incrementsPerThread();
         String hot = name("hot");
@@ -113,7 +119,7 @@ public abstract class StrategyContract extends ContractSupport {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void incrementAndGetIncludesTheDeltaAndReadsManyAtOnce(String label, StrategyFactory strategy) {
+    void incrementAndGetIncludesTheDeltaAndReadsManyAtOnce(String label, StrategySettings strategy) {
         try (CounterService counters = service(store(), strategy)) {
             counters.increment(name("a"), 5);
             assertThat(counters.incrementAndGet(name("a"), 2)).isEqualTo(7);
@@ -132,15 +138,15 @@ public abstract class StrategyContract extends ContractSupport {
     /** Each strategy with all of a counter in one row, where the database checks the range atomically. */
     static Stream<Arguments> oneRowStrategies() {
         return Stream.of(
-                Arguments.of("atomic", Strategies.atomic()),
-                Arguments.of("optimistic", Strategies.optimistic()),
-                Arguments.of("sharded-1", Strategies.sharded(ShardedSettings.defaults().withShards(1))),
-                Arguments.of("node", Strategies.node()));
+                Arguments.of("atomic", AtomicSettings.defaults()),
+                Arguments.of("optimistic", OptimisticSettings.defaults()),
+                Arguments.of("sharded-1", ShardedSettings.defaults().withShards(1)),
+                Arguments.of("node", NodeSettings.defaults()));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("oneRowStrategies")
-    void overflowOfARowIsRefusedAndWritesNothing(String label, StrategyFactory strategy) {
+    void overflowOfARowIsRefusedAndWritesNothing(String label, StrategySettings strategy) {
         try (CounterService counters = service(store(), strategy)) {
             counters.increment(name("big"), Long.MAX_VALUE - 10);
             assertThatThrownBy(() -> counters.increment(name("big"), 11))
@@ -151,7 +157,7 @@ public abstract class StrategyContract extends ContractSupport {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void aTotalBeyondTheLongRangeIsReportedNeverWrapped(String label, StrategyFactory strategy) {
+    void aTotalBeyondTheLongRangeIsReportedNeverWrapped(String label, StrategySettings strategy) {
         try (CounterService counters = service(store(), strategy)) {
             String counter = name("huge");
             try {
@@ -176,7 +182,7 @@ public abstract class StrategyContract extends ContractSupport {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void aKeyedIncrementCountsOnceHoweverOftenAnyNodeRepeatsIt(String label, StrategyFactory strategy) {
+    void aKeyedIncrementCountsOnceHoweverOftenAnyNodeRepeatsIt(String label, StrategySettings strategy) {
         String counter = name("keyed");
         IdempotencyKey key = IdempotencyKey.of(prefix() + "request-1");
         try (CounterService a = service(store(), strategy); CounterService b = service(anotherStore(), strategy)) {
@@ -196,7 +202,7 @@ public abstract class StrategyContract extends ContractSupport {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void aRepeatedIncrementAndGetReturnsWhatTheFirstCallReturned(String label, StrategyFactory strategy) {
+    void aRepeatedIncrementAndGetReturnsWhatTheFirstCallReturned(String label, StrategySettings strategy) {
         String counter = name("keyed-value");
         IdempotencyKey key = IdempotencyKey.of(prefix() + "request-2");
         try (CounterService counters = service(store(), strategy)) {
@@ -213,7 +219,7 @@ public abstract class StrategyContract extends ContractSupport {
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
     void aKeyRepeatedForAnotherDeltaOrCounterIsRefusedNamingItAndWritesNothing(String label,
-            StrategyFactory strategy) {
+            StrategySettings strategy) {
         String counter = name("keyed-misuse");
         IdempotencyKey key = IdempotencyKey.of(prefix() + "request-3");
         try (CounterService counters = service(store(), strategy)) {
@@ -236,7 +242,7 @@ public abstract class StrategyContract extends ContractSupport {
     /** Every key sent by two threads of two nodes at once: each counts once. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void concurrentRepeatsFromTwoNodesCountEachKeyOnce(String label, StrategyFactory strategy) {
+    void concurrentRepeatsFromTwoNodesCountEachKeyOnce(String label, StrategySettings strategy) {
         String counter = name("keyed-concurrent");
         int keys = 150;
         try (CounterService a = service(store(), strategy); CounterService b = service(anotherStore(), strategy)) {
@@ -266,7 +272,7 @@ public abstract class StrategyContract extends ContractSupport {
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
     void eachWindowHoldsExactlyItsIncrementsWhileTheClockCrossesBoundariesUnderLoad(String label,
-            StrategyFactory strategy) throws Exception {
+            StrategySettings strategy) throws Exception {
         MutableClock clock = new MutableClock(Instant.parse("2026-11-30T23:59:50Z"));
         WindowSettings settings = WindowSettings.of(Duration.ofSeconds(1));
         String counter = name("windowed");
@@ -322,7 +328,7 @@ public abstract class StrategyContract extends ContractSupport {
 
     @Test
     void monotonicTakesNoKeys() {
-        try (CounterService counters = service(store(), Strategies.monotonic())) {
+        try (CounterService counters = service(store(), MonotonicSettings.defaults())) {
             assertThatThrownBy(() -> counters.increment(name("ids-keyed"), 1, IdempotencyKey.of(prefix() + "k")))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("monotonic");
         }
@@ -335,7 +341,7 @@ public abstract class StrategyContract extends ContractSupport {
         int threads = 16;
         int perThread = 500;
         String hot = name("combined");
-        try (CounterService counters = service(counting, Strategies.optimistic())) {
+        try (CounterService counters = service(counting, OptimisticSettings.defaults())) {
             Concurrently.run(threads, thread -> {
                 for (int i = 0; i < perThread; i++) {
                     counters.increment(hot);
@@ -350,7 +356,7 @@ public abstract class StrategyContract extends ContractSupport {
     @Test
     void optimisticRetriesConflictsCarryingTheDelta() {
         InterferingStore interfering = new InterferingStore(store());
-        try (CounterService counters = service(interfering, Strategies.optimistic())) {
+        try (CounterService counters = service(interfering, OptimisticSettings.defaults())) {
             counters.increment(name("x"), 10);
             interfering.compareAndSets.set(0);
             interfering.conflictNext(3);
@@ -372,7 +378,7 @@ public abstract class StrategyContract extends ContractSupport {
         InterferingStore counting = new InterferingStore(store());
         AtomicInteger reads = counting.reads;
         CounterName x = CounterName.of(name("alone"));
-        try (CounterService counters = service(counting, Strategies.optimistic())) {
+        try (CounterService counters = service(counting, OptimisticSettings.defaults())) {
             for (int i = 1; i <= 10; i++) {
                 assertThat(counters.incrementAndGet(x.value(), 1)).isEqualTo(i);
             }
@@ -392,8 +398,8 @@ public abstract class StrategyContract extends ContractSupport {
     @Test
     void optimisticNeverOverwritesACounterResetByAnotherProcess() {
         String x = name("reset");
-        try (CounterService first = service(store(), Strategies.optimistic());
-                CounterService second = service(store(), Strategies.optimistic())) {
+        try (CounterService first = service(store(), OptimisticSettings.defaults());
+                CounterService second = service(store(), OptimisticSettings.defaults())) {
             first.increment(x, 42);
             first.increment(x, 1); // remembers value 43 at version 2
             second.delete(x);
@@ -408,7 +414,7 @@ public abstract class StrategyContract extends ContractSupport {
     void optimisticGivesUpAfterItsAttemptsAndWritesNothing() {
         InterferingStore interfering = new InterferingStore(store());
         OptimisticSettings settings = new OptimisticSettings(4, Duration.ofMillis(1), Duration.ofMillis(5));
-        try (CounterService counters = service(interfering, Strategies.optimistic(settings))) {
+        try (CounterService counters = service(interfering, settings)) {
             counters.increment(name("x"), 10);
             interfering.conflictNext(Integer.MAX_VALUE);
             assertThatThrownBy(() -> counters.increment(name("x"), 5))
@@ -431,7 +437,7 @@ public abstract class StrategyContract extends ContractSupport {
         int threads = 8;
         int perThread = 2_000;
         String counter = name("growing");
-        try (CounterService counters = service(store(), Strategies.sharded(ShardedSettings.defaults().withShards(4)))) {
+        try (CounterService counters = service(store(), ShardedSettings.defaults().withShards(4))) {
             AtomicLong done = new AtomicLong();
             Concurrently.run(threads + 1, thread -> {
                 if (thread == threads) {
@@ -466,10 +472,10 @@ public abstract class StrategyContract extends ContractSupport {
         String counter = name("config");
         ShardedSettings eight = ShardedSettings.defaults().withShards(8).withShardCountRefresh(Duration.ofSeconds(5));
         try (CounterService first = CounterService.builder(store()).clock(clock).random(new SplittableRandom(1))
-                        .defaultStrategy(Strategies.sharded(eight)).build();
+                        .defaultStrategy(eight).build();
                 CounterService second = CounterService.builder(anotherStore()).clock(clock)
                         .random(new SplittableRandom(2))
-                        .defaultStrategy(Strategies.sharded(eight.withShards(2))).build()) {
+                        .defaultStrategy(eight.withShards(2)).build()) {
             first.increment(counter);
             assertThat(shardCounts(store()).shardCount(CounterName.of(counter))).hasValue(8);
             // A node configured with fewer shards uses the persisted, larger count.
@@ -493,9 +499,8 @@ public abstract class StrategyContract extends ContractSupport {
     void shardedCachedTotalIsStaleWithinItsExpiryAndExactAfter() {
         MutableClock clock = new MutableClock();
         String counter = name("cached");
-        try (CounterService cached = CounterService.builder(store()).clock(clock).defaultStrategy(Strategies.sharded(
-                        ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofSeconds(10)))).build();
-                CounterService elsewhere = service(anotherStore(), Strategies.sharded())) {
+        try (CounterService cached = CounterService.builder(store()).clock(clock).defaultStrategy(ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofSeconds(10))).build();
+                CounterService elsewhere = service(anotherStore(), ShardedSettings.defaults())) {
             assertThat(cached.get(counter)).isZero();
             elsewhere.increment(counter, 5);
             assertThat(cached.get(counter)).as("stale within the expiry").isZero();
@@ -515,8 +520,8 @@ public abstract class StrategyContract extends ContractSupport {
         String counter = name("shared-total");
         SharedCaches caches = new SharedCaches();
         ShardedSettings settings = ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(1));
-        try (CounterService first = service(store(), Strategies.sharded(settings, caches.totals));
-                CounterService second = service(anotherStore(), Strategies.sharded(settings, caches.totals))) {
+        try (CounterService first = service(store(), settings, caches);
+                CounterService second = service(anotherStore(), settings, caches)) {
             assertThat(first.get(counter)).isZero();
             second.increment(counter, 5);
             assertThat(first.get(counter)).as("the other service's increment reached the shared total").isEqualTo(5);
@@ -531,7 +536,7 @@ public abstract class StrategyContract extends ContractSupport {
         String counter = name("cache-down");
         SharedCaches caches = new SharedCaches();
         ShardedSettings settings = ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(1));
-        try (CounterService counters = service(store(), Strategies.sharded(settings, caches.totals))) {
+        try (CounterService counters = service(store(), settings, caches)) {
             counters.increment(counter, 3);
             caches.totals.down = true;
             counters.increment(counter, 4);
@@ -550,9 +555,8 @@ public abstract class StrategyContract extends ContractSupport {
         caches.totals.down = true;
         caches.monotonic.down = true;
         ShardedSettings settings = ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(1));
-        try (CounterService sharded = service(store(), Strategies.sharded(settings, caches.totals));
-                CounterService monotonic = service(store(), Strategies.monotonic(MonotonicSettings.defaults(),
-                        caches.monotonic))) {
+        try (CounterService sharded = service(store(), settings, caches);
+                CounterService monotonic = service(store(), MonotonicSettings.defaults(), caches)) {
             for (int i = 0; i < 20; i++) {
                 sharded.increment(counter, 1);
             }
@@ -672,8 +676,8 @@ public abstract class StrategyContract extends ContractSupport {
 
     @Test
     void shardsAreValidatedAndOnlyShardedCountersHaveThem() {
-        try (CounterService counters = service(store(), Strategies.atomic());
-                CounterService sharded = service(store(), Strategies.sharded())) {
+        try (CounterService counters = service(store(), AtomicSettings.defaults());
+                CounterService sharded = service(store(), ShardedSettings.defaults())) {
             assertThatThrownBy(() -> counters.admin().growShards(name("x"), 8))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("atomic strategy");
             assertThatThrownBy(() -> sharded.admin().growShards(name("x"), 0))
@@ -687,7 +691,7 @@ public abstract class StrategyContract extends ContractSupport {
     // ---- node ----
 
     private CounterService node(CounterStore store, NodeSettings settings) {
-        return service(store, Strategies.node(settings));
+        return service(store, settings);
     }
 
     @Test
@@ -731,20 +735,20 @@ public abstract class StrategyContract extends ContractSupport {
         String id = "taken-" + prefix().substring(1, 9);
         NodeSettings settings = NodeSettings.defaults().withNodeId(id).withLeaseTtl(Duration.ofSeconds(1));
         try (CounterService paused = CounterService.builder(store()).clock(clock)
-                .defaultStrategy(Strategies.node(settings)).build()) {
+                .defaultStrategy(settings).build()) {
             paused.increment(name("x"));
             clock.advance(Duration.ofSeconds(5)); // the holder stalled past its lease
             if (store().capability(SessionLocks.class).isPresent()) {
                 // The claim is the holder's database session, which is alive: no expiry lets anybody else in.
                 assertThatThrownBy(() -> CounterService.builder(anotherStore()).clock(clock)
-                        .defaultStrategy(Strategies.node(settings)).build())
+                        .defaultStrategy(settings).build())
                         .isInstanceOf(NodeIdInUseException.class);
                 paused.increment(name("x"));
                 assertThat(paused.get(name("x"))).isEqualTo(2);
                 return;
             }
             try (CounterService successor = CounterService.builder(anotherStore()).clock(clock)
-                    .defaultStrategy(Strategies.node(settings)).build()) {
+                    .defaultStrategy(settings).build()) {
                 successor.increment(name("x"));
                 // Its next renewal finds the claim taken; from then on it refuses increments.
                 await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
@@ -799,7 +803,7 @@ public abstract class StrategyContract extends ContractSupport {
     @Test
     void bufferedCountsEachAcceptedIncrementOnceAndTheCountNeverGoesBack() throws Exception {
         BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
-        try (CounterService counters = service(store(), Strategies.buffered(hourly))) {
+        try (CounterService counters = service(store(), hourly)) {
             Counter a = counters.counter(name("counted.a"));
             for (int i = 0; i < 5; i++) {
                 a.increment();
@@ -821,7 +825,7 @@ public abstract class StrategyContract extends ContractSupport {
         }
         BufferedSettings busy = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(1))
                 .withFlushThreshold(500);
-        try (CounterService counters = service(store(), Strategies.buffered(busy))) {
+        try (CounterService counters = service(store(), busy)) {
             AtomicLong lastSeen = new AtomicLong();
             AtomicInteger wentBack = new AtomicInteger();
             Thread watcher = TestThreads.start(() -> {
@@ -856,14 +860,14 @@ public abstract class StrategyContract extends ContractSupport {
         int threads = 16;
         int perThread = 1_000_000;
         List<String> names = java.util.stream.IntStream.range(0, 10).mapToObj(i -> name("buffered" + i)).toList();
-        CounterService counters = service(counting, Strategies.buffered());
+        CounterService counters = service(counting, BufferedSettings.defaults());
         Concurrently.run(threads, thread -> {
             for (int i = 0; i < perThread; i++) {
                 counters.increment(names.get((thread + i) % names.size()));
             }
         });
         counters.close();
-        try (CounterService reader = service(anotherStore(), Strategies.atomic())) {
+        try (CounterService reader = service(anotherStore(), AtomicSettings.defaults())) {
             assertThat(reader.get(names).values()).containsOnly((long) threads * perThread / names.size());
         }
         // 16 million increments; each flush is one transaction of 11 statements at most.
@@ -874,8 +878,8 @@ public abstract class StrategyContract extends ContractSupport {
     void bufferedReadsIncludeThisNodesPendingIncrementsAndOtherNodesSeeThemAfterAFlush() {
         String counter = name("pending");
         BufferedSettings slow = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
-        try (CounterService buffered = service(store(), Strategies.buffered(slow));
-                CounterService other = service(anotherStore(), Strategies.atomic())) {
+        try (CounterService buffered = service(store(), slow);
+                CounterService other = service(anotherStore(), AtomicSettings.defaults())) {
             buffered.increment(counter, 5);
             assertThat(buffered.get(counter)).isEqualTo(5);
             assertThat(buffered.incrementAndGet(counter, 2)).isEqualTo(7);
@@ -892,13 +896,13 @@ public abstract class StrategyContract extends ContractSupport {
         OutageStore counting = new OutageStore(store());
         String counter = name("durable");
         BufferedSettings slow = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
-        try (CounterService counters = service(counting, Strategies.buffered(slow))) {
+        try (CounterService counters = service(counting, slow)) {
             Concurrently.run(16, thread -> {
                 for (int i = 0; i < 50; i++) {
                     counters.incrementDurably(counter, 1).get(30, TimeUnit.SECONDS);
                 }
             });
-            try (CounterService reader = service(anotherStore(), Strategies.atomic())) {
+            try (CounterService reader = service(anotherStore(), AtomicSettings.defaults())) {
                 assertThat(reader.get(counter)).isEqualTo(800);
             }
             assertThat(counting.batches.get()).isLessThanOrEqualTo(800);
@@ -909,7 +913,7 @@ public abstract class StrategyContract extends ContractSupport {
     void bufferedKeepsCountingThroughAnOutageUpToItsBoundAndCatchesUp() throws Exception {
         OutageStore flaky = new OutageStore(store());
         BufferedSettings bounded = quickFlushes().withMaxPendingCounters(3);
-        try (CounterService counters = service(flaky, Strategies.buffered(bounded))) {
+        try (CounterService counters = service(flaky, bounded)) {
             flaky.down = true;
             for (int i = 0; i < 1_000; i++) {
                 counters.increment(name("a"));
@@ -941,7 +945,7 @@ public abstract class StrategyContract extends ContractSupport {
             assertThat(recovered.failing()).isFalse();
             assertThat(recovered.flushes()).isPositive();
         }
-        try (CounterService reader = service(anotherStore(), Strategies.atomic())) {
+        try (CounterService reader = service(anotherStore(), AtomicSettings.defaults())) {
             assertThat(reader.get(List.of(name("a"), name("b"), name("c"), name("d"))).values())
                     .containsExactly(2_001L, 2_000L, 1L, 1L);
         }
@@ -956,9 +960,9 @@ public abstract class StrategyContract extends ContractSupport {
             return thread;
         };
         BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
-        try (CounterService counters = CounterService.builder(store()).defaultStrategy(Strategies.buffered(hourly))
+        try (CounterService counters = CounterService.builder(store()).defaultStrategy(hourly)
                 .threadFactory(recording).build();
-                CounterService reader = service(anotherStore(), Strategies.atomic())) {
+                CounterService reader = service(anotherStore(), AtomicSettings.defaults())) {
             counters.increment(name("flushed"), 7);
             assertThat(reader.get(name("flushed"))).isZero();
             counters.flush().get(30, TimeUnit.SECONDS);
@@ -976,7 +980,7 @@ public abstract class StrategyContract extends ContractSupport {
         OutageStore flaky = new OutageStore(store());
         BufferedSettings blocking = quickFlushes().withMaxPendingCounters(1)
                 .withWhenFull(BufferedSettings.WhenFull.BLOCK, Duration.ofMillis(300));
-        try (CounterService counters = service(flaky, Strategies.buffered(blocking))) {
+        try (CounterService counters = service(flaky, blocking)) {
             flaky.down = true;
             counters.increment(name("a"));
             long started = System.nanoTime();
@@ -989,7 +993,7 @@ public abstract class StrategyContract extends ContractSupport {
                         return true;
                     });
         }
-        try (CounterService reader = service(anotherStore(), Strategies.atomic())) {
+        try (CounterService reader = service(anotherStore(), AtomicSettings.defaults())) {
             assertThat(reader.get(name("a"))).isEqualTo(1);
             assertThat(reader.get(name("b"))).isPositive();
         }
@@ -999,7 +1003,7 @@ public abstract class StrategyContract extends ContractSupport {
     @Test
     void pendingIdempotencyKeysAreBoundedLikeCountersAndWrittenOnceTheStoreIsBack() {
         OutageStore flaky = new OutageStore(store());
-        try (CounterService counters = service(flaky, Strategies.buffered(quickFlushes().withMaxPendingCounters(3)))) {
+        try (CounterService counters = service(flaky, quickFlushes().withMaxPendingCounters(3))) {
             flaky.down = true;
             for (int i = 0; i < 3; i++) {
                 counters.increment(name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-" + i));
@@ -1020,14 +1024,14 @@ public abstract class StrategyContract extends ContractSupport {
 
     @Test
     void aBufferedCounterThatWouldOverflowIsDroppedAndTheOthersAreWritten() {
-        try (CounterService atomic = service(store(), Strategies.atomic())) {
+        try (CounterService atomic = service(store(), AtomicSettings.defaults())) {
             atomic.increment(name("full"), Long.MAX_VALUE - 1);
         }
-        try (CounterService buffered = service(store(), Strategies.buffered(quickFlushes()))) {
+        try (CounterService buffered = service(store(), quickFlushes())) {
             buffered.increment(name("full"), 5);
             buffered.increment(name("fine"), 5);
         }
-        try (CounterService reader = service(anotherStore(), Strategies.atomic())) {
+        try (CounterService reader = service(anotherStore(), AtomicSettings.defaults())) {
             assertThat(reader.get(name("full"))).isEqualTo(Long.MAX_VALUE - 1);
             assertThat(reader.get(name("fine"))).isEqualTo(5);
         }
@@ -1037,7 +1041,7 @@ public abstract class StrategyContract extends ContractSupport {
     void closingWhileTheStoreIsDownGivesUpAfterTheShutdownTimeout() {
         OutageStore flaky = new OutageStore(store());
         BufferedSettings shortShutdown = quickFlushes().withShutdownTimeout(Duration.ofMillis(500));
-        CounterService counters = service(flaky, Strategies.buffered(shortShutdown));
+        CounterService counters = service(flaky, shortShutdown);
         flaky.down = true;
         counters.increment(name("lost"));
         long started = System.nanoTime();
@@ -1052,8 +1056,8 @@ public abstract class StrategyContract extends ContractSupport {
     void twoNodesAppendAndRecountConcurrentlyAndStayExact() {
         String counter = name("log");
         DeltaLogSettings eager = DeltaLogSettings.defaults().withRecountAtDeltas(20);
-        try (CounterService first = service(store(), Strategies.deltaLog(eager));
-                CounterService second = service(anotherStore(), Strategies.deltaLog(eager))) {
+        try (CounterService first = service(store(), eager);
+                CounterService second = service(anotherStore(), eager)) {
             Concurrently.run(8, thread -> {
                 CounterService mine = thread % 2 == 0 ? first : second;
                 for (int i = 0; i < 500; i++) {
@@ -1085,7 +1089,7 @@ public abstract class StrategyContract extends ContractSupport {
         DeltaLogSettings folded = DeltaLogSettings.defaults().withReadFolded(true)
                 .withRecountAfter(Duration.ofSeconds(1)).withRecountAtDeltas(1_000_000);
         try (CounterService counters = CounterService.builder(store()).clock(clock)
-                .defaultStrategy(Strategies.deltaLog(folded)).build()) {
+                .defaultStrategy(folded).build()) {
             counters.increment(counter, 3);
             counters.increment(counter, 4);
             assertThat(counters.getExact(counter)).isEqualTo(7);
@@ -1107,7 +1111,7 @@ public abstract class StrategyContract extends ContractSupport {
         for (int t = 0; t < threads; t++) {
             seen.add(new ArrayList<>());
         }
-        try (CounterService counters = service(store(), Strategies.monotonic())) {
+        try (CounterService counters = service(store(), MonotonicSettings.defaults())) {
             Concurrently.run(threads, thread -> {
                 for (int i = 0; i < 500; i++) {
                     seen.get(thread).add(counters.incrementAndGet(counter, 1));
@@ -1127,13 +1131,13 @@ public abstract class StrategyContract extends ContractSupport {
     void monotonicWithChanceOneContinuesAboveEveryValueAfterARestart() {
         String counter = name("restart");
         long highest;
-        try (CounterService first = service(store(), Strategies.monotonic())) {
+        try (CounterService first = service(store(), MonotonicSettings.defaults())) {
             highest = 0;
             for (int i = 0; i < 200; i++) {
                 highest = first.incrementAndGet(counter, 1 + i % 3);
             }
         }
-        try (CounterService restarted = service(anotherStore(), Strategies.monotonic())) {
+        try (CounterService restarted = service(anotherStore(), MonotonicSettings.defaults())) {
             assertThat(restarted.get(counter)).isEqualTo(highest);
             assertThat(restarted.incrementAndGet(counter, 1)).isGreaterThan(highest);
         }
@@ -1157,10 +1161,8 @@ public abstract class StrategyContract extends ContractSupport {
                 super.raiseShard(name, shard, value);
             }
         };
-        try (CounterService counters = service(losing, Strategies.monotonic(MonotonicSettings.defaults(),
-                        caches.monotonic));
-                CounterService other = service(anotherStore(), Strategies.monotonic(MonotonicSettings.defaults(),
-                        caches.monotonic))) {
+        try (CounterService counters = service(losing, MonotonicSettings.defaults(), caches);
+                CounterService other = service(anotherStore(), MonotonicSettings.defaults(), caches)) {
             otherNode.set(other);
             counters.incrementAndGet(counter, 2);
             long value = counters.incrementAndGet(counter, 1);
@@ -1176,10 +1178,8 @@ public abstract class StrategyContract extends ContractSupport {
         String counter = name("shared");
         SharedCaches caches = new SharedCaches();
         Set<Long> values = ConcurrentHashMap.newKeySet();
-        try (CounterService first = service(store(), Strategies.monotonic(MonotonicSettings.defaults(),
-                        caches.monotonic));
-                CounterService second = service(anotherStore(), Strategies.monotonic(MonotonicSettings.defaults(),
-                        caches.monotonic))) {
+        try (CounterService first = service(store(), MonotonicSettings.defaults(), caches);
+                CounterService second = service(anotherStore(), MonotonicSettings.defaults(), caches)) {
             Concurrently.run(4, thread -> {
                 CounterService node = thread % 2 == 0 ? first : second;
                 for (int i = 0; i < 300; i++) {
@@ -1198,17 +1198,17 @@ public abstract class StrategyContract extends ContractSupport {
     void monotonicWithChanceZeroForgetsItsValueAtRestartAsDocumented() {
         String counter = name("volatile");
         try (CounterService first = service(store(),
-                Strategies.monotonic(MonotonicSettings.defaults().withChanceToWrite(0.0)))) {
+                MonotonicSettings.defaults().withChanceToWrite(0.0))) {
             assertThat(first.incrementAndGet(counter, 10)).isEqualTo(10);
         }
-        try (CounterService restarted = service(store(), Strategies.monotonic())) {
+        try (CounterService restarted = service(store(), MonotonicSettings.defaults())) {
             assertThat(restarted.get(counter)).isZero();
         }
     }
 
     @Test
     void monotonicChecksItsArguments() {
-        try (CounterService counters = service(store(), Strategies.monotonic())) {
+        try (CounterService counters = service(store(), MonotonicSettings.defaults())) {
             assertThatThrownBy(() -> counters.increment(name("m"), -1))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("monotonic: delta must be > 0");
             assertThat(counters.get(name("m"))).isZero();

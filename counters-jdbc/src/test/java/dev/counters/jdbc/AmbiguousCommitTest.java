@@ -19,7 +19,6 @@ import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -54,7 +53,7 @@ class AmbiguousCommitTest {
         BufferedSettings settings = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(5))
                 .withFlushThreshold(5_000);
         try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
-                .defaultStrategy(Strategies.buffered(settings)).build()) {
+                .defaultStrategy(settings).build()) {
             Concurrently.run(threads, thread -> {
                 for (int i = 0; i < perThread; i++) {
                     counters.increment(names.get((thread + i) % names.size()));
@@ -90,7 +89,7 @@ class AmbiguousCommitTest {
         JooqCounterStore store = faultyStore(stores, faulty);
         String counter = "gone" + System.nanoTime();
         try (CounterService counters = CounterService.builder(store)
-                .defaultStrategy(Strategies.buffered(BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1))))
+                .defaultStrategy(BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1)))
                 .build()) {
             counters.increment(counter, 5);
             faulty.downAfterStrike = true;
@@ -164,7 +163,7 @@ class AmbiguousCommitTest {
         AtomicLong acknowledged = new AtomicLong();
         AtomicLong unknown = new AtomicLong();
         try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
-                .defaultStrategy(Strategies.deltaLog(settings)).build()) {
+                .defaultStrategy(settings).build()) {
             Concurrently.run(4, thread -> {
                 for (int i = 0; i < 250; i++) {
                     try {
@@ -226,7 +225,7 @@ class AmbiguousCommitTest {
         BufferedSettings settings = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(20))
                 .withMaxPendingCounters(5);
         try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
-                .defaultStrategy(Strategies.buffered(settings)).build()) {
+                .defaultStrategy(settings).build()) {
             faulty.down = true;
             for (int i = 0; i < 5; i++) {
                 counters.increment(prefix + i, 10);

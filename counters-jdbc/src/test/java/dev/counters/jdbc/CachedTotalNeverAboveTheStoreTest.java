@@ -7,7 +7,6 @@ import dev.counters.contract.PauseAfterAdd;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,8 +26,7 @@ class CachedTotalNeverAboveTheStoreTest {
             throws Exception {
         PauseAfterAdd store = new PauseAfterAdd(JooqStores.shared(database).store());
         String counter = "cached-interleaved-" + System.nanoTime();
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.sharded(
-                ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(10)))).build()) {
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(10))).build()) {
             store.pauseNextAdd();
             CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.increment(counter, 5));
             store.awaitCommitted();

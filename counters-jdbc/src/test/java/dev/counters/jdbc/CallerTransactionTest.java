@@ -10,8 +10,10 @@ import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.sequence.Sequence;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -74,7 +76,7 @@ class CallerTransactionTest {
     @EnumSource(TestDatabase.class)
     void atomicAndOptimisticIncrementsCountOnlyWhenTheirTransactionCommits(TestDatabase database) {
         for (String strategy : List.of("atomic", "optimistic")) {
-            StrategyFactory factory = strategy.equals("atomic") ? Strategies.atomic() : Strategies.optimistic();
+            StrategySettings factory = strategy.equals("atomic") ? AtomicSettings.defaults() : OptimisticSettings.defaults();
             CounterService counters = CounterService.builder(joiningStore(database)).defaultStrategy(factory).build();
             CounterName name = CounterName.of("joined." + strategy);
             AtomicLong expected = new AtomicLong();
@@ -114,7 +116,7 @@ class CallerTransactionTest {
     void blocksOfNumbersAndShardedIncrementsAreNeverRolledBackByTheCaller(TestDatabase database) {
         JooqCounterStore store = joiningStore(database);
         Sequence blocks = SequenceService.builder(store).build().sequence("ticket.numbers");
-        CounterService sharded = CounterService.builder(store).defaultStrategy(Strategies.sharded()).build();
+        CounterService sharded = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults()).build();
 
         long inRolledBack = inTransaction(database, false, () -> {
             sharded.increment("sharded.views", 5);

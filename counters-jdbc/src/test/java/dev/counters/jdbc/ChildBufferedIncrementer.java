@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 
 /**
@@ -21,8 +20,8 @@ public final class ChildBufferedIncrementer {
         HikariDataSource dataSource = ChildPool.of(args, 4);
         CounterService counters = CounterService.builder(
                         JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
-                .defaultStrategy(Strategies.buffered(BufferedSettings.defaults()
-                        .withFlushInterval(Duration.ofMillis(100))))
+                .defaultStrategy(BufferedSettings.defaults()
+                        .withFlushInterval(Duration.ofMillis(100)))
                 .build();
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         for (long done = 1; System.nanoTime() < deadline; done++) {

@@ -7,8 +7,13 @@ import dev.counters.CountersException;
 import dev.counters.IdempotencyKey;
 import dev.counters.contract.Concurrently;
 import dev.counters.jdbc.testing.ChildPool;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -82,14 +87,14 @@ public final class ChildIncrementer {
         }
     }
 
-    static StrategyFactory strategy(String name) {
+    static StrategySettings strategy(String name) {
         return switch (name) {
-            case "atomic" -> Strategies.atomic();
-            case "optimistic" -> Strategies.optimistic();
-            case "sharded" -> Strategies.sharded();
-            case "node" -> Strategies.node();
-            case "delta-log" -> Strategies.deltaLog();
-            case "buffered" -> Strategies.buffered();
+            case "atomic" -> AtomicSettings.defaults();
+            case "optimistic" -> OptimisticSettings.defaults();
+            case "sharded" -> ShardedSettings.defaults();
+            case "node" -> NodeSettings.defaults();
+            case "delta-log" -> DeltaLogSettings.defaults();
+            case "buffered" -> BufferedSettings.defaults();
             default -> throw new IllegalArgumentException("unknown strategy " + name);
         };
     }

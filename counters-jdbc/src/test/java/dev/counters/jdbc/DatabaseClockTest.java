@@ -15,7 +15,6 @@ import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.DeltaLog;
 import dev.counters.strategy.DeltaLogSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -130,7 +129,7 @@ class DatabaseClockTest {
         String counter = "lost-reply-" + System.nanoTime();
         DeltaLog log = stores.store().capability(DeltaLog.class).orElseThrow();
         try (CounterService folder = CounterService.builder(stores.store())
-                .defaultStrategy(Strategies.deltaLog(DeltaLogSettings.defaults().withRecountAtDeltas(1))).build()) {
+                .defaultStrategy(DeltaLogSettings.defaults().withRecountAtDeltas(1)).build()) {
             AtomicBoolean loseReply = new AtomicBoolean(true);
             CounterStore behindsStore = new ForwardingCounterStore(stores.anotherStore()) {
                 @Override
@@ -148,7 +147,7 @@ class DatabaseClockTest {
             };
             try (CounterService behind = CounterService.builder(behindsStore)
                     .clock(new ShiftedClock(Duration.ofMinutes(-30)))
-                    .defaultStrategy(Strategies.deltaLog(DeltaLogSettings.defaults())).build()) {
+                    .defaultStrategy(DeltaLogSettings.defaults()).build()) {
                 behind.increment(counter, 100);
             }
             assertThat(folder.getExact(counter)).as("the retried append counted once").isEqualTo(101);

@@ -8,7 +8,6 @@ import dev.counters.CountersException;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.strategy.DeltaLogSettings;
-import dev.counters.strategy.Strategies;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -40,7 +39,7 @@ class DeltaLogHeldAppendTest {
         String table = stores.prefix() + "counter_deltas";
         ExecutorService caller = Executors.newSingleThreadExecutor();
         try (CounterService counters = CounterService.builder(stores.store())
-                .defaultStrategy(Strategies.deltaLog(settings)).build();
+                .defaultStrategy(settings).build();
                 HikariDataSource other = database.newDataSource(1);
                 Connection holder = other.getConnection()) {
             counters.increment(name, 1);

@@ -12,8 +12,7 @@ import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.NodeSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.StrategySettings;
 import dev.counters.testing.ChildJvm;
 import java.util.List;
 import java.util.UUID;
@@ -30,7 +29,7 @@ class NodeRulesTest {
 
     /** {@code rules} node rules under one node id: {@code n0.*}, {@code n1.*}, ... (the third is the default). */
     private static CounterService service(CounterStore store, String nodeId, int rules) {
-        StrategyFactory node = Strategies.node(NodeSettings.defaults().withNodeId(nodeId));
+        StrategySettings node = NodeSettings.defaults().withNodeId(nodeId);
         CounterServiceBuilder builder = CounterService.builder(store).strategy("n0.*", node).strategy("n1.*", node);
         if (rules == 3) {
             builder.defaultStrategy(node);

@@ -12,9 +12,13 @@ import dev.counters.jdbc.testing.PgBouncer;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.sequence.SequenceService;
 import dev.counters.spi.SessionLocks;
+import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.NodeSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -69,7 +73,7 @@ class PgBouncerTest {
 
     private static CounterService node(JooqCounterStore store, String nodeId) {
         return CounterService.builder(store)
-                .defaultStrategy(Strategies.node(NodeSettings.defaults().withNodeId(nodeId))).build();
+                .defaultStrategy(NodeSettings.defaults().withNodeId(nodeId)).build();
     }
 
     @Test
@@ -96,13 +100,13 @@ class PgBouncerTest {
 
     @Test
     void everyStrategyCountsExactlyThroughPgBouncer() throws Exception {
-        Map<String, StrategyFactory> strategies = Map.of(
-                "atomic", Strategies.atomic(),
-                "optimistic", Strategies.optimistic(),
-                "sharded", Strategies.sharded(),
-                "node", Strategies.node(NodeSettings.defaults().withNodeId("bouncer-" + UUID.randomUUID().toString().substring(0, 8))),
-                "buffered", Strategies.buffered(),
-                "delta-log", Strategies.deltaLog());
+        Map<String, StrategySettings> strategies = Map.of(
+                "atomic", AtomicSettings.defaults(),
+                "optimistic", OptimisticSettings.defaults(),
+                "sharded", ShardedSettings.defaults(),
+                "node", NodeSettings.defaults().withNodeId("bouncer-" + UUID.randomUUID().toString().substring(0, 8)),
+                "buffered", BufferedSettings.defaults(),
+                "delta-log", DeltaLogSettings.defaults());
         var builder = CounterService.builder(store(pool));
         strategies.forEach((name, strategy) -> builder.strategy(name + ".*", strategy));
         String run = UUID.randomUUID().toString().substring(0, 8);

@@ -10,7 +10,6 @@ import dev.counters.StoreUnavailableException;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.strategy.NodeSettings;
-import dev.counters.strategy.Strategies;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,7 +23,7 @@ class PoolSizingTest {
 
     private static CounterService node(JooqCounterStore store, String nodeId) {
         return CounterService.builder(store)
-                .defaultStrategy(Strategies.node(NodeSettings.defaults().withNodeId(nodeId))).build();
+                .defaultStrategy(NodeSettings.defaults().withNodeId(nodeId)).build();
     }
 
     private static String nodeId() {

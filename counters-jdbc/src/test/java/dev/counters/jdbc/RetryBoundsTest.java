@@ -20,12 +20,14 @@ import dev.counters.sequence.SequenceSettings;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.DeltaLog;
 import dev.counters.spi.MonotonicCache;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
+import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.Retry;
@@ -71,11 +73,11 @@ class RetryBoundsTest {
     static Stream<Arguments> strategies() {
         Duration tiny = Duration.ofMillis(1);
         return Stream.of(
-                Arguments.of("atomic", Strategies.atomic()),
-                Arguments.of("sharded", Strategies.sharded()),
-                Arguments.of("node", Strategies.node()),
-                Arguments.of("optimistic", Strategies.optimistic(new OptimisticSettings(ATTEMPTS, tiny, tiny))),
-                Arguments.of("delta-log", Strategies.deltaLog(DeltaLogSettings.defaults().withAppendAttempts(ATTEMPTS))));
+                Arguments.of("atomic", AtomicSettings.defaults()),
+                Arguments.of("sharded", ShardedSettings.defaults()),
+                Arguments.of("node", NodeSettings.defaults()),
+                Arguments.of("optimistic", new OptimisticSettings(ATTEMPTS, tiny, tiny)),
+                Arguments.of("delta-log", DeltaLogSettings.defaults().withAppendAttempts(ATTEMPTS)));
     }
 
     /**
@@ -84,7 +86,7 @@ class RetryBoundsTest {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
-    void permanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(String strategy, StrategyFactory factory) {
+    void permanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(String strategy, StrategySettings factory) {
         JooqStores stores = JooqStores.shared(DATABASE);
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
         JooqCounterStore store = JooqCounterStore.builder(faulty).tablePrefix(stores.prefix()).build();
@@ -125,7 +127,7 @@ class RetryBoundsTest {
         };
         Duration tiny = Duration.ofMillis(1);
         try (CounterService counters = CounterService.builder(interfering)
-                .defaultStrategy(Strategies.optimistic(new OptimisticSettings(ATTEMPTS, tiny, tiny))).build()) {
+                .defaultStrategy(new OptimisticSettings(ATTEMPTS, tiny, tiny)).build()) {
             long before = counted.statements.get();
             assertThatThrownBy(() -> counters.increment(name.value(), 1))
                     .isInstanceOf(CounterContentionException.class);
@@ -180,7 +182,7 @@ class RetryBoundsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
     void keyedIncrementsUnderPermanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(String strategy,
-            StrategyFactory factory) {
+            StrategySettings factory) {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-" + strategy, quick(ATTEMPTS));
@@ -199,7 +201,7 @@ class RetryBoundsTest {
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-sharded", quick(ATTEMPTS));
         try (CounterService counters = CounterService.builder(storeOn(faulty)).retryRegistry(registry)
-                .defaultStrategy(Strategies.sharded()).build()) {
+                .defaultStrategy(ShardedSettings.defaults()).build()) {
             String name = "sharded.grown" + System.nanoTime();
             assertOneBoundedLoopUnderRollbacks(faulty, registry, "growShards",
                     () -> counters.admin().growShards(name, 32));
@@ -216,7 +218,7 @@ class RetryBoundsTest {
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-monotonic", quick(ATTEMPTS));
         try (CounterService counters = CounterService.builder(storeOn(faulty)).retryRegistry(registry)
-                .defaultStrategy(Strategies.monotonic(MonotonicSettings.defaults().withChanceToWrite(1.0))).build()) {
+                .defaultStrategy(MonotonicSettings.defaults().withChanceToWrite(1.0)).build()) {
             String name = "monotonic.bounded" + System.nanoTime();
             counters.increment(name, 1); // loaded: from now on each attempt writes
             assertOneBoundedLoopUnderRollbacks(faulty, registry, "increment", () -> counters.increment(name, 1));
@@ -234,8 +236,8 @@ class RetryBoundsTest {
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-monotonic", quick(ATTEMPTS));
         try (CounterService counters = CounterService.builder(storeOn(counted)).retryRegistry(registry)
-                .defaultStrategy(Strategies.monotonic(MonotonicSettings.defaults().withChanceToWrite(1.0),
-                        new LosingCache())).build()) {
+                .defaultStrategy(MonotonicSettings.defaults().withChanceToWrite(1.0))
+                .monotonicCache(new LosingCache()).build()) {
             // Resolved first: a monotonic counter's first use reads whether it holds a counting strategy's data.
             Counter counter = counters.counter("monotonic.dropped" + System.nanoTime());
             long before = counted.statements.get();
@@ -302,7 +304,7 @@ class RetryBoundsTest {
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-delta-log", quick(ATTEMPTS));
         try (CounterService counters = CounterService.builder(store).retryRegistry(registry)
-                .defaultStrategy(Strategies.deltaLog()).build()) {
+                .defaultStrategy(DeltaLogSettings.defaults()).build()) {
             Counter counter = counters.counter("delta-log." + why + System.nanoTime());
             long before = counted.statements.get();
             long entered = executions(registry);
@@ -347,7 +349,7 @@ class RetryBoundsTest {
         registry.retry("counters-delta-log", quick(ATTEMPTS));
         registry.retry("counters-delta-log-keyed", quick(ATTEMPTS));
         try (CounterService counters = CounterService.builder(squatted).retryRegistry(registry)
-                .defaultStrategy(Strategies.deltaLog()).build()) {
+                .defaultStrategy(DeltaLogSettings.defaults()).build()) {
             String name = "keyed.taken" + System.nanoTime();
             IdempotencyKey key = IdempotencyKey.of(UUID.randomUUID().toString());
             long before = counted.statements.get();
@@ -375,7 +377,7 @@ class RetryBoundsTest {
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-monotonic", quick(ATTEMPTS));
         try (CounterService counters = CounterService.builder(storeOn(counted)).retryRegistry(registry)
-                .defaultStrategy(Strategies.monotonic(MonotonicSettings.defaults(), new BusyCache())).build()) {
+                .defaultStrategy(MonotonicSettings.defaults()).monotonicCache(new BusyCache()).build()) {
             Counter counter = counters.counter("monotonic.busy" + System.nanoTime());
             long before = counted.statements.get();
             long entered = executions(registry);
@@ -452,7 +454,7 @@ class RetryBoundsTest {
         BufferedSettings settings = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(10))
                 .withShutdownTimeout(Duration.ofSeconds(5));
         try (CounterService counters = CounterService.builder(storeOn(faulty)).circuitBreakerRegistry(breakers)
-                .defaultStrategy(Strategies.buffered(settings)).build()) {
+                .defaultStrategy(settings).build()) {
             Counter counter = counters.counter("buffered.bounded" + System.nanoTime());
             faulty.deadlocks = true;
             long before = faulty.statements.get();

@@ -13,7 +13,6 @@ import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.SessionLocks;
 import dev.counters.strategy.NodeSettings;
-import dev.counters.strategy.Strategies;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,8 +39,8 @@ class SessionLockTest {
 
     /** The same, its claim checked every third of {@code leaseTtl}. */
     private static CounterService node(CounterStore store, String id, Duration leaseTtl) {
-        return CounterService.builder(store).defaultStrategy(Strategies.node(NodeSettings.defaults().withNodeId(id)
-                .withLeaseTtl(leaseTtl))).build();
+        return CounterService.builder(store).defaultStrategy(NodeSettings.defaults().withNodeId(id)
+                .withLeaseTtl(leaseTtl)).build();
     }
 
     /** The sessions holding the node id's lock: one, or none. */

@@ -8,7 +8,7 @@ import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.sequence.SequenceService;
 import dev.counters.strategy.MonotonicSettings;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.ShardedSettings;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -37,8 +37,8 @@ class TransactionAwareDataSourceTest {
         AtomicLong ticket = new AtomicLong();
         AtomicLong highest = new AtomicLong();
         try (SequenceService sequences = SequenceService.builder(store).build();
-                CounterService counters = CounterService.builder(store).strategy("views.*", Strategies.sharded())
-                        .strategy("ids.*", Strategies.monotonic(MonotonicSettings.defaults().withChanceToWrite(1.0)))
+                CounterService counters = CounterService.builder(store).strategy("views.*", ShardedSettings.defaults())
+                        .strategy("ids.*", MonotonicSettings.defaults().withChanceToWrite(1.0))
                         .build()) {
             assertThatThrownBy(() -> transactions.executeWithoutResult(status -> {
                 ticket.set(sequences.next("tickets"));
@@ -52,7 +52,7 @@ class TransactionAwareDataSourceTest {
         // A restart: a block above every number handed out, a monotonic value above every value handed out.
         try (SequenceService sequences = SequenceService.builder(store).build();
                 CounterService counters = CounterService.builder(store)
-                        .strategy("ids.*", Strategies.monotonic(MonotonicSettings.defaults().withChanceToWrite(1.0)))
+                        .strategy("ids.*", MonotonicSettings.defaults().withChanceToWrite(1.0))
                         .build()) {
             assertThat(sequences.next("tickets")).isGreaterThan(ticket.get());
             assertThat(counters.incrementAndGet("ids.orders", 1)).isGreaterThan(highest.get());

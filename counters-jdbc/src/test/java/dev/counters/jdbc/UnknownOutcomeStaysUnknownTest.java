@@ -10,8 +10,9 @@ import dev.counters.jdbc.testing.FaultInjectingDataSource;
 import dev.counters.jdbc.testing.FaultInjectingDataSource.Fault;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.StrategySettings;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,8 +36,8 @@ class UnknownOutcomeStaysUnknownTest {
 
     static Stream<Arguments> cases() {
         return Stream.of(TestDatabase.values()).flatMap(database -> Stream.of(
-                Arguments.of(database, "atomic", Strategies.atomic()),
-                Arguments.of(database, "delta-log", Strategies.deltaLog())));
+                Arguments.of(database, "atomic", AtomicSettings.defaults()),
+                Arguments.of(database, "delta-log", DeltaLogSettings.defaults())));
     }
 
     static Stream<Arguments> keyedCases() {
@@ -45,7 +46,7 @@ class UnknownOutcomeStaysUnknownTest {
     }
 
     private static CounterService service(TestDatabase database, FaultInjectingDataSource faulty,
-            StrategyFactory factory) {
+            StrategySettings factory) {
         JooqCounterStore store = JooqCounterStore.builder(faulty).tablePrefix(JooqStores.shared(database).prefix())
                 .build();
         return CounterService.builder(store).defaultStrategy(factory).build();
@@ -63,7 +64,7 @@ class UnknownOutcomeStaysUnknownTest {
     @ParameterizedTest(name = "{0} {1}, later attempts {3}")
     @MethodSource("keyedCases")
     void aKeyedIncrementWhoseFirstAttemptsReplyWasLostIsNeverReportedAsNotApplied(TestDatabase database,
-            String strategy, StrategyFactory factory, Later later) {
+            String strategy, StrategySettings factory, Later later) {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
         String name = "unknown-keyed." + strategy + "." + System.nanoTime();
         IdempotencyKey key = IdempotencyKey.of(UUID.randomUUID().toString());
@@ -99,7 +100,7 @@ class UnknownOutcomeStaysUnknownTest {
     void deltaLogIncrementAndGetWhoseReadFailsSaysTheIncrementWasTaken(TestDatabase database) {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
         String name = "unknown-read.delta-log." + System.nanoTime();
-        try (CounterService counters = service(database, faulty, Strategies.deltaLog())) {
+        try (CounterService counters = service(database, faulty, DeltaLogSettings.defaults())) {
             faulty.downAfterWrite = true;
             assertThatThrownBy(() -> counters.incrementAndGet(name, 7))
                     .isInstanceOfSatisfying(CountersException.class, e -> {
@@ -124,7 +125,7 @@ class UnknownOutcomeStaysUnknownTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("cases")
     void aKeyedRepeatWhoseReadFailsSaysTheIncrementWasTaken(TestDatabase database, String strategy,
-            StrategyFactory factory) {
+            StrategySettings factory) {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
         String name = "unknown-read.keyed." + strategy + "." + System.nanoTime();
         IdempotencyKey key = IdempotencyKey.of(UUID.randomUUID().toString());

@@ -26,7 +26,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * MonotonicCache cache = RedisMonotonicCache.spring(redisConnectionFactory).build();     // Spring Data Redis
  * MonotonicCache cache = RedisMonotonicCache.lettuce(redisClient.connect()).build();     // plain Lettuce
  * CounterService counters = CounterService.builder(store)
- *         .strategy("order-id", Strategies.monotonic(MonotonicSettings.defaults(), cache))
+ *         .strategy("order-id", MonotonicSettings.defaults())
+ *         .monotonicCache(cache)
  *         .build();
  * }</pre>
  *

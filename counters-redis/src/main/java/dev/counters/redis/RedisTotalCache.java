@@ -25,8 +25,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * <pre>{@code
  * TotalCache totals = RedisTotalCache.spring(redisConnectionFactory).build();
  * CounterService counters = CounterService.builder(store)
- *         .strategy("views.*", Strategies.sharded(ShardedSettings.defaults()
- *                 .withCachedTotalExpiry(Duration.ofSeconds(5)), totals))
+ *         .strategy("views.*", ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofSeconds(5)))
+ *         .totalCache(totals)
  *         .build();
  * }</pre>
  *

@@ -11,7 +11,6 @@ import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.redis.testing.RedisClients;
 import dev.counters.strategy.MonotonicSettings;
-import dev.counters.strategy.Strategies;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
 import java.io.FileOutputStream;
@@ -42,10 +41,10 @@ public final class ChildMonotonicIncrementer {
         for (int c = 0; c < counterChances.length; c++) {
             String[] nameAndChance = counterChances[c].split("=");
             names[c] = nameAndChance[0];
-            builder.strategy(names[c], Strategies.monotonic(
-                    MonotonicSettings.defaults().withChanceToWrite(Double.parseDouble(nameAndChance[1])), cache));
+            builder.strategy(names[c],
+                    MonotonicSettings.defaults().withChanceToWrite(Double.parseDouble(nameAndChance[1])));
         }
-        return builder.build();
+        return builder.monotonicCache(cache).build();
     }
 
     public static void main(String[] args) throws Exception {

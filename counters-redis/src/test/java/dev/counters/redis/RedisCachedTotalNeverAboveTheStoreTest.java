@@ -9,7 +9,6 @@ import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.redis.testing.RedisClients;
 import dev.counters.redis.testing.RedisServer;
 import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,10 +32,10 @@ class RedisCachedTotalNeverAboveTheStoreTest {
         PauseAfterAdd paused = new PauseAfterAdd(STORES.store());
         try (RedisClients.Lettuce lettuce = RedisClients.lettuce(REDIS);
                 RedisClients.Spring spring = RedisClients.spring(REDIS);
-                CounterService writer = CounterService.builder(paused).defaultStrategy(Strategies.sharded(settings,
-                        RedisTotalCache.lettuce(lettuce.connection()).build())).build();
-                CounterService reader = CounterService.builder(STORES.anotherStore()).defaultStrategy(
-                        Strategies.sharded(settings, RedisTotalCache.spring(spring.factory()).build())).build()) {
+                CounterService writer = CounterService.builder(paused).defaultStrategy(settings)
+                        .totalCache(RedisTotalCache.lettuce(lettuce.connection()).build()).build();
+                CounterService reader = CounterService.builder(STORES.anotherStore()).defaultStrategy(settings)
+                        .totalCache(RedisTotalCache.spring(spring.factory()).build()).build()) {
             paused.pauseNextAdd();
             CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> writer.increment(counter, 5));
             paused.awaitCommitted();

@@ -14,7 +14,6 @@ import dev.counters.spi.MonotonicCache;
 import dev.counters.spi.TotalCache;
 import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -64,7 +63,7 @@ class RedisFaultsTest {
 
     private static CounterService monotonic(MonotonicCache cache) {
         return CounterService.builder(STORES.store())
-                .defaultStrategy(Strategies.monotonic(MonotonicSettings.defaults(), cache)).build();
+                .defaultStrategy(MonotonicSettings.defaults()).monotonicCache(cache).build();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -180,9 +179,9 @@ class RedisFaultsTest {
                 .build();
         try (RedisClients.Lettuce other = RedisClients.lettuce(redis);
                 CounterService node = CounterService.builder(STORES.store())
-                        .defaultStrategy(Strategies.sharded(settings, totals.apply(lettuce))).build();
+                        .defaultStrategy(settings).totalCache(totals.apply(lettuce)).build();
                 CounterService otherNode = CounterService.builder(STORES.anotherStore())
-                        .defaultStrategy(Strategies.sharded(settings, totals.apply(other))).build()) {
+                        .defaultStrategy(settings).totalCache(totals.apply(other)).build()) {
             node.increment(name, 3);
             assertThat(otherNode.get(name)).isEqualTo(3); // cached now, for a minute
             node.increment(name, 4);

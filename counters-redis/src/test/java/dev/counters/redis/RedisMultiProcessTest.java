@@ -12,7 +12,6 @@ import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.redis.testing.RedisClients;
 import dev.counters.redis.testing.RedisServer;
 import dev.counters.strategy.MonotonicSettings;
-import dev.counters.strategy.Strategies;
 import dev.counters.testing.ChildJvm;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
@@ -162,10 +161,9 @@ class RedisMultiProcessTest {
 
             try (RedisClients.Lettuce lettuce = RedisClients.lettuce(redis);
                     CounterService service = CounterService.builder(stores.store())
-                            .defaultStrategy(Strategies.monotonic(MonotonicSettings.defaults(),
-                                    RedisMonotonicCache.lettuce(lettuce.connection()).build()))
-                            .strategy(sampled, Strategies.monotonic(MonotonicSettings.defaults()
-                                    .withChanceToWrite(0.1), RedisMonotonicCache.lettuce(lettuce.connection()).build()))
+                            .defaultStrategy(MonotonicSettings.defaults())
+                            .strategy(sampled, MonotonicSettings.defaults().withChanceToWrite(0.1))
+                            .monotonicCache(RedisMonotonicCache.lettuce(lettuce.connection()).build())
                             .build()) {
                 // One more loss, quiet this time: the exact counters resume above every value handed out...
                 long persisted = stores.store().maxOfShards(sampledName).orElseThrow();

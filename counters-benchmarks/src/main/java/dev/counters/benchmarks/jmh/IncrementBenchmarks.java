@@ -3,7 +3,7 @@ package dev.counters.benchmarks.jmh;
 import dev.counters.Counter;
 import dev.counters.CounterService;
 import dev.counters.memory.InMemoryCounterStore;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.BufferedSettings;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -51,7 +51,7 @@ public class IncrementBenchmarks {
     @Setup(Level.Trial)
     public void setUp() {
         // In memory: the flusher's work is not what is measured here, only the increment's.
-        service = CounterService.builder(new InMemoryCounterStore()).defaultStrategy(Strategies.buffered()).build();
+        service = CounterService.builder(new InMemoryCounterStore()).defaultStrategy(BufferedSettings.defaults()).build();
         names = new String[counters];
         handles = new Counter[counters];
         adders = new LongAdder[counters];

@@ -9,10 +9,18 @@ final class Arguments {
     private Arguments() {
     }
 
-    /** Checks the key; keys are recorded from now on, so the service forgets them after their retention. */
-    static IdempotencyKey checkKey(CounterName name, IdempotencyKey key, Housekeeping housekeeping) {
+    /**
+     * Checks the key, and that the counter's strategy takes keys; keys are recorded from now on, so the service
+     * forgets them after their retention.
+     */
+    static IdempotencyKey checkKey(Route route, CounterName name, IdempotencyKey key, Housekeeping housekeeping) {
         if (key == null) {
             throw new IllegalArgumentException("Idempotency key for counter '" + name + "' must not be null");
+        }
+        if (!route.settings().takesIdempotencyKeys()) {
+            throw new IllegalStateException("Counter '" + name + "' uses the " + route.strategyName() + " strategy,"
+                    + " which takes no idempotency keys: it hands out values rather than counting each increment"
+                    + " exactly once");
         }
         housekeeping.start();
         return key;

@@ -15,6 +15,7 @@ import dev.counters.WindowedCounter;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Time;
 import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.internal.strategy.Resharding;
 import dev.counters.spi.CounterStore;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -134,7 +135,11 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     @Override
     public int growShards(String name, int shards) {
         Handle counter = handle(name);
-        return counter.route().strategy().growShards(counter.stored(), shards);
+        if (!(counter.route().strategy() instanceof Resharding resharding)) {
+            throw new IllegalStateException("Counter '" + counter.stored() + "' uses the "
+                    + counter.route().strategyName() + " strategy; only sharded counters have shards");
+        }
+        return resharding.growShards(counter.stored(), shards);
     }
 
     @Override
@@ -159,7 +164,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
 
     @Override
     public List<StrategyStatistics> statistics() {
-        return routes.stream().map(route -> new StrategyStatistics(route.rule(), route.strategy().type(),
+        return routes.stream().map(route -> new StrategyStatistics(route.rule(), route.strategyName(),
                 route.increments(), route.strategy().activity())).toList();
     }
 
@@ -293,7 +298,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
 
         @Override
         public String strategy() {
-            return route.strategy().type();
+            return route.strategyName();
         }
 
         @Override
@@ -317,13 +322,13 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
 
         @Override
         public void increment(long delta, IdempotencyKey key) {
-            route.strategy().increment(name, checkDelta(name, delta), checkKey(name, key, housekeeping), false);
+            route.strategy().increment(name, checkDelta(name, delta), checkKey(route, name, key, housekeeping), false);
             route.count();
         }
 
         @Override
         public long incrementAndGet(long delta, IdempotencyKey key) {
-            long value = route.strategy().increment(name, checkDelta(name, delta), checkKey(name, key, housekeeping),
+            long value = route.strategy().increment(name, checkDelta(name, delta), checkKey(route, name, key, housekeeping),
                     true);
             route.count();
             return value;

@@ -109,6 +109,6 @@ public final class IdleExpiry implements Housekeeping.Task {
             return false;
         }
         return expiries.select(name.value()).filter(idleTime::equals).isPresent()
-                && !router.select(name.value()).strategy().type().equals("monotonic");
+                && router.select(name.value()).settings().mayExpire();
     }
 }

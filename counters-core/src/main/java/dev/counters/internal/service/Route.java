@@ -1,14 +1,23 @@
 package dev.counters.internal.service;
 
 import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.strategy.StrategySettings;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
-/** A configuration rule's strategy, and the increments it accepted, unless the strategy counts them itself. */
-public record Route(String rule, CounterStrategy strategy, @Nullable LongAdder counted) {
+/**
+ * A configuration rule's strategy, with the settings it was built from, and the increments it accepted, unless the
+ * strategy counts them itself.
+ */
+public record Route(String rule, StrategySettings settings, CounterStrategy strategy, @Nullable LongAdder counted) {
 
-    public Route(String rule, CounterStrategy strategy) {
-        this(rule, strategy, strategy.acceptedIncrements().isPresent() ? null : new LongAdder());
+    public Route(String rule, StrategySettings settings, CounterStrategy strategy) {
+        this(rule, settings, strategy, strategy.acceptedIncrements().isPresent() ? null : new LongAdder());
+    }
+
+    /** The strategy's name in configuration. */
+    public String strategyName() {
+        return settings.name();
     }
 
     void count() {

@@ -52,12 +52,12 @@ public final class StrategyFamilies {
      * @throws IllegalStateException naming the counter, its rule and what to do
      */
     public void check(CounterName name, Route route) {
-        boolean monotonic = route.strategy().type().equals("monotonic");
+        boolean monotonic = route.settings().handsOutValues();
         if (monotonic ? store.getAll(List.of(name)).containsKey(name) : monotonicNames.contains(name)) {
             throw new IllegalStateException("Counter '" + name + "' is stored by "
                     + (monotonic ? "a counting strategy (cells or deltas)" : "the monotonic strategy (a maximum over"
                             + " shard rows)")
-                    + ", but rule '" + route.rule() + "' now gives it the " + route.strategy().type() + " strategy,"
+                    + ", but rule '" + route.rule() + "' now gives it the " + route.strategyName() + " strategy,"
                     + " which would not read that data: its value would change. Keep "
                     + (monotonic ? "a counting strategy" : "the monotonic strategy") + " for it; or, to move it, read"
                     + " its value, delete it (CounterAdmin.delete) and increment it by that value under the new"

@@ -93,7 +93,7 @@ final class WindowedHandle implements Handle, WindowedCounter {
 
     @Override
     public String strategy() {
-        return route.strategy().type();
+        return route.strategyName();
     }
 
     @Override
@@ -115,7 +115,7 @@ final class WindowedHandle implements Handle, WindowedCounter {
     private long keyed(long delta, IdempotencyKey key, boolean needsValue) {
         try {
             long value = route.strategy().increment(toWrite(), checkDelta(name, delta),
-                    checkKey(name, key, housekeeping), needsValue);
+                    checkKey(route, name, key, housekeeping), needsValue);
             route.count();
             return value;
         } catch (IdempotencyKeyReusedException e) {

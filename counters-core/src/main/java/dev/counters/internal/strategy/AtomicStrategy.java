@@ -19,13 +19,9 @@ public final class AtomicStrategy extends CellStrategy {
     public static final String CELL = "main";
 
     public AtomicStrategy(StrategyContext context) {
-        super(context, "atomic", StrategyContext.transientFailures());
+        super(context, StrategyContext.transientFailures());
     }
 
-    @Override
-    public String type() {
-        return "atomic";
-    }
 
     @Override
     public void increment(CounterName name, long delta) {

@@ -28,8 +28,9 @@ final class CacheGuard {
         return new CacheGuard(null);
     }
 
-    static CacheGuard of(StrategyContext context, String strategy) {
-        CircuitBreaker breaker = context.circuitBreaker(strategy + "-cache", StrategyContext.breakerForOutages(5)
+    static CacheGuard of(StrategyContext context) {
+        String strategy = context.strategy();
+        CircuitBreaker breaker = context.circuitBreaker("cache", StrategyContext.breakerForOutages(5)
                 .recordExceptions(CacheUnavailableException.class)
                 .build());
         // Logged per change of state, not per call: an outage would otherwise log every increment.

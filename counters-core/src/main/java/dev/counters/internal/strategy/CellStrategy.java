@@ -33,12 +33,12 @@ abstract class CellStrategy implements CounterStrategy {
     // Weak values: a cell nobody is incrementing needs no combiner, and one in use is held by its callers.
     private final Cache<Cell, Combiner> combiners = Caffeine.newBuilder().weakValues().build();
 
-    CellStrategy(StrategyContext context, String type, RetryConfig retryDefaults) {
+    CellStrategy(StrategyContext context, RetryConfig retryDefaults) {
         this.store = context.store();
         this.context = context;
-        this.retry = context.retry(type, retryDefaults);
+        this.retry = context.retry(retryDefaults);
         this.retry.getEventPublisher().onRetry(event -> retries.increment());
-        this.keyed = new KeyedIncrements(context, type);
+        this.keyed = new KeyedIncrements(context);
     }
 
     @Override
@@ -94,7 +94,7 @@ abstract class CellStrategy implements CounterStrategy {
     final Combiner combiner(CounterName name, String cell) {
         return combiners.get(new Cell(name, cell), key -> {
             Combiner.Write write = writer(name, cell);
-            return new Combiner(batch -> context.observe(Operation.WRITE, type(), name, () -> write.apply(batch)));
+            return new Combiner(batch -> context.observe(Operation.WRITE, name, () -> write.apply(batch)));
         });
     }
 

@@ -19,9 +19,6 @@ import java.util.function.LongSupplier;
  */
 public interface CounterStrategy extends AutoCloseable {
 
-    /** The strategy's name as used in configuration, for example {@code atomic}. */
-    String type();
-
     void increment(CounterName name, long delta);
 
     long incrementAndGet(CounterName name, long delta);
@@ -32,11 +29,11 @@ public interface CounterStrategy extends AutoCloseable {
      *
      * @return the counter's value right after the increment when {@code needsValue} (for a repeat, the value the
      *     first call returned, or the current value if the first call did not ask for one); otherwise 0
-     * @throws IllegalStateException for a strategy that takes no keys
+     * @throws UnsupportedOperationException for a strategy whose settings take no keys, which the service refuses
+     *     before calling ({@link dev.counters.strategy.StrategySettings#takesIdempotencyKeys()})
      */
     default long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
-        throw new IllegalStateException("Counter '" + name + "' uses the " + type() + " strategy, which takes no"
-                + " idempotency keys: it hands out values rather than counting each increment exactly once");
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no idempotency keys");
     }
 
     /**
@@ -93,17 +90,6 @@ public interface CounterStrategy extends AutoCloseable {
 
     /** The stored cells of the counter and their values: shards, nodes, or the one cell of an atomic counter. */
     Map<String, Long> cells(CounterName name);
-
-    /**
-     * Raises the counter's shard count, for strategies that have shards.
-     *
-     * @return the shard count now in force
-     * @throws IllegalStateException for strategies without shards
-     */
-    default int growShards(CounterName name, int shards) {
-        throw new IllegalStateException("Counter '" + name + "' uses the " + type()
-                + " strategy; only sharded counters have shards");
-    }
 
     void delete(CounterName name);
 

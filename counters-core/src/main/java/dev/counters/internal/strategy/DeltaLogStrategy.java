@@ -83,7 +83,7 @@ public final class DeltaLogStrategy extends CellStrategy {
         // Any store failure is retried: the retry reuses the delta's id, so even an unknown outcome is safe to repeat.
         // An unreachable store already cost the pool's connection timeout: fail fast, nothing was written. This is the
         // append's only loop: append-attempts attempts of at most two statements each (the store never repeats one).
-        super(context, "delta-log", RetryConfig.custom()
+        super(context, RetryConfig.custom()
                 .maxAttempts(settings.appendAttempts())
                 .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(10), 2.0, 0.5,
                         Duration.ofSeconds(1)))
@@ -91,8 +91,8 @@ public final class DeltaLogStrategy extends CellStrategy {
                 .ignoreExceptions(RetryWindowClosed.class, StoreUnavailableException.class)
                 .build());
         this.context = context;
-        this.log = context.require(DeltaLog.class, "delta-log");
-        this.leases = context.require(Leases.class, "delta-log");
+        this.log = context.require(DeltaLog.class);
+        this.leases = context.require(Leases.class);
         this.settings = settings;
         this.time = context.time();
         this.ids = context.ids();
@@ -100,10 +100,6 @@ public final class DeltaLogStrategy extends CellStrategy {
         this.recounter = Executors.newSingleThreadExecutor(task -> context.newThread("recount", task));
     }
 
-    @Override
-    public String type() {
-        return "delta-log";
-    }
 
     @Override
     public StrategyStatistics.Activity activity() {
@@ -285,7 +281,7 @@ public final class DeltaLogStrategy extends CellStrategy {
             if (leases.tryLease(lease, owner, now.plus(RECOUNT_LEASE), now)) {
                 try {
                     tracker.appends.set(0);
-                    context.observe(Operation.RECOUNT, type(), name, () -> {
+                    context.observe(Operation.RECOUNT, name, () -> {
                         fold(name);
                         return null;
                     });

@@ -28,10 +28,10 @@ final class KeyedIncrements {
     private final StrategyContext context;
     private final Retry retry;
 
-    KeyedIncrements(StrategyContext context, String type) {
+    KeyedIncrements(StrategyContext context) {
         this.store = context.store();
         this.context = context;
-        this.retry = context.retry(type + "-keyed", StrategyContext.<Object>transientFailures(10)
+        this.retry = context.retry("keyed", StrategyContext.<Object>transientFailures(10)
                 .retryExceptions(CounterStoreException.class, CounterContentionException.class)
                 .ignoreExceptions(StoreUnavailableException.class)
                 .build());

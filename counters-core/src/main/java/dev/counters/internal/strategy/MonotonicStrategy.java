@@ -57,12 +57,12 @@ public final class MonotonicStrategy implements CounterStrategy {
 
     public MonotonicStrategy(StrategyContext context, MonotonicSettings settings, MonotonicCache cache) {
         this.store = context.store();
-        this.maxima = context.require(Maxima.class, "monotonic");
-        this.retry = context.retry("monotonic", retryDefaults(cache.loadTimeout()));
+        this.maxima = context.require(Maxima.class);
+        this.retry = context.retry(retryDefaults(cache.loadTimeout()));
         this.settings = settings;
         this.random = context.random();
         this.cache = cache;
-        this.guard = cache instanceof LocalMonotonicCache ? CacheGuard.none() : CacheGuard.of(context, "monotonic");
+        this.guard = cache instanceof LocalMonotonicCache ? CacheGuard.none() : CacheGuard.of(context);
     }
 
     /**
@@ -84,10 +84,6 @@ public final class MonotonicStrategy implements CounterStrategy {
                 .build();
     }
 
-    @Override
-    public String type() {
-        return "monotonic";
-    }
 
     /** Conflicts: values dropped because the shared cache lost their copy while they were written. */
     @Override

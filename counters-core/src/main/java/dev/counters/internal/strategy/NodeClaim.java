@@ -55,7 +55,7 @@ final class NodeClaim {
         this.time = context.time();
         this.leaseTtl = leaseTtl;
         this.sessionLocks = context.store().capability(SessionLocks.class).orElse(null);
-        this.leases = sessionLocks != null ? null : context.require(Leases.class, "node");
+        this.leases = sessionLocks != null ? null : context.require(Leases.class);
         // Retried: on a Galera cluster, two processes claiming one id through different nodes make one of them a
         // certification conflict, rolled back, whose retry then finds the claim taken.
         if (!retry.executeSupplier(this::claim)) {

@@ -31,7 +31,7 @@ public final class NodeStrategy extends CellStrategy {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     public NodeStrategy(StrategyContext context, NodeSettings settings) {
-        super(context, "node", StrategyContext.transientFailures());
+        super(context, StrategyContext.transientFailures());
         this.nodeId = settings.nodeId() != null ? settings.nodeId() : "node-" + context.instanceId();
         this.decrements = settings.decrements();
         this.incrementCell = "n:" + nodeId + ":+";
@@ -39,10 +39,6 @@ public final class NodeStrategy extends CellStrategy {
         this.claim = NodeClaim.acquire(context, nodeId, settings.leaseTtl(), retry);
     }
 
-    @Override
-    public String type() {
-        return "node";
-    }
 
     @Override
     public void increment(CounterName name, long delta) {

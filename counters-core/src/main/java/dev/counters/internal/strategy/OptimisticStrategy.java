@@ -39,17 +39,13 @@ public final class OptimisticStrategy extends CellStrategy {
     public OptimisticStrategy(StrategyContext context, OptimisticSettings settings) {
         // One retry for conflicts and rolled-back statements alike (a conflict is a TransientStoreException: nothing
         // was written): an increment sends at most maxAttempts reads and as many compare-and-sets, whatever fails.
-        super(context, "optimistic", StrategyContext.transientFailures(settings.maxAttempts())
+        super(context, StrategyContext.transientFailures(settings.maxAttempts())
                 .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(settings.initialBackoff(), 2.0, 0.5,
                         settings.maxBackoff()))
                 .build());
         this.maxAttempts = settings.maxAttempts();
     }
 
-    @Override
-    public String type() {
-        return "optimistic";
-    }
 
     @Override
     public StrategyStatistics.Activity activity() {

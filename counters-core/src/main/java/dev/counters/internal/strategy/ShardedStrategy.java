@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * exists. An optional cached total plays the write-up's memcache ({@link TotalCache}: in this JVM, or shared). Concurrent increments of one shard in this JVM share
  * writes ({@link Combiner}), and a random pick avoids a shard whose write is in flight.
  */
-public final class ShardedStrategy extends CellStrategy {
+public final class ShardedStrategy extends CellStrategy implements Resharding {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardedStrategy.class);
     private static final String[] CELLS = new String[ShardedSettings.MAX_SHARDS];
@@ -58,8 +58,8 @@ public final class ShardedStrategy extends CellStrategy {
 
     /** {@code totals}: where totals are cached if {@code cachedTotalExpiry} is set; null for one in this JVM. */
     public ShardedStrategy(StrategyContext context, ShardedSettings settings, @Nullable TotalCache totals) {
-        super(context, "sharded", StrategyContext.transientFailures());
-        this.shardCountStore = context.require(ShardCounts.class, "sharded");
+        super(context, StrategyContext.transientFailures());
+        this.shardCountStore = context.require(ShardCounts.class);
         this.settings = settings;
         this.random = context.random();
         this.time = context.time();
@@ -74,7 +74,7 @@ public final class ShardedStrategy extends CellStrategy {
         this.totalExpiry = expiry == null ? Duration.ZERO : expiry;
         this.totals = expiry == null ? null : totals != null ? totals : new LocalTotalCache(ticker);
         this.guard = this.totals == null || this.totals instanceof LocalTotalCache ? CacheGuard.none()
-                : CacheGuard.of(context, "sharded");
+                : CacheGuard.of(context);
     }
 
     /** The persisted count, raised to the configured one the first time a node with a larger setting uses it. */
@@ -84,10 +84,6 @@ public final class ShardedStrategy extends CellStrategy {
                 : retrying(() -> shardCountStore.growShardCount(name, settings.shards()));
     }
 
-    @Override
-    public String type() {
-        return "sharded";
-    }
 
     @Override
     public void increment(CounterName name, long delta) {

@@ -31,10 +31,12 @@ import org.jspecify.annotations.Nullable;
  *
  * @param rule the configuration rule the strategy serves ({@link StrategyStatistics#DEFAULT_RULE} or a name or
  *     pattern): it names the strategy's Resilience4j instances
+ * @param strategy the strategy's name ({@link dev.counters.strategy.StrategySettings#name()}): it names them too, and
+ *     tags its observations
  */
 public record StrategyContext(CounterStore store, Time time, RandomGenerator random, UniqueIds ids,
         ThreadFactory threadFactory, RetryRegistry retries, CircuitBreakerRegistry circuitBreakers,
-        Observations observations, String rule) {
+        Observations observations, String rule, String strategy) {
 
     public StrategyContext {
         Objects.requireNonNull(store, "store");
@@ -46,6 +48,7 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
         Objects.requireNonNull(circuitBreakers, "circuitBreakers");
         Objects.requireNonNull(observations, "observations");
         Objects.requireNonNull(rule, "rule");
+        Objects.requireNonNull(strategy, "strategy");
     }
 
     /** The id of the service instance: the owner of its leases. */
@@ -61,11 +64,11 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
     }
 
     /**
-     * The store's {@code capability}, which {@code strategy} cannot work without.
+     * The store's {@code capability}, which the strategy cannot work without.
      *
      * @throws IllegalStateException naming the strategy, the capability and the store, when the store lacks it
      */
-    public <T> T require(Class<T> capability, String strategy) {
+    public <T> T require(Class<T> capability) {
         return store.capability(capability).orElseThrow(() -> new IllegalStateException("The " + strategy
                 + " strategy needs a store that offers " + capability.getName() + ", and "
                 + store.getClass().getName() + " does not; use a store that does (the JDBC and in-memory stores"
@@ -77,23 +80,30 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
      * {@code [<rule>]} for a rule other than the default) if the application registered one, else a new one with
      * {@code defaults}.
      */
-    public Retry retry(String strategy, RetryConfig defaults) {
-        return retries.retry(instanceName(strategy), () -> defaults);
+    public Retry retry(RetryConfig defaults) {
+        return retry("", defaults);
+    }
+
+    /** A second retry of the strategy, for one purpose: {@code counters-<strategy>-<purpose>}, found like the first. */
+    public Retry retry(String purpose, RetryConfig defaults) {
+        return retries.retry(instanceName(purpose), () -> defaults);
     }
 
     /**
      * Runs one of the strategy's store operations ({@link Observations#FLUSH}, ...) as an observation, tagged with
      * the rule and the strategy.
      */
-    public <T> T observe(CountersObservationContext.Operation operation, String strategy, @Nullable CounterName name,
-            Supplier<T> work) {
+    public <T> T observe(CountersObservationContext.Operation operation, @Nullable CounterName name, Supplier<T> work) {
         return observations.observe(() -> CountersObservationContext.counter(operation, rule, strategy,
                 name == null ? null : name.value()), work);
     }
 
-    /** The strategy's circuit breaker, from the registry, named and found like {@link #retry}. */
-    public CircuitBreaker circuitBreaker(String strategy, CircuitBreakerConfig defaults) {
-        return circuitBreakers.circuitBreaker(instanceName(strategy), () -> defaults);
+    /**
+     * The strategy's circuit breaker for one purpose ({@code ""} for its main one), from the registry, named and found
+     * like {@link #retry(String, RetryConfig)}.
+     */
+    public CircuitBreaker circuitBreaker(String purpose, CircuitBreakerConfig defaults) {
+        return circuitBreakers.circuitBreaker(instanceName(purpose), () -> defaults);
     }
 
     /**
@@ -111,8 +121,9 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
                 .permittedNumberOfCallsInHalfOpenState(1);
     }
 
-    private String instanceName(String strategy) {
-        return "counters-" + strategy + (rule.equals(StrategyStatistics.DEFAULT_RULE) ? "" : "[" + rule + "]");
+    private String instanceName(String purpose) {
+        return "counters-" + strategy + (purpose.isEmpty() ? "" : "-" + purpose)
+                + (rule.equals(StrategyStatistics.DEFAULT_RULE) ? "" : "[" + rule + "]");
     }
 
     /**

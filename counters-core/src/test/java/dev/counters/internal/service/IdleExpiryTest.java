@@ -8,7 +8,8 @@ import dev.counters.WindowSettings;
 import dev.counters.contract.MutableClock;
 import dev.counters.internal.NameRules;
 import dev.counters.memory.InMemoryCounterStore;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.MonotonicSettings;
+import dev.counters.strategy.ShardedSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -36,7 +37,7 @@ class IdleExpiryTest {
 
     @Test
     void aCounterIdleForItsTimeIsRemovedAndReadsZeroWhileAWrittenOneStays() {
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.sharded())
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults())
                 .windows("carts.windowed", WindowSettings.of(Duration.ofHours(1))).clock(clock).build()) {
             counters.increment("carts.idle", 3);
             counters.increment("carts.busy", 3);
@@ -64,7 +65,7 @@ class IdleExpiryTest {
 
     @Test
     void monotonicCountersCannotExpireAndTheIdleTimeIsChecked() {
-        assertThatThrownBy(() -> CounterService.builder(store).strategy("ids.*", Strategies.monotonic())
+        assertThatThrownBy(() -> CounterService.builder(store).strategy("ids.*", MonotonicSettings.defaults())
                 .expireAfterIdle("ids.*", Duration.ofHours(1)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("monotonic");
         assertThatThrownBy(() -> CounterService.builder(store).expireAfterIdle("a", Duration.ofSeconds(5)))

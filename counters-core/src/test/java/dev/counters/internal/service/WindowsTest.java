@@ -13,7 +13,7 @@ import dev.counters.contract.MutableClock;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Time;
 import dev.counters.memory.InMemoryCounterStore;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.ShardedSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -85,7 +85,7 @@ class WindowsTest {
     void readsByWindowSlidingSumsAndSeries() {
         MutableClock clock = new MutableClock(at("2026-11-23T14:00:30Z"));
         try (CounterService counters = CounterService.builder(new InMemoryCounterStore())
-                .defaultStrategy(Strategies.sharded())
+                .defaultStrategy(ShardedSettings.defaults())
                 .windows("api.calls", WindowSettings.of(Duration.ofMinutes(1))).clock(clock).build()) {
             counters.increment("api.calls", 5);
             clock.advance(Duration.ofMinutes(1));

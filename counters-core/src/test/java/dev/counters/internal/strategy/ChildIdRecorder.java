@@ -1,12 +1,15 @@
 package dev.counters.internal.strategy;
 
-import dev.counters.strategy.Strategies;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.spi.IdempotentBatches.AppliedBatch;
 import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.ShardedSettings;
 import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -44,10 +47,10 @@ public final class ChildIdRecorder {
             }
         };
         try (CounterService counters = CounterService.builder(recording)
-                .defaultStrategy(Strategies.deltaLog())
-                .strategy("buffered", Strategies.buffered())
-                .strategy("sharded", Strategies.sharded())
-                .strategy("node", Strategies.node())
+                .defaultStrategy(DeltaLogSettings.defaults())
+                .strategy("buffered", BufferedSettings.defaults())
+                .strategy("sharded", ShardedSettings.defaults())
+                .strategy("node", NodeSettings.defaults())
                 .build()) {
             for (int t = 0; t < 4; t++) {
                 Thread thread = new Thread(() -> {

@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.StrategySettings;
 import dev.counters.Counter;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
@@ -14,6 +13,10 @@ import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
 import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.memory.InMemoryCounterStore;
+import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.OptimisticSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,12 +44,12 @@ class CombiningTest {
 
     private static final int THREADS = 32;
 
-    private static StrategyFactory strategy(String type) {
+    private static StrategySettings strategy(String type) {
         return switch (type) {
-            case "atomic" -> Strategies.atomic();
-            case "node" -> Strategies.node();
-            case "sharded" -> Strategies.sharded(ShardedSettings.defaults().withShards(2));
-            case "optimistic" -> Strategies.optimistic();
+            case "atomic" -> AtomicSettings.defaults();
+            case "node" -> NodeSettings.defaults();
+            case "sharded" -> ShardedSettings.defaults().withShards(2);
+            case "optimistic" -> OptimisticSettings.defaults();
             default -> throw new IllegalArgumentException(type);
         };
     }
@@ -69,7 +72,7 @@ class CombiningTest {
     @Test
     void concurrentDeltaLogIncrementsShareRows() throws Exception {
         SlowStore store = new SlowStore(Duration.ofMillis(20));
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.deltaLog()).build()) {
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(DeltaLogSettings.defaults()).build()) {
             runConcurrently(THREADS, i -> counters.increment("hot", 1L << i)); // distinct bits: a lost one shows
             assertThat(counters.get("hot")).isEqualTo((1L << THREADS) - 1);
         }
@@ -79,7 +82,7 @@ class CombiningTest {
     @Test
     void incrementsThroughKeptHandlesShareWritesWithIncrementsByName() throws Exception {
         SlowStore store = new SlowStore(Duration.ofMillis(20));
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.atomic()).build()) {
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(AtomicSettings.defaults()).build()) {
             Counter handle = counters.counter("hot"); // holds the cell's combiner
             runConcurrently(THREADS, i -> {
                 if (i % 2 == 0) {

@@ -5,7 +5,6 @@ import dev.counters.internal.UniqueIds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
 import dev.counters.CounterName;
 import dev.counters.CounterStoreException;
 import dev.counters.CounterService;
@@ -14,6 +13,9 @@ import dev.counters.contract.Concurrently;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.CounterStore;
 import dev.counters.contract.ForwardingCounterStore;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.ShardedSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -64,7 +66,7 @@ class IdentityTest {
     @Test
     void deltaLogIncrementsFromFreshThreadsAreAllStored() throws InterruptedException {
         CounterStore store = new InMemoryCounterStore();
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.deltaLog()).build()) {
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(DeltaLogSettings.defaults()).build()) {
             onFreshThreads(200, () -> {
                 for (int i = 0; i < 20; i++) {
                     counters.increment("fresh");
@@ -77,7 +79,7 @@ class IdentityTest {
     @Test
     void shardChoiceIsRandomInEveryThreadByDefault() throws InterruptedException {
         CounterStore store = new InMemoryCounterStore();
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.sharded()).build()) {
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults()).build()) {
             onFreshThreads(64, () -> counters.increment("spread"));
             assertThat(counters.get("spread")).isEqualTo(64);
             // 64 draws over 16 shards land on fewer than 8 of them with a probability below 10^-12.
@@ -88,8 +90,8 @@ class IdentityTest {
     @Test
     void aGeneratedNodeIdIsUniqueToTheServiceInstance() {
         CounterStore store = new InMemoryCounterStore();
-        try (CounterService first = CounterService.builder(store).defaultStrategy(Strategies.node()).build();
-                CounterService second = CounterService.builder(store).defaultStrategy(Strategies.node()).build()) {
+        try (CounterService first = CounterService.builder(store).defaultStrategy(NodeSettings.defaults()).build();
+                CounterService second = CounterService.builder(store).defaultStrategy(NodeSettings.defaults()).build()) {
             first.increment("nodes");
             second.increment("nodes");
             assertThat(store.cells(CounterName.of("nodes"))).hasSize(2);
@@ -100,9 +102,9 @@ class IdentityTest {
     void deltaLogIdsTakenByAnotherInstanceAreWrittenAgainUnderNewOnes() {
         CounterStore shared = new InMemoryCounterStore();
         try (CounterService first = CounterService.builder(new CollidingIdsStore(shared))
-                        .defaultStrategy(Strategies.deltaLog()).build();
+                        .defaultStrategy(DeltaLogSettings.defaults()).build();
                 CounterService second = CounterService.builder(new CollidingIdsStore(shared))
-                        .defaultStrategy(Strategies.deltaLog()).build()) {
+                        .defaultStrategy(DeltaLogSettings.defaults()).build()) {
             Concurrently.run(8, thread -> {
                 CounterService mine = thread % 2 == 0 ? first : second;
                 for (int i = 0; i < 1_000; i++) {
@@ -120,9 +122,9 @@ class IdentityTest {
         CounterStore shared = new InMemoryCounterStore();
         BufferedSettings eager = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(1));
         CounterService first = CounterService.builder(new CollidingIdsStore(shared))
-                .defaultStrategy(Strategies.buffered(eager)).build();
+                .defaultStrategy(eager).build();
         CounterService second = CounterService.builder(new CollidingIdsStore(shared))
-                .defaultStrategy(Strategies.buffered(eager)).build();
+                .defaultStrategy(eager).build();
         Concurrently.run(8, thread -> {
             CounterService mine = thread % 2 == 0 ? first : second;
             for (int i = 0; i < 300; i++) {
@@ -164,7 +166,7 @@ class IdentityTest {
     @Test
     void aRetryAfterAnUnknownOutcomeFindingItsOwnDeltaIsAcknowledgedOnce() {
         CounterStore store = new UnknownFirstAppend(new InMemoryCounterStore(), null);
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.deltaLog()).build()) {
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(DeltaLogSettings.defaults()).build()) {
             counters.increment("retried", 5);
             assertThat(counters.get("retried")).isEqualTo(5);
             assertThat(counters.statistics().get(0).activity().conflicts()).isZero();
@@ -174,7 +176,7 @@ class IdentityTest {
     @Test
     void aRetryAfterAnUnknownOutcomeFindingAnotherDeltaAppendsUnderANewId() {
         CounterStore store = new UnknownFirstAppend(new InMemoryCounterStore(), 7L);
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.deltaLog()).build()) {
+        try (CounterService counters = CounterService.builder(store).defaultStrategy(DeltaLogSettings.defaults()).build()) {
             counters.increment("retried", 5);
             assertThat(counters.get("retried")).as("the other delta and ours").isEqualTo(12);
             assertThat(counters.statistics().get(0).activity().conflicts()).isEqualTo(1);

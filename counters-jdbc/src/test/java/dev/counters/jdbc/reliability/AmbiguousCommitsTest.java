@@ -15,11 +15,13 @@ import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.MySqlFaultProxy;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.NodeSettings;
-import dev.counters.strategy.StrategyFactory;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -55,20 +57,20 @@ class AmbiguousCommitsTest {
 
     static Stream<Arguments> exactStrategies() {
         return Stream.of(
-                Arguments.of("atomic", Strategies.atomic(), false, NODES),
-                Arguments.of("optimistic", Strategies.optimistic(), false, NODES),
-                Arguments.of("sharded", Strategies.sharded(), false, NODES),
-                Arguments.of("node", Strategies.node(NodeSettings.defaults()), true, NODES),
-                Arguments.of("delta-log", Strategies.deltaLog(DeltaLogSettings.defaults().withRecountAtDeltas(100)),
+                Arguments.of("atomic", AtomicSettings.defaults(), false, NODES),
+                Arguments.of("optimistic", OptimisticSettings.defaults(), false, NODES),
+                Arguments.of("sharded", ShardedSettings.defaults(), false, NODES),
+                Arguments.of("node", NodeSettings.defaults(), true, NODES),
+                Arguments.of("delta-log", DeltaLogSettings.defaults().withRecountAtDeltas(100),
                         false, NODES),
                 // A flusher backs off after a failed flush, so more nodes (one flusher each) meet the faults.
-                Arguments.of("buffered", Strategies.buffered(BufferedSettings.defaults()
-                        .withFlushInterval(Duration.ofMillis(5))), false, 16));
+                Arguments.of("buffered", BufferedSettings.defaults()
+                        .withFlushInterval(Duration.ofMillis(5)), false, 16));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void everyAcknowledgedIncrementCountsOnceAndEveryUnknownOneAtMostOnce(String strategy, StrategyFactory factory,
+    void everyAcknowledgedIncrementCountsOnceAndEveryUnknownOneAtMostOnce(String strategy, StrategySettings factory,
             boolean decrements, int nodeCount) throws Exception {
         scenario(strategy, factory, decrements, nodeCount, null);
     }
@@ -80,13 +82,13 @@ class AmbiguousCommitsTest {
      */
     @ParameterizedTest(name = "{0} with keys")
     @MethodSource("exactStrategies")
-    void withKeysEveryIncrementIsSettledByRepeatingItAndCountsOnce(String strategy, StrategyFactory factory,
+    void withKeysEveryIncrementIsSettledByRepeatingItAndCountsOnce(String strategy, StrategySettings factory,
             boolean decrements, int nodeCount) throws Exception {
         scenario(strategy, factory, decrements, nodeCount, new KeyedCallers());
     }
 
     /** Nodes incrementing through the faulty proxy until the faults are spent; with keyed callers if given. */
-    private void scenario(String strategy, StrategyFactory factory, boolean decrements, int nodeCount,
+    private void scenario(String strategy, StrategySettings factory, boolean decrements, int nodeCount,
             @Nullable KeyedCallers keyed) throws Exception {
         String prefix = FaultyMariaDb.freshSchema();
         long seed = ThreadLocalRandom.current().nextLong();

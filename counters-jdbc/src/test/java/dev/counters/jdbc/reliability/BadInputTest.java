@@ -9,14 +9,14 @@ import dev.counters.CounterService;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
 import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.StrategyFactory;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.StrategySettings;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -61,18 +61,18 @@ class BadInputTest {
 
     static Stream<Arguments> strategies() {
         return Stream.of(
-                Arguments.of("atomic", Strategies.atomic()),
-                Arguments.of("optimistic", Strategies.optimistic()),
-                Arguments.of("sharded", Strategies.sharded()),
-                Arguments.of("node", Strategies.node()),
-                Arguments.of("buffered", Strategies.buffered()),
-                Arguments.of("delta-log", Strategies.deltaLog()),
-                Arguments.of("monotonic", Strategies.monotonic()));
+                Arguments.of("atomic", AtomicSettings.defaults()),
+                Arguments.of("optimistic", OptimisticSettings.defaults()),
+                Arguments.of("sharded", ShardedSettings.defaults()),
+                Arguments.of("node", NodeSettings.defaults()),
+                Arguments.of("buffered", BufferedSettings.defaults()),
+                Arguments.of("delta-log", DeltaLogSettings.defaults()),
+                Arguments.of("monotonic", MonotonicSettings.defaults()));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
-    void badNamesAreRefusedByEveryOperationAndNothingIsWritten(String strategy, StrategyFactory factory)
+    void badNamesAreRefusedByEveryOperationAndNothingIsWritten(String strategy, StrategySettings factory)
             throws Exception {
         String prefix = FaultyMariaDb.freshSchema();
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
@@ -107,17 +107,17 @@ class BadInputTest {
     /** Bad deltas: zero everywhere, negative where the strategy allows no decrements. */
     static Stream<Arguments> badDeltas() {
         return Stream.of(
-                Arguments.of("atomic", Strategies.atomic(), 0L, "must not be 0"),
-                Arguments.of("buffered", Strategies.buffered(), 0L, "must not be 0"),
-                Arguments.of("delta-log", Strategies.deltaLog(), 0L, "must not be 0"),
-                Arguments.of("node (G-Counter)", Strategies.node(NodeSettings.defaults().withDecrements(false)), -1L,
+                Arguments.of("atomic", AtomicSettings.defaults(), 0L, "must not be 0"),
+                Arguments.of("buffered", BufferedSettings.defaults(), 0L, "must not be 0"),
+                Arguments.of("delta-log", DeltaLogSettings.defaults(), 0L, "must not be 0"),
+                Arguments.of("node (G-Counter)", NodeSettings.defaults().withDecrements(false), -1L,
                         "is a grow-only node counter (G-Counter): delta -1 is refused"),
-                Arguments.of("monotonic", Strategies.monotonic(), -5L, "is monotonic: delta must be > 0, was -5"));
+                Arguments.of("monotonic", MonotonicSettings.defaults(), -5L, "is monotonic: delta must be > 0, was -5"));
     }
 
     @ParameterizedTest(name = "{0}, delta {2}")
     @MethodSource("badDeltas")
-    void badDeltasAreRefusedAndNothingIsWritten(String strategy, StrategyFactory factory, long delta,
+    void badDeltasAreRefusedAndNothingIsWritten(String strategy, StrategySettings factory, long delta,
             String problem) throws Exception {
         String prefix = FaultyMariaDb.freshSchema();
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
@@ -135,18 +135,18 @@ class BadInputTest {
     /** Strategies that keep a counter in one row refuse the write; those that split it find out when reading. */
     static Stream<Arguments> overflows() {
         return Stream.of(
-                Arguments.of("atomic", Strategies.atomic(), true),
-                Arguments.of("optimistic", Strategies.optimistic(), true),
-                Arguments.of("node", Strategies.node(), true),
-                Arguments.of("buffered", Strategies.buffered(), true),
-                Arguments.of("monotonic", Strategies.monotonic(), true),
-                Arguments.of("sharded", Strategies.sharded(), false),
-                Arguments.of("delta-log", Strategies.deltaLog(), false));
+                Arguments.of("atomic", AtomicSettings.defaults(), true),
+                Arguments.of("optimistic", OptimisticSettings.defaults(), true),
+                Arguments.of("node", NodeSettings.defaults(), true),
+                Arguments.of("buffered", BufferedSettings.defaults(), true),
+                Arguments.of("monotonic", MonotonicSettings.defaults(), true),
+                Arguments.of("sharded", ShardedSettings.defaults(), false),
+                Arguments.of("delta-log", DeltaLogSettings.defaults(), false));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("overflows")
-    void anIncrementPastTheLongRangeIsRefusedOrReportedNeverWrappedAround(String strategy, StrategyFactory factory,
+    void anIncrementPastTheLongRangeIsRefusedOrReportedNeverWrappedAround(String strategy, StrategySettings factory,
             boolean refusedWhenWritten) throws Throwable {
         String prefix = FaultyMariaDb.freshSchema();
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);

@@ -10,10 +10,10 @@ import dev.counters.history.UniqueDeltas;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.MySqlFaultProxy;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
-import dev.counters.strategy.StrategyFactory;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.StrategySettings;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,17 +46,17 @@ class BelievedFailuresTest {
 
     static Stream<Arguments> callers() {
         return Stream.of(
-                Arguments.of("atomic", "keyed", Strategies.atomic()),
-                Arguments.of("delta-log", "keyed", Strategies.deltaLog()),
+                Arguments.of("atomic", "keyed", AtomicSettings.defaults()),
+                Arguments.of("delta-log", "keyed", DeltaLogSettings.defaults()),
                 Arguments.of("delta-log", "incrementAndGet",
-                        Strategies.deltaLog(DeltaLogSettings.defaults().withRecountAtDeltas(100))),
-                Arguments.of("buffered", "incrementAndGet", Strategies.buffered(BufferedSettings.defaults()
-                        .withFlushInterval(Duration.ofMillis(5)))));
+                        DeltaLogSettings.defaults().withRecountAtDeltas(100)),
+                Arguments.of("buffered", "incrementAndGet", BufferedSettings.defaults()
+                        .withFlushInterval(Duration.ofMillis(5))));
     }
 
     @ParameterizedTest(name = "{0}, {1}")
     @MethodSource("callers")
-    void whatTheLibraryCallsNotAppliedIsNotStored(String strategy, String call, StrategyFactory factory)
+    void whatTheLibraryCallsNotAppliedIsNotStored(String strategy, String call, StrategySettings factory)
             throws Exception {
         String prefix = FaultyMariaDb.freshSchema();
         long seed = ThreadLocalRandom.current().nextLong();

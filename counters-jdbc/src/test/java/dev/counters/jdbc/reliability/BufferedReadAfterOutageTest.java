@@ -9,7 +9,6 @@ import dev.counters.IdempotencyKey;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.jdbc.testing.MariaDbProcess;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +32,7 @@ class BufferedReadAfterOutageTest {
         try (HikariDataSource pool = FaultyMariaDb.pool(server.port(), 4)) {
             JooqCounterStore store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
             BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
-            try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.buffered(hourly))
+            try (CounterService counters = CounterService.builder(store).defaultStrategy(hourly)
                     .build()) {
                 counters.incrementDurably("likes.1", 1).get(30, TimeUnit.SECONDS);
                 server.kill();

@@ -6,7 +6,6 @@ import dev.counters.NodeIdInUseException;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.strategy.NodeSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 
 /**
@@ -24,8 +23,8 @@ public final class ChildNodeIncrementer {
         CounterService counters;
         try {
             counters = CounterService.builder(JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
-                    .defaultStrategy(Strategies.node(NodeSettings.defaults().withNodeId(args[5])
-                            .withLeaseTtl(Duration.ofSeconds(Long.parseLong(args[6])))))
+                    .defaultStrategy(NodeSettings.defaults().withNodeId(args[5])
+                            .withLeaseTtl(Duration.ofSeconds(Long.parseLong(args[6]))))
                     .build();
         } catch (NodeIdInUseException e) {
             System.out.println("NODE ID IN USE: " + e.getMessage());

@@ -7,9 +7,13 @@ import dev.counters.history.History;
 import dev.counters.history.UniqueDeltas;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.jdbc.testing.ChildPool;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,20 +39,20 @@ public final class ChildRollingIncrementer {
     static final int COUNTERS_PER_CHANGE = 2;
 
     /** The counting strategies, as an application would configure them (buffered flushing often, to keep up). */
-    static final Map<String, StrategyFactory> STRATEGIES = strategies();
+    static final Map<String, StrategySettings> STRATEGIES = strategies();
 
     private ChildRollingIncrementer() {
     }
 
-    private static Map<String, StrategyFactory> strategies() {
-        Map<String, StrategyFactory> strategies = new LinkedHashMap<>();
-        strategies.put("atomic", Strategies.atomic());
-        strategies.put("optimistic", Strategies.optimistic());
-        strategies.put("sharded", Strategies.sharded());
-        strategies.put("node", Strategies.node());
-        strategies.put("buffered", Strategies.buffered(BufferedSettings.defaults()
-                .withFlushInterval(Duration.ofMillis(50))));
-        strategies.put("delta-log", Strategies.deltaLog());
+    private static Map<String, StrategySettings> strategies() {
+        Map<String, StrategySettings> strategies = new LinkedHashMap<>();
+        strategies.put("atomic", AtomicSettings.defaults());
+        strategies.put("optimistic", OptimisticSettings.defaults());
+        strategies.put("sharded", ShardedSettings.defaults());
+        strategies.put("node", NodeSettings.defaults());
+        strategies.put("buffered", BufferedSettings.defaults()
+                .withFlushInterval(Duration.ofMillis(50)));
+        strategies.put("delta-log", DeltaLogSettings.defaults());
         return strategies;
     }
 

@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.jdbc.testing.ChildPool;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.AtomicSettings;
 
 /**
  * A process of the concurrent-schema-initialisation test: waits until an agreed instant, so that both processes
@@ -21,7 +21,7 @@ public final class ChildSchemaInitializer {
             Thread.sleep(Math.max(0, Long.parseLong(args[5]) - System.currentTimeMillis()));
             JooqCounterStore store = JooqCounterStore.builder(dataSource).tablePrefix(args[3]).migrateSchema(true)
                     .build();
-            try (CounterService counters = CounterService.builder(store).defaultStrategy(Strategies.atomic())
+            try (CounterService counters = CounterService.builder(store).defaultStrategy(AtomicSettings.defaults())
                     .build()) {
                 for (int i = 0; i < 100; i++) {
                     counters.increment(args[4]);

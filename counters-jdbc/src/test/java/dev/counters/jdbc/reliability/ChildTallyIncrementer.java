@@ -10,8 +10,9 @@ import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.jdbc.testing.ChildPool;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.StrategySettings;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -101,12 +102,12 @@ public final class ChildTallyIncrementer {
         }
     }
 
-    private static StrategyFactory strategy(String name) {
+    private static StrategySettings strategy(String name) {
         return switch (name) {
-            case "delta-log", "delta-log-colliding" -> Strategies.deltaLog();
-            case "optimistic" -> Strategies.optimistic();
-            case "buffered-colliding" -> Strategies.buffered(BufferedSettings.defaults()
-                    .withFlushInterval(Duration.ofMillis(20)));
+            case "delta-log", "delta-log-colliding" -> DeltaLogSettings.defaults();
+            case "optimistic" -> OptimisticSettings.defaults();
+            case "buffered-colliding" -> BufferedSettings.defaults()
+                    .withFlushInterval(Duration.ofMillis(20));
             default -> throw new IllegalArgumentException("unknown strategy " + name);
         };
     }

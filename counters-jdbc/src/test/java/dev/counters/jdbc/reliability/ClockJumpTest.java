@@ -18,8 +18,7 @@ import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.StrategyFactory;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.StrategySettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -45,9 +44,9 @@ class ClockJumpTest {
         try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);
                 HikariDataSource pool = FaultyMariaDb.pool(proxy.port(), 8)) {
             JooqCounterStore store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
-            StrategyFactory buffered = Strategies.buffered(BufferedSettings.defaults()
-                    .withFlushInterval(Duration.ofMillis(5)));
-            StrategyFactory deltaLog = Strategies.deltaLog(DeltaLogSettings.defaults().withRecountAtDeltas(20));
+            StrategySettings buffered = BufferedSettings.defaults()
+                    .withFlushInterval(Duration.ofMillis(5));
+            StrategySettings deltaLog = DeltaLogSettings.defaults().withRecountAtDeltas(20);
             try (CounterService service = CounterService.builder(store).clock(clock)
                     .strategy("jump.1*", deltaLog).strategy("jump.2*", deltaLog).defaultStrategy(buffered)
                     .build();
@@ -88,8 +87,8 @@ class ClockJumpTest {
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         MutableClock clockA = new MutableClock();
         MutableClock clockB = new MutableClock();
-        StrategyFactory node = Strategies.node(NodeSettings.defaults().withNodeId("shared")
-                .withLeaseTtl(Duration.ofSeconds(3)));
+        StrategySettings node = NodeSettings.defaults().withNodeId("shared")
+                .withLeaseTtl(Duration.ofSeconds(3));
         History history = new History();
         int refusedStarts = 0;
         try (CounterService a = CounterService.builder(store).clock(clockA).defaultStrategy(node).build()) {
@@ -121,10 +120,10 @@ class ClockJumpTest {
         String prefix = FaultyMariaDb.freshSchema();
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         MutableClock clock = new MutableClock();
-        StrategyFactory cached = Strategies.sharded(ShardedSettings.defaults()
-                .withCachedTotalExpiry(Duration.ofSeconds(1)));
+        StrategySettings cached = ShardedSettings.defaults()
+                .withCachedTotalExpiry(Duration.ofSeconds(1));
         try (CounterService reader = CounterService.builder(store).clock(clock).defaultStrategy(cached).build();
-                CounterService writer = CounterService.builder(store).defaultStrategy(Strategies.sharded()).build()) {
+                CounterService writer = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults()).build()) {
             writer.increment("cached", 10);
             assertThat(reader.get("cached")).isEqualTo(10);
             writer.increment("cached", 5); // another node: the reader's cache does not see it

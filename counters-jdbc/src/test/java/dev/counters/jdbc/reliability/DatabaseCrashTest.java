@@ -16,11 +16,14 @@ import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.MariaDbProcess;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.BufferedSettings.WhenFull;
 import dev.counters.strategy.DeltaLogSettings;
-import dev.counters.strategy.StrategyFactory;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -76,11 +79,11 @@ class DatabaseCrashTest {
         pool.close();
     }
 
-    private Subject subject(String name, StrategyFactory factory, Workload workload, int writers) {
+    private Subject subject(String name, StrategySettings factory, Workload workload, int writers) {
         return subject(name, factory, workload, writers, null);
     }
 
-    private Subject subject(String name, StrategyFactory factory, Workload workload, int writers,
+    private Subject subject(String name, StrategySettings factory, Workload workload, int writers,
             @Nullable KeyedCallers keyed) {
         CounterServiceBuilder builder = CounterService.builder(store).defaultStrategy(factory);
         CounterService service = (keyed == null ? builder : builder.retryRegistry(keyed.retries)).build();
@@ -96,15 +99,15 @@ class DatabaseCrashTest {
 
     /** Every exact strategy, its callers repeating each increment under its key until it is settled. */
     private void keyedSubjects(List<Subject> subjects, Workload workload, Workload inMemory) {
-        subjects.add(subject("atomic-keyed", Strategies.atomic(), workload, 2, new KeyedCallers()));
-        subjects.add(subject("optimistic-keyed", Strategies.optimistic(), workload, 2,
+        subjects.add(subject("atomic-keyed", AtomicSettings.defaults(), workload, 2, new KeyedCallers()));
+        subjects.add(subject("optimistic-keyed", OptimisticSettings.defaults(), workload, 2,
                 new KeyedCallers()));
-        subjects.add(subject("sharded-keyed", Strategies.sharded(), workload, 2, new KeyedCallers()));
-        subjects.add(subject("node-keyed", Strategies.node(), workload, 2, new KeyedCallers()));
-        subjects.add(subject("delta-log-keyed", Strategies.deltaLog(DeltaLogSettings.defaults()
-                .withRecountAtDeltas(100)), workload, 2, new KeyedCallers()));
-        subjects.add(subject("buffered-keyed", Strategies.buffered(BufferedSettings.defaults()
-                .withFlushInterval(Duration.ofMillis(20))), inMemory, 2, new KeyedCallers()));
+        subjects.add(subject("sharded-keyed", ShardedSettings.defaults(), workload, 2, new KeyedCallers()));
+        subjects.add(subject("node-keyed", NodeSettings.defaults(), workload, 2, new KeyedCallers()));
+        subjects.add(subject("delta-log-keyed", DeltaLogSettings.defaults()
+                .withRecountAtDeltas(100), workload, 2, new KeyedCallers()));
+        subjects.add(subject("buffered-keyed", BufferedSettings.defaults()
+                .withFlushInterval(Duration.ofMillis(20)), inMemory, 2, new KeyedCallers()));
     }
 
     private static final DateTimeFormatter WINDOW = DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'")
@@ -116,7 +119,7 @@ class DatabaseCrashTest {
      */
     private Subject windowedSubject(Workload workload) {
         KeyedCallers keyed = new KeyedCallers();
-        CounterService service = CounterService.builder(store).defaultStrategy(Strategies.atomic())
+        CounterService service = CounterService.builder(store).defaultStrategy(AtomicSettings.defaults())
                 .windows("windowed.*", WindowSettings.of(Duration.ofSeconds(1))).retryRegistry(keyed.retries).build();
         services.add(service);
         History history = new History();
@@ -161,14 +164,14 @@ class DatabaseCrashTest {
         Workload workload = new Workload();
         Workload inMemory = new Workload().pauseBetweenOperations(Duration.ofMillis(1));
         try (workload; inMemory) {
-            subjects.add(subject("atomic", Strategies.atomic(), workload, 2));
-            subjects.add(subject("optimistic", Strategies.optimistic(), workload, 2));
-            subjects.add(subject("sharded", Strategies.sharded(), workload, 2));
-            subjects.add(subject("node", Strategies.node(), workload, 2));
-            subjects.add(subject("delta-log", Strategies.deltaLog(DeltaLogSettings.defaults()
-                    .withRecountAtDeltas(100)), workload, 2));
-            subjects.add(subject("buffered", Strategies.buffered(BufferedSettings.defaults()
-                    .withFlushInterval(Duration.ofMillis(20))), inMemory, 2));
+            subjects.add(subject("atomic", AtomicSettings.defaults(), workload, 2));
+            subjects.add(subject("optimistic", OptimisticSettings.defaults(), workload, 2));
+            subjects.add(subject("sharded", ShardedSettings.defaults(), workload, 2));
+            subjects.add(subject("node", NodeSettings.defaults(), workload, 2));
+            subjects.add(subject("delta-log", DeltaLogSettings.defaults()
+                    .withRecountAtDeltas(100), workload, 2));
+            subjects.add(subject("buffered", BufferedSettings.defaults()
+                    .withFlushInterval(Duration.ofMillis(20)), inMemory, 2));
             keyedSubjects(subjects, workload, inMemory);
             subjects.add(windowedSubject(workload));
             workload.numbers(sequences(SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(10)), "block", 2, blockNumbers);
@@ -216,13 +219,13 @@ class DatabaseCrashTest {
         Workload buffered = new Workload().pauseBetweenOperations(Duration.ofMillis(1));
         Workload writesThrough = new Workload();
         try (buffered; writesThrough) {
-            subjects.add(subject("buffered-fail-when-full", Strategies.buffered(BufferedSettings.defaults()
-                    .withFlushInterval(Duration.ofMillis(20)).withMaxPendingCounters(maxPending)), buffered, 2));
-            subjects.add(subject("buffered-block-when-full", Strategies.buffered(BufferedSettings.defaults()
+            subjects.add(subject("buffered-fail-when-full", BufferedSettings.defaults()
+                    .withFlushInterval(Duration.ofMillis(20)).withMaxPendingCounters(maxPending), buffered, 2));
+            subjects.add(subject("buffered-block-when-full", BufferedSettings.defaults()
                     .withFlushInterval(Duration.ofMillis(20)).withMaxPendingCounters(maxPending)
-                    .withWhenFull(WhenFull.BLOCK, blockTimeout)), buffered, 2));
-            subjects.add(subject("atomic", Strategies.atomic(), writesThrough, 2));
-            subjects.add(subject("delta-log", Strategies.deltaLog(), writesThrough, 2));
+                    .withWhenFull(WhenFull.BLOCK, blockTimeout), buffered, 2));
+            subjects.add(subject("atomic", AtomicSettings.defaults(), writesThrough, 2));
+            subjects.add(subject("delta-log", DeltaLogSettings.defaults(), writesThrough, 2));
             Thread.sleep(1_000);
             server.pause();
             long frozenUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -18,11 +18,13 @@ import dev.counters.jdbc.testing.GaleraCluster;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.NodeSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
 import io.github.resilience4j.retry.RetryRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -123,7 +125,7 @@ class GaleraTest {
         }
     }
 
-    private Subject subject(String name, StrategyFactory factory, Workload workload, @Nullable KeyedCallers keyed) {
+    private Subject subject(String name, StrategySettings factory, Workload workload, @Nullable KeyedCallers keyed) {
         Retries retries = new Retries();
         History history = new History();
         List<String> counters = Workload.names(name + ".", COUNTERS);
@@ -151,26 +153,26 @@ class GaleraTest {
         return numbers;
     }
 
-    private static StrategyFactory buffered() {
-        return Strategies.buffered(BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(20)));
+    private static StrategySettings buffered() {
+        return BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(20));
     }
 
-    private static StrategyFactory deltaLog() {
-        return Strategies.deltaLog(DeltaLogSettings.defaults().withRecountAtDeltas(100));
+    private static StrategySettings deltaLog() {
+        return DeltaLogSettings.defaults().withRecountAtDeltas(100);
     }
 
     /** The strategies one at a time, so that the cluster's own conflict counters tell each one's conflicts. */
     @Test
     void everyStrategyWritingThroughEveryNodeAtOnceIsExactAndNodeCountersNeverConflict() throws Exception {
-        Map<String, StrategyFactory> strategies = new java.util.LinkedHashMap<>();
-        strategies.put("atomic", Strategies.atomic());
-        strategies.put("optimistic", Strategies.optimistic());
-        strategies.put("sharded", Strategies.sharded());
-        strategies.put("node", Strategies.node());
+        Map<String, StrategySettings> strategies = new java.util.LinkedHashMap<>();
+        strategies.put("atomic", AtomicSettings.defaults());
+        strategies.put("optimistic", OptimisticSettings.defaults());
+        strategies.put("sharded", ShardedSettings.defaults());
+        strategies.put("node", NodeSettings.defaults());
         strategies.put("delta-log", deltaLog());
         strategies.put("buffered", buffered());
         Map<String, Long> conflictsOf = new java.util.LinkedHashMap<>();
-        for (Map.Entry<String, StrategyFactory> strategy : strategies.entrySet()) {
+        for (Map.Entry<String, StrategySettings> strategy : strategies.entrySet()) {
             long before = GaleraNodes.conflicts();
             Subject subject;
             Workload workload = new Workload();
@@ -295,7 +297,7 @@ class GaleraTest {
         HikariDataSource pool = GaleraNodes.pool(0, 1); // one connection: the store's and the application's
         pools.add(pool);
         CounterService service = CounterService.builder(JooqCounterStore.builder(pool).tablePrefix(prefix).build())
-                .defaultStrategy(Strategies.atomic()).build();
+                .defaultStrategy(AtomicSettings.defaults()).build();
         services.add(service);
         long prepared = serverPreparedStatements(pool);
         for (int i = 0; i < 5; i++) {
@@ -333,13 +335,13 @@ class GaleraTest {
         Workload workload = new Workload().pauseBetweenOperations(Duration.ofMillis(2));
         Workload inMemory = new Workload().pauseBetweenOperations(Duration.ofMillis(1));
         try (workload; inMemory) {
-            subjects.add(subject("atomic", Strategies.atomic(), workload, null));
-            subjects.add(subject("optimistic", Strategies.optimistic(), workload, null));
-            subjects.add(subject("sharded", Strategies.sharded(), workload, null));
-            subjects.add(subject("node", Strategies.node(), workload, null));
+            subjects.add(subject("atomic", AtomicSettings.defaults(), workload, null));
+            subjects.add(subject("optimistic", OptimisticSettings.defaults(), workload, null));
+            subjects.add(subject("sharded", ShardedSettings.defaults(), workload, null));
+            subjects.add(subject("node", NodeSettings.defaults(), workload, null));
             subjects.add(subject("delta-log", deltaLog(), workload, null));
             subjects.add(subject("buffered", buffered(), inMemory, null));
-            subjects.add(subject("atomic-keyed", Strategies.atomic(), workload, new KeyedCallers()));
+            subjects.add(subject("atomic-keyed", AtomicSettings.defaults(), workload, new KeyedCallers()));
             subjects.add(subject("buffered-keyed", buffered(), inMemory, new KeyedCallers()));
             blockNumbers = drawOnEveryNode(workload, "block",
                     SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(10));
@@ -425,9 +427,9 @@ class GaleraTest {
             JooqCounterStore second = stores.get(1 + round % 2);
             List<CompletableFuture<CounterService>> starts = List.of(
                     CompletableFuture.supplyAsync(() -> CounterService.builder(first)
-                            .defaultStrategy(Strategies.node(settings)).build()),
+                            .defaultStrategy(settings).build()),
                     CompletableFuture.supplyAsync(() -> CounterService.builder(second)
-                            .defaultStrategy(Strategies.node(settings)).build()));
+                            .defaultStrategy(settings).build()));
             int started = 0;
             int refused = 0;
             for (CompletableFuture<CounterService> start : starts) {
@@ -444,8 +446,8 @@ class GaleraTest {
         }
         // Started one after the other, through different nodes, the second is refused too.
         NodeSettings settings = NodeSettings.defaults().withNodeId("app-late").withLeaseTtl(Duration.ofSeconds(30));
-        services.add(CounterService.builder(stores.get(2)).defaultStrategy(Strategies.node(settings)).build());
-        assertThatThrownBy(() -> CounterService.builder(stores.get(0)).defaultStrategy(Strategies.node(settings))
+        services.add(CounterService.builder(stores.get(2)).defaultStrategy(settings).build());
+        assertThatThrownBy(() -> CounterService.builder(stores.get(0)).defaultStrategy(settings)
                 .build()).isInstanceOf(NodeIdInUseException.class);
         ReliabilityReport.row("Galera: same node id", "node", "2 processes claiming one id through 2 nodes at once, "
                 + "3 times, and once one after the other: 1 ran, 1 refused, each time | exact");
@@ -461,9 +463,9 @@ class GaleraTest {
         JooqCounterStore joining = JooqCounterStore.builder(pools.get(0)).tablePrefix(prefix)
                 .callerTransactions(current::get).build();
         Retries retries = new Retries();
-        CounterService inTransaction = CounterService.builder(joining).defaultStrategy(Strategies.atomic())
+        CounterService inTransaction = CounterService.builder(joining).defaultStrategy(AtomicSettings.defaults())
                 .retryRegistry(retries.registry).build();
-        CounterService otherNode = CounterService.builder(stores.get(1)).defaultStrategy(Strategies.atomic()).build();
+        CounterService otherNode = CounterService.builder(stores.get(1)).defaultStrategy(AtomicSettings.defaults()).build();
         services.add(inTransaction);
         services.add(otherNode);
         String counter = "joined.conflict";

@@ -15,7 +15,6 @@ import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.MySqlFaultProxy;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.DeltaLogSettings;
-import dev.counters.strategy.Strategies;
 import dev.counters.testing.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +50,7 @@ class ShiftedClocksTest {
         return CounterService.builder(store).clock(clock).keyRetention(keyRetention)
                 // 1-second windows kept an hour: a clock up to 30 minutes behind the database's may still write them
                 .windows("win.*", WindowSettings.of(Duration.ofSeconds(1)).withRetention(Duration.ofHours(1)))
-                .strategy("dl.*", Strategies.deltaLog(DeltaLogSettings.defaults().withRecountAtDeltas(5)))
+                .strategy("dl.*", DeltaLogSettings.defaults().withRecountAtDeltas(5))
                 .build();
     }
 

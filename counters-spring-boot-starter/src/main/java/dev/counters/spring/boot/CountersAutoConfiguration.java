@@ -270,6 +270,8 @@ public final class CountersAutoConfiguration {
                 .retryRegistry(resilience.retries())
                 .circuitBreakerRegistry(resilience.circuitBreakers());
         clock.ifUnique(builder::clock);
+        monotonicCache.ifUnique(builder::monotonicCache);
+        totalCache.ifUnique(builder::totalCache);
         observations.ifUnique(builder::observationRegistry);
         observationConvention.ifUnique(builder::observationConvention);
         if (properties.keyRetention() != null) {

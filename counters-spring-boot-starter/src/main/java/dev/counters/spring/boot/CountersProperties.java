@@ -7,14 +7,15 @@ import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.spi.MonotonicCache;
 import dev.counters.spi.TotalCache;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.CacheChoice;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
 import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.Strategies;
-import dev.counters.strategy.StrategyFactory;
+import dev.counters.strategy.StrategySettings;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
@@ -110,16 +111,16 @@ public record CountersProperties(
     }
 
     /** The strategy of counters no rule matches. */
-    StrategyFactory defaultFactory(SharedCaches caches) {
+    StrategySettings defaultFactory(SharedCaches caches) {
         return factory(NO_RULE, caches);
     }
 
     /** The strategy of the counters a rule under {@code counters.counters} names. */
-    StrategyFactory factory(String nameOrPattern, SharedCaches caches) {
+    StrategySettings factory(String nameOrPattern, SharedCaches caches) {
         return factory(counters.get(nameOrPattern), caches);
     }
 
-    private StrategyFactory factory(CounterProperties rule, SharedCaches caches) {
+    private StrategySettings factory(CounterProperties rule, SharedCaches caches) {
         StrategyType type = rule.strategy() != null ? rule.strategy() : defaultStrategy;
         return type.factory(type.group(this), type.group(rule), caches);
     }
@@ -250,24 +251,30 @@ public record CountersProperties(
         }
 
         /** The factory of this strategy with the core defaults, overridden by a group, then by a rule's group. */
-        StrategyFactory factory(@Nullable Group<?> group, @Nullable Group<?> rule, SharedCaches caches) {
+        StrategySettings factory(@Nullable Group<?> group, @Nullable Group<?> rule, SharedCaches caches) {
             return switch (this) {
-                case ATOMIC -> Strategies.atomic();
-                case OPTIMISTIC -> Strategies.optimistic(resolve(OptimisticSettings.defaults(), group, rule));
+                case ATOMIC -> AtomicSettings.defaults();
+                case OPTIMISTIC -> resolve(OptimisticSettings.defaults(), group, rule);
                 case SHARDED -> {
-                    ShardedSettings settings = resolve(ShardedSettings.defaults(), group, rule);
-                    TotalCache totals = caches.totals(cacheLocation(group, rule), "sharded");
-                    yield totals == null ? Strategies.sharded(settings) : Strategies.sharded(settings, totals);
+                    CacheLocation location = cacheLocation(group, rule);
+                    caches.totals(location, "sharded"); // refuses redis without a TotalCache bean, naming the property
+                    yield resolve(ShardedSettings.defaults(), group, rule).withCache(cacheChoice(location));
                 }
-                case NODE -> Strategies.node(resolve(NodeSettings.defaults(), group, rule));
-                case BUFFERED -> Strategies.buffered(resolve(BufferedSettings.defaults(), group, rule));
-                case DELTA_LOG -> Strategies.deltaLog(resolve(DeltaLogSettings.defaults(), group, rule));
+                case NODE -> resolve(NodeSettings.defaults(), group, rule);
+                case BUFFERED -> resolve(BufferedSettings.defaults(), group, rule);
+                case DELTA_LOG -> resolve(DeltaLogSettings.defaults(), group, rule);
                 case MONOTONIC -> {
-                    MonotonicSettings settings = resolve(MonotonicSettings.defaults(), group, rule);
-                    MonotonicCache cache = caches.monotonic(cacheLocation(group, rule), "monotonic");
-                    yield cache == null ? Strategies.monotonic(settings) : Strategies.monotonic(settings, cache);
+                    CacheLocation location = cacheLocation(group, rule);
+                    caches.monotonic(location, "monotonic");
+                    yield resolve(MonotonicSettings.defaults(), group, rule).withCache(cacheChoice(location));
                 }
             };
+        }
+
+        /** Unset: the shared cache when there is one; {@code redis}: the shared one, which must exist. */
+        private static CacheChoice cacheChoice(@Nullable CacheLocation location) {
+            return location == null ? CacheChoice.DEFAULT
+                    : location == CacheLocation.LOCAL ? CacheChoice.LOCAL : CacheChoice.SHARED;
         }
 
         /** The rule's cache setting, else its group's; null when neither says. */

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.spi.MonotonicCache;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.NodeSettings;
+import dev.counters.strategy.OptimisticSettings;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.retry.RetryRegistry;
 import java.time.Clock;
@@ -117,7 +118,7 @@ class CustomizationTest {
 
         @Override
         public void customize(dev.counters.CounterServiceBuilder builder) {
-            builder.defaultStrategy(Strategies.optimistic());
+            builder.defaultStrategy(OptimisticSettings.defaults());
         }
     }
 
@@ -126,7 +127,7 @@ class CustomizationTest {
 
         @Override
         public void customize(dev.counters.CounterServiceBuilder builder) {
-            builder.defaultStrategy(Strategies.node());
+            builder.defaultStrategy(NodeSettings.defaults());
         }
     }
 

@@ -272,14 +272,14 @@ public final class BufferedStrategy implements CounterStrategy {
     public BufferedStrategy(StrategyContext context, BufferedSettings settings) {
         this.context = context;
         this.store = context.store();
-        this.batchStore = context.require(IdempotentBatches.class, "buffered");
+        this.batchStore = context.require(IdempotentBatches.class);
         this.time = context.time();
         this.lastFlushedNanos = time.nanoTime();
         this.settings = settings;
         this.ids = context.ids();
         this.flushedKeys = Caffeine.newBuilder().maximumSize(FLUSHED_KEYS_KEPT)
                 .expireAfterWrite(settings.keyRetention()).build();
-        this.breaker = context.circuitBreaker("buffered", StrategyContext.breakerForOutages(3)
+        this.breaker = context.circuitBreaker("", StrategyContext.breakerForOutages(3)
                 .ignoreExceptions(CounterOverflowException.class)
                 .build());
         this.completions = new Completions(task -> context.newThread("buffered-completions", task));
@@ -287,10 +287,6 @@ public final class BufferedStrategy implements CounterStrategy {
         this.flusher.start();
     }
 
-    @Override
-    public String type() {
-        return "buffered";
-    }
 
     // ---- the hot path ----
 
@@ -665,7 +661,7 @@ public final class BufferedStrategy implements CounterStrategy {
         flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            IdempotentBatches.AppliedBatch result = context.observe(Operation.FLUSH, type(), null,
+            IdempotentBatches.AppliedBatch result = context.observe(Operation.FLUSH, null,
                     () -> breaker.executeSupplier(() -> apply(attempt)));
             attempt.keyed().forEach((key, increment) -> {
                 flushedKeys.put(key, result.repeatedKeys().getOrDefault(key, increment));

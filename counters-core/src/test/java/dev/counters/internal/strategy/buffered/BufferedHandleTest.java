@@ -12,7 +12,6 @@ import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import java.lang.reflect.Field;
@@ -37,13 +36,13 @@ class BufferedHandleTest {
 
     private final StrategyContext context = new StrategyContext(store, new Time(Clock.systemUTC(), ticker::get),
             new SplittableRandom(1), UniqueIds.create(), Threads.daemon("test-"),
-            RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), Observations.NONE, "default");
+            RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), Observations.NONE, "default", "buffered");
     private final BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
 
     @Test
     @SuppressWarnings("try") // closes the buffer inside the block, to see what a held handle does after
     void aHeldHandleCountsAfterItsSlotLeftTheBufferAndAfterADelete() throws Exception {
-        try (CounterStrategy buffered = Strategies.buffered(hourly).create(context)) {
+        try (CounterStrategy buffered = new BufferedStrategy(context, hourly)) {
             LongConsumer handle = buffered.incrementer(name);
             handle.accept(1);
             for (int i = 0; i < 3; i++) { // two idle flushes retire the slot the handle holds
@@ -75,7 +74,7 @@ class BufferedHandleTest {
      */
     @Test
     void aHandleThatSawItsSlotLiveJustBeforeItsLastDrainStillCounts() throws Exception {
-        try (CounterStrategy buffered = Strategies.buffered(hourly).create(context)) {
+        try (CounterStrategy buffered = new BufferedStrategy(context, hourly)) {
             LongConsumer handle = buffered.incrementer(name);
             handle.accept(1);
             Object slot = slotOf(buffered);

@@ -9,7 +9,6 @@ import dev.counters.CounterStoreException;
 import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.Strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -43,8 +42,7 @@ class BufferedReadDeadlineTest {
                 return super.applyBatch(key, cell, deltas, keyed, now);
             }
         };
-        try (CounterService counters = CounterService.builder(hanging).defaultStrategy(Strategies.buffered(
-                BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1)))).build()) {
+        try (CounterService counters = CounterService.builder(hanging).defaultStrategy(BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1))).build()) {
             try {
                 CompletableFuture<Void> durable = counters.incrementDurably("held", 1);
                 await().atMost(Duration.ofSeconds(10)).until(() -> batches.get() == 1);

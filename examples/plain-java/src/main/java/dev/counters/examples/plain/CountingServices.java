@@ -4,7 +4,9 @@ import dev.counters.CounterService;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.sequence.SequenceService;
 import dev.counters.spi.CounterStore;
-import dev.counters.strategy.Strategies;
+import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BufferedSettings;
+import dev.counters.strategy.ShardedSettings;
 import org.h2.jdbcx.JdbcConnectionPool;
 
 /**
@@ -19,11 +21,11 @@ record CountingServices(CounterService counters, SequenceService sequences, Jdbc
         try {
             CounterStore store = JooqCounterStore.builder(pool).migrateSchema(true).build();
             CounterService counters = CounterService.builder(store)
-                    .defaultStrategy(Strategies.atomic())
+                    .defaultStrategy(AtomicSettings.defaults())
                     // The hottest writes: spread over shard rows, so concurrent increments do not queue on one row.
-                    .strategy("page-views.*", Strategies.sharded())
+                    .strategy("page-views.*", ShardedSettings.defaults())
                     // Counted in memory, written once a second for all such counters in one transaction.
-                    .strategy("likes.*", Strategies.buffered())
+                    .strategy("likes.*", BufferedSettings.defaults())
                     .build();
             return new CountingServices(counters, SequenceService.builder(store).build(), pool);
         } catch (RuntimeException e) {

@@ -1,0 +1,78 @@
+package dev.counters;
+
+import dev.counters.strategy.StrategySettings;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a rule of the service ({@link CounterServiceBuilder#rule}) gives the counters whose name is, or matches, its
+ * name or pattern. Each part is chosen on its own: a counter takes its strategy from the first rule that sets one
+ * (an exact name first, then the patterns in the order they were declared, then the default strategy), its windows
+ * from the first that sets windows, and its idle expiry likewise.
+ *
+ * @param settings the strategy; null leaves it to another rule or the default strategy
+ * @param window time windows ({@link CounterService#windowed(String)}); null: none
+ * @param expireAfterIdle removes a counter nobody wrote for this long (at least a minute; see
+ *     {@link CounterServiceBuilder#expireAfterIdle}); null: never
+ */
+public record CounterRule(@Nullable StrategySettings settings, @Nullable WindowSettings window,
+        @Nullable Duration expireAfterIdle) {
+
+    private static final CounterRule EMPTY = new CounterRule(null, null, null);
+
+    public CounterRule {
+        if (expireAfterIdle != null && expireAfterIdle.compareTo(Duration.ofMinutes(1)) < 0) {
+            throw new IllegalArgumentException("expire-after-idle must be at least 1 minute, was " + expireAfterIdle);
+        }
+        if (settings != null && expireAfterIdle != null && !settings.mayExpire()) {
+            throw new IllegalArgumentException("The " + settings.name() + " strategy's counters cannot expire after"
+                    + " idling: removed, they would hand out their values again");
+        }
+    }
+
+    /** A rule that gives counters {@code settings}. */
+    public static CounterRule of(StrategySettings settings) {
+        return EMPTY.withSettings(settings);
+    }
+
+    /** A rule that gives counters time windows, and leaves their strategy to another rule or the default. */
+    public static CounterRule windowed(WindowSettings window) {
+        return EMPTY.withWindow(window);
+    }
+
+    /** A rule that removes counters idle for {@code idle}, and leaves their strategy to another rule or the default. */
+    public static CounterRule expiringAfterIdle(Duration idle) {
+        return EMPTY.withExpireAfterIdle(idle);
+    }
+
+    public CounterRule withSettings(StrategySettings settings) {
+        return new CounterRule(Objects.requireNonNull(settings, "settings"), window, expireAfterIdle);
+    }
+
+    public CounterRule withWindow(WindowSettings window) {
+        return new CounterRule(settings, Objects.requireNonNull(window, "window"), expireAfterIdle);
+    }
+
+    public CounterRule withExpireAfterIdle(Duration idle) {
+        return new CounterRule(settings, window, Objects.requireNonNull(idle, "idle"));
+    }
+
+    /**
+     * This rule with the parts {@code other} sets.
+     *
+     * @throws IllegalArgumentException if both set the same part, naming {@code nameOrPattern}
+     */
+    CounterRule merge(CounterRule other, String nameOrPattern) {
+        return new CounterRule(pick(settings, other.settings, "A strategy is", nameOrPattern),
+                pick(window, other.window, "Windows are", nameOrPattern),
+                pick(expireAfterIdle, other.expireAfterIdle, "An expiry is", nameOrPattern));
+    }
+
+    private static <T> @Nullable T pick(@Nullable T mine, @Nullable T theirs, String what, String nameOrPattern) {
+        if (mine != null && theirs != null) {
+            throw new IllegalArgumentException(what + " already set for '" + nameOrPattern + "'");
+        }
+        return mine != null ? mine : theirs;
+    }
+}

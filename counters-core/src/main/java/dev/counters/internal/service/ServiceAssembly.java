@@ -1,0 +1,146 @@
+package dev.counters.internal.service;
+
+import dev.counters.CounterName;
+import dev.counters.CounterRule;
+import dev.counters.CounterService;
+import dev.counters.StrategyStatistics;
+import dev.counters.internal.NamePattern;
+import dev.counters.internal.NameRules;
+import dev.counters.internal.Observations;
+import dev.counters.internal.Time;
+import dev.counters.internal.UniqueIds;
+import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.internal.strategy.StrategyContext;
+import dev.counters.internal.strategy.StrategyRegistry;
+import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdleCounters;
+import dev.counters.spi.MonotonicCache;
+import dev.counters.spi.TotalCache;
+import dev.counters.strategy.StrategySettings;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.RetryRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.BiFunction;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds a service from what {@link dev.counters.CounterServiceBuilder} collected: a strategy per rule that sets
+ * one, the windows and idle expiries, and the housekeeping that serves them.
+ */
+public final class ServiceAssembly {
+
+    /** Everything the builder was given. */
+    public record Plan(CounterStore store, StrategySettings defaultStrategy, Map<String, CounterRule> rules,
+            Clock clock, RandomGenerator random, ThreadFactory threadFactory, RetryRegistry retries,
+            CircuitBreakerRegistry circuitBreakers, Observations observations, Duration keyRetention,
+            int maxCachedHandles, @Nullable MonotonicCache monotonicCache, @Nullable TotalCache totalCache) {
+
+        public Plan {
+            rules = Collections.unmodifiableMap(new LinkedHashMap<>(rules)); // in order: the first pattern wins
+        }
+    }
+
+    private ServiceAssembly() {
+    }
+
+    /**
+     * Builds the service, and each strategy with it.
+     *
+     * @throws IllegalStateException if a strategy needs a capability the store does not offer; or if an exact rule
+     *     gives a counting strategy to a counter the store holds as monotonic, or the reverse
+     */
+    public static CounterService assemble(Plan plan) {
+        return assemble(plan, (context, settings) ->
+                new StrategyRegistry(context, plan.monotonicCache(), plan.totalCache()).create(settings));
+    }
+
+    /** {@link #assemble(Plan)} with strategies from {@code strategies}: a seam for tests. */
+    static CounterService assemble(Plan plan,
+            BiFunction<StrategyContext, StrategySettings, CounterStrategy> strategies) {
+        CounterStore store = plan.store();
+        Time time = Time.of(plan.clock(), store);
+        UniqueIds ids = UniqueIds.create();
+        List<Route> created = new ArrayList<>();
+        try {
+            Map<String, Route> routes = new LinkedHashMap<>();
+            Map<String, Windows> windowed = new LinkedHashMap<>();
+            Map<String, Optional<Windows>> windowRules = new LinkedHashMap<>();
+            Map<String, Duration> expiries = new LinkedHashMap<>();
+            plan.rules().forEach((nameOrPattern, rule) -> {
+                if (rule.settings() != null) {
+                    routes.put(nameOrPattern, route(plan, nameOrPattern, rule.settings(), time, ids, strategies,
+                            created));
+                }
+                if (rule.window() != null) {
+                    windowed.put(nameOrPattern, new Windows(rule.window()));
+                    windowRules.put(nameOrPattern, Optional.of(windowed.get(nameOrPattern)));
+                }
+                if (rule.expireAfterIdle() != null) {
+                    expiries.put(nameOrPattern, rule.expireAfterIdle());
+                }
+            });
+            Route fallback = route(plan, StrategyStatistics.DEFAULT_RULE, plan.defaultStrategy(), time, ids,
+                    strategies, created);
+            NameRules<Route> router = NameRules.of(routes, fallback);
+            StrategyFamilies families = StrategyFamilies.of(store);
+            routes.forEach((nameOrPattern, route) -> {
+                if (!NamePattern.isPattern(nameOrPattern)) {
+                    families.check(CounterName.of(nameOrPattern), route);
+                }
+            });
+            NameRules<Optional<Windows>> windowSelection = NameRules.of(windowRules, Optional.empty());
+            List<Housekeeping.Task> tasks = new ArrayList<>();
+            if (!windowed.isEmpty()) {
+                tasks.add(new WindowPurge(store, router, windowSelection, windowed));
+            }
+            if (!expiries.isEmpty()) {
+                tasks.add(idleExpiry(store, router, windowSelection, expiries));
+            }
+            Housekeeping housekeeping = Housekeeping.of(store, time, ids.instanceId(), plan.keyRetention(), tasks,
+                    plan.threadFactory());
+            housekeeping.keepClock(); // before any increment: its timestamps are on the database's clock
+            if (!tasks.isEmpty()) {
+                housekeeping.start(); // windows and idle counters are removed from the start
+            }
+            return new DefaultCounterService(router, created, store, plan.maxCachedHandles(), windowSelection, time,
+                    housekeeping, families, plan.threadFactory());
+        } catch (RuntimeException e) {
+            created.forEach(route -> route.strategy().close());
+            throw e;
+        }
+    }
+
+    private static IdleExpiry idleExpiry(CounterStore store, NameRules<Route> router,
+            NameRules<Optional<Windows>> windowSelection, Map<String, Duration> expiries) {
+        IdleCounters idle = store.capability(IdleCounters.class).orElseThrow(() ->
+                new IllegalStateException("expire-after-idle needs a store that offers " + IdleCounters.class.getName()
+                        + ", and " + store.getClass().getName() + " does not"));
+        expiries.keySet().forEach(nameOrPattern -> {
+            if (!router.select(nameOrPattern).settings().mayExpire()) {
+                throw new IllegalArgumentException("Counters '" + nameOrPattern + "' are "
+                        + router.select(nameOrPattern).strategyName() + " and cannot expire after idling: a "
+                        + router.select(nameOrPattern).strategyName() + " counter removed would hand out its values"
+                        + " again");
+            }
+        });
+        return new IdleExpiry(store, idle, router, windowSelection, expiries);
+    }
+
+    private static Route route(Plan plan, String rule, StrategySettings settings, Time time, UniqueIds ids,
+            BiFunction<StrategyContext, StrategySettings, CounterStrategy> strategies, List<Route> created) {
+        StrategyContext context = new StrategyContext(plan.store(), time, plan.random(), ids, plan.threadFactory(),
+                plan.retries(), plan.circuitBreakers(), plan.observations(), rule, settings.name());
+        Route route = new Route(rule, settings, strategies.apply(context, settings));
+        created.add(route);
+        return route;
+    }
+}
