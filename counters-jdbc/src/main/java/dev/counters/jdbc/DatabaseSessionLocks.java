@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 final class DatabaseSessionLocks implements SessionLocks {
 
-    private static final Logger log = LoggerFactory.getLogger(DatabaseSessionLocks.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DatabaseSessionLocks.class);
 
     private final ConnectionProvider connections;
     private final SQLDialect dialect;
@@ -71,7 +71,7 @@ final class DatabaseSessionLocks implements SessionLocks {
             case POSTGRES -> sessionLocks.poolSize == 1 ? () -> locks : unless(locks, "detect a pooler sharing server sessions (PgBouncer)", () -> {
                 boolean pooled = Databases.sharesServerSessions(dsl.configuration().connectionProvider());
                 if (pooled) {
-                    log.warn("The connections share PostgreSQL server sessions between them (PgBouncer in "
+                    LOG.warn("The connections share PostgreSQL server sessions between them (PgBouncer in "
                             + "transaction or statement pooling mode): a session advisory lock would stay with a "
                             + "server connection that then serves other clients, so claims use leases. Give "
                             + "counters a direct connection (counters.datasource.*) to have session locks");
@@ -81,7 +81,7 @@ final class DatabaseSessionLocks implements SessionLocks {
             case MYSQL, MARIADB -> unless(locks, "detect a Galera cluster", () -> {
                 boolean galera = dsl.connectionResult(Databases::isGaleraNode);
                 if (galera) {
-                    log.info("Galera cluster (wsrep_on=ON): GET_LOCK is node-local, so claims use leases");
+                    LOG.info("Galera cluster (wsrep_on=ON): GET_LOCK is node-local, so claims use leases");
                 }
                 return galera;
             });

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Housekeeping implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Housekeeping.class);
 
     static final String LEASE = "counters:housekeeping";
     /** Rows per delete: small enough that one delete never holds many locks for long. */
@@ -147,7 +147,7 @@ public final class Housekeeping implements AutoCloseable {
         try {
             time.synchronize().ifPresent(this::report);
         } catch (RuntimeException e) {
-            log.warn("Could not read the database's clock; steady time goes on from its last reading: {}",
+            LOG.warn("Could not read the database's clock; steady time goes on from its last reading: {}",
                     e.toString());
         }
     }
@@ -156,11 +156,11 @@ public final class Housekeeping implements AutoCloseable {
         Duration reported = reportedOffset;
         if (offset.abs().compareTo(CLOCK_WARNING) <= 0) {
             if (reported != null) {
-                log.info("This JVM's clock is within {} of the database's again", CLOCK_WARNING);
+                LOG.info("This JVM's clock is within {} of the database's again", CLOCK_WARNING);
                 reportedOffset = null;
             }
         } else if (reported == null || offset.minus(reported).abs().compareTo(CLOCK_WARNING) > 0) {
-            log.warn("This JVM's clock is {} {} the database's. Purges and the timestamps that guard retries follow"
+            LOG.warn("This JVM's clock is {} {} the database's. Purges and the timestamps that guard retries follow"
                     + " the database's clock, but the window an increment lands in and lease expiries follow this"
                     + " one: a windowed increment is refused while it lags by more than half its windows' retention,"
                     + " and a lease (a node id on H2, a recount) may be taken over early by a process whose clock is"
@@ -180,7 +180,7 @@ public final class Housekeeping implements AutoCloseable {
         try {
             runOnce();
         } catch (RuntimeException e) {
-            log.warn("Housekeeping failed; it runs again at the next interval: {}", e.toString());
+            LOG.warn("Housekeeping failed; it runs again at the next interval: {}", e.toString());
         }
     }
 

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 final class NodeClaim {
 
-    private static final Logger log = LoggerFactory.getLogger(NodeClaim.class);
+    private static final Logger LOG = LoggerFactory.getLogger(NodeClaim.class);
 
     /** The claims held in this JVM, by service instance and node id; every access holds its lock. */
     private static final Map<Key, NodeClaim> HELD = new HashMap<>();
@@ -113,7 +113,7 @@ final class NodeClaim {
                     leases.releaseLease(claimKey, owner);
                 }
             } catch (RuntimeException e) {
-                log.warn("Could not release the claim on node id '{}' (it ends by itself): {}", nodeId, e.toString());
+                LOG.warn("Could not release the claim on node id '{}' (it ends by itself): {}", nodeId, e.toString());
             }
         }
     }
@@ -143,11 +143,11 @@ final class NodeClaim {
         try {
             if (!claim()) {
                 lost = true;
-                log.error("Node id '{}' was claimed by another process; this process stops incrementing its counters",
+                LOG.error("Node id '{}' was claimed by another process; this process stops incrementing its counters",
                         nodeId);
             }
         } catch (RuntimeException e) {
-            log.warn("Could not renew the claim on node id '{}': {}", nodeId, e.toString());
+            LOG.warn("Could not renew the claim on node id '{}': {}", nodeId, e.toString());
         }
     }
 

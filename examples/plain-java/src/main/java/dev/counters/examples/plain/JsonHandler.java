@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  */
 abstract class JsonHandler implements HttpHandler {
 
-    private static final Logger log = LoggerFactory.getLogger(JsonHandler.class);
+    private static final Logger LOG = LoggerFactory.getLogger(JsonHandler.class);
 
     /** A status and the JSON body that goes with it. */
     record Reply(int status, JsonObject body) {
@@ -48,7 +48,7 @@ abstract class JsonHandler implements HttpHandler {
         } catch (IllegalArgumentException | CounterOverflowException e) {
             return Reply.error(HttpURLConnection.HTTP_BAD_REQUEST, e.getMessage());
         } catch (RuntimeException e) {
-            log.error("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+            LOG.error("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
             return Reply.error(HttpURLConnection.HTTP_INTERNAL_ERROR, "Internal error; the server's log has the cause");
         }
     }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class PlainJavaExample implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(PlainJavaExample.class);
+    private static final Logger LOG = LoggerFactory.getLogger(PlainJavaExample.class);
 
     static final int DEFAULT_PORT = 8081;
     /**
@@ -58,7 +58,7 @@ public final class PlainJavaExample implements AutoCloseable {
         PlainJavaExample example = start(port, jdbcUrl);
         // Ctrl-C or a plain kill: stop taking requests, then write what buffered counters hold.
         Runtime.getRuntime().addShutdownHook(new Thread(example::close, "counters-example-shutdown"));
-        log.info("Counting at http://localhost:{}/ on {} (Ctrl-C stops)", example.port(), jdbcUrl);
+        LOG.info("Counting at http://localhost:{}/ on {} (Ctrl-C stops)", example.port(), jdbcUrl);
     }
 
     /**
@@ -95,7 +95,7 @@ public final class PlainJavaExample implements AutoCloseable {
             server.stop(STOP_DELAY_SECONDS);
             finish(requests);
             services.close();
-            log.info("Stopped; buffered counters written");
+            LOG.info("Stopped; buffered counters written");
         }
     }
 
