@@ -28,7 +28,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
@@ -282,13 +281,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
 
         /** {@code key} is the name's value, one load closer for the lookup by name. */
         RoutedCounter(CounterName name, Route route, Housekeeping housekeeping) {
-            this(name.value(), name, route, counted(route, route.strategy().incrementer(name)), housekeeping);
-        }
-
-        /** The strategy's incrementer, followed by the rule's count unless the strategy counts them itself. */
-        private static LongConsumer counted(Route route, LongConsumer incrementer) {
-            LongAdder counted = route.counted();
-            return counted == null ? incrementer : incrementer.andThen(delta -> counted.increment());
+            this(name.value(), name, route, route.strategy().incrementer(name), housekeeping);
         }
 
         @Override
@@ -304,6 +297,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         @Override
         public void increment(long delta) {
             incrementer.accept(checkDelta(name, delta));
+            route.count();
         }
 
         @Override

@@ -22,7 +22,6 @@ public final class AtomicStrategy extends CellStrategy {
         super(context, StrategyContext.transientFailures());
     }
 
-
     @Override
     public void increment(CounterName name, long delta) {
         increment(name, combiner(name, CELL), delta);
@@ -37,11 +36,26 @@ public final class AtomicStrategy extends CellStrategy {
         }
     }
 
-    /** Holds the counter's combiner, so that an increment through a kept handle skips the combiners' cache. */
     @Override
     public LongConsumer incrementer(CounterName name) {
-        Combiner combiner = combiner(name, CELL);
-        return delta -> increment(name, combiner, delta);
+        return new HeldCounter(name, combiner(name, CELL));
+    }
+
+    /** A kept handle's increments: it holds the counter's combiner, and skips the combiners' cache. */
+    private final class HeldCounter implements LongConsumer {
+
+        private final CounterName name;
+        private final Combiner combiner;
+
+        HeldCounter(CounterName name, Combiner combiner) {
+            this.name = name;
+            this.combiner = combiner;
+        }
+
+        @Override
+        public void accept(long delta) {
+            increment(name, combiner, delta);
+        }
     }
 
     @Override

@@ -92,26 +92,56 @@ abstract class CellStrategy implements CounterStrategy {
      * holds it shares it with every other caller of the cell.
      */
     final Combiner combiner(CounterName name, String cell) {
-        return combiners.get(new Cell(name, cell), key -> {
-            Combiner.Write write = writer(name, cell);
-            return new Combiner(batch -> context.observe(Operation.WRITE, name, () -> write.apply(batch)));
-        });
+        return combiners.get(new Cell(name, cell), key -> new Combiner(new ObservedWrite(name, writer(name, cell))));
     }
 
     /**
-     * How the cell's combiner writes a batch: the counter's total after it when the batch needs it. An upsert,
-     * repeated by the strategy's retry; optimistic counters write by compare-and-set instead. The combiner runs one
-     * write at a time, so a writer may keep state between its writes.
+     * How the cell's combiner writes a batch: the counter's total after it when the batch needs it. An
+     * {@link Upsert} by default; optimistic counters write by compare-and-set, delta-log ones append. The combiner
+     * runs one write at a time, so a writer may keep state between its writes.
      */
     Combiner.Write writer(CounterName name, String cell) {
-        return batch -> retrying(() -> {
-            long sum = batch.sum();
-            if (batch.needsTotal()) {
-                return store.addAndGet(name, cell, sum);
-            }
-            store.add(name, cell, sum);
-            return 0L;
-        });
+        return new Upsert(name, cell);
+    }
+
+    /** Each combined write of a cell, as one {@code counters.store.write} observation. */
+    private final class ObservedWrite implements Combiner.Write {
+
+        private final CounterName name;
+        private final Combiner.Write write;
+
+        ObservedWrite(CounterName name, Combiner.Write write) {
+            this.name = name;
+            this.write = write;
+        }
+
+        @Override
+        public long apply(Combiner.Batch batch) {
+            return context.observe(Operation.WRITE, name, () -> write.apply(batch));
+        }
+    }
+
+    /** Adds a batch's sum to the cell in one upsert, repeated by the strategy's retry. */
+    private final class Upsert implements Combiner.Write {
+
+        private final CounterName name;
+        private final String cell;
+
+        Upsert(CounterName name, String cell) {
+            this.name = name;
+            this.cell = cell;
+        }
+
+        @Override
+        public long apply(Combiner.Batch batch) {
+            return retrying(() -> {
+                if (batch.needsTotal()) {
+                    return store.addAndGet(name, cell, batch.sum());
+                }
+                store.add(name, cell, batch.sum());
+                return 0L;
+            });
+        }
     }
 
     private record Cell(CounterName name, String cell) {

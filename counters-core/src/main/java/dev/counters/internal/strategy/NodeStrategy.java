@@ -39,26 +39,38 @@ public final class NodeStrategy extends CellStrategy {
         this.claim = NodeClaim.acquire(context, nodeId, settings.leaseTtl(), retry);
     }
 
-
     @Override
     public void increment(CounterName name, long delta) {
         addCombined(name, cellFor(name, delta), delta, false);
     }
 
-    /**
-     * Holds the combiner of this node's increment cell, so that a positive increment through a kept handle skips
-     * the combiners' cache; the rest (decrements, a lost claim) goes the usual way.
-     */
     @Override
     public LongConsumer incrementer(CounterName name) {
-        Combiner increments = combiner(name, incrementCell);
-        return delta -> {
+        return new HeldCell(name, combiner(name, incrementCell));
+    }
+
+    /**
+     * A kept handle's increments: it holds the combiner of this node's increment cell, so that a positive increment
+     * skips the combiners' cache; the rest (decrements, a lost claim) goes the usual way.
+     */
+    private final class HeldCell implements LongConsumer {
+
+        private final CounterName name;
+        private final Combiner increments;
+
+        HeldCell(CounterName name, Combiner increments) {
+            this.name = name;
+            this.increments = increments;
+        }
+
+        @Override
+        public void accept(long delta) {
             if (delta > 0 && !claim.lost()) {
                 increments.submit(delta, false);
             } else {
                 increment(name, delta);
             }
-        };
+        }
     }
 
     @Override

@@ -57,11 +57,26 @@ public final class OptimisticStrategy extends CellStrategy {
         increment(name, combiner(name, AtomicStrategy.CELL), delta, false);
     }
 
-    /** Holds the counter's combiner, so that an increment through a kept handle skips the combiners' cache. */
     @Override
     public LongConsumer incrementer(CounterName name) {
-        Combiner combiner = combiner(name, AtomicStrategy.CELL);
-        return delta -> increment(name, combiner, delta, false);
+        return new HeldCell(name, combiner(name, AtomicStrategy.CELL));
+    }
+
+    /** A kept handle's increments: it holds the counter's combiner, and skips the combiners' cache. */
+    private final class HeldCell implements LongConsumer {
+
+        private final CounterName name;
+        private final Combiner combiner;
+
+        HeldCell(CounterName name, Combiner combiner) {
+            this.name = name;
+            this.combiner = combiner;
+        }
+
+        @Override
+        public void accept(long delta) {
+            increment(name, combiner, delta, false);
+        }
     }
 
     @Override

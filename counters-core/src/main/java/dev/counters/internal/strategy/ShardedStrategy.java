@@ -84,43 +84,50 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
                 : retrying(() -> shardCountStore.growShardCount(name, settings.shards()));
     }
 
-
     @Override
     public void increment(CounterName name, long delta) {
         incrementer(name).accept(delta);
     }
 
-    /**
-     * Holds the combiners of the counter's shards as it meets them, so that an increment through a kept handle picks
-     * a shard and writes through its combiner without a lookup in the combiners' cache.
-     */
     @Override
     public LongConsumer incrementer(CounterName name) {
-        return new LongConsumer() {
-            // Plain fields: a thread that misses another's write looks the combiner up, and finds the same one.
-            private Combiner[] held = new Combiner[0];
+        return new HeldShards(name);
+    }
 
-            @Override
-            public void accept(long delta) {
-                int shards = shardCounts.get(name);
-                Combiner[] combiners = held;
-                if (combiners.length < shards) {
-                    combiners = Arrays.copyOf(combiners, shards);
-                    held = combiners;
-                }
-                int shard = pickShard(name, shards, combiners);
-                Combiner combiner = combiners[shard];
-                if (combiner == null) {
-                    combiner = combiner(name, CELLS[shard]);
-                    combiners[shard] = combiner;
-                }
-                long loadId = loadBeforeWrite(name);
-                combiner.submit(delta, false);
-                if (totals != null) {
-                    cached(() -> learn(name, totals.addIfLoaded(name, delta, loadId)), name);
-                }
+    /**
+     * A kept handle's increments: it holds the combiners of the counter's shards as it meets them, so that an
+     * increment picks a shard and writes through its combiner without a lookup in the combiners' cache.
+     */
+    private final class HeldShards implements LongConsumer {
+
+        private final CounterName name;
+        // A plain field: a thread that misses another's write looks the combiner up, and finds the same one.
+        private Combiner[] held = new Combiner[0];
+
+        HeldShards(CounterName name) {
+            this.name = name;
+        }
+
+        @Override
+        public void accept(long delta) {
+            int shards = shardCounts.get(name);
+            Combiner[] combiners = held;
+            if (combiners.length < shards) {
+                combiners = Arrays.copyOf(combiners, shards);
+                held = combiners;
             }
-        };
+            int shard = pickShard(name, shards, combiners);
+            Combiner combiner = combiners[shard];
+            if (combiner == null) {
+                combiner = combiner(name, CELLS[shard]);
+                combiners[shard] = combiner;
+            }
+            long loadId = loadBeforeWrite(name);
+            combiner.submit(delta, false);
+            if (totals != null) {
+                cached(() -> learn(name, totals.addIfLoaded(name, delta, loadId)), name);
+            }
+        }
     }
 
     @Override
