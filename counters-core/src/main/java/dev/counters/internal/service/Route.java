@@ -1,6 +1,7 @@
 package dev.counters.internal.service;
 
 import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.internal.strategy.SelfCounting;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -8,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 public record Route(String rule, CounterStrategy strategy, @Nullable LongAdder counted) {
 
     public Route(String rule, CounterStrategy strategy) {
-        this(rule, strategy, strategy.acceptedIncrements().isPresent() ? null : new LongAdder());
+        this(rule, strategy, strategy instanceof SelfCounting ? null : new LongAdder());
     }
 
     void count() {
@@ -18,6 +19,6 @@ public record Route(String rule, CounterStrategy strategy, @Nullable LongAdder c
     }
 
     long increments() {
-        return counted != null ? counted.sum() : strategy.acceptedIncrements().orElseThrow();
+        return counted != null ? counted.sum() : ((SelfCounting) strategy).acceptedIncrements();
     }
 }

@@ -14,6 +14,7 @@ import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
 import dev.counters.internal.strategy.AtomicStrategy;
 import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.internal.strategy.SelfCounting;
 import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.observation.CountersObservationContext.Operation;
 import dev.counters.spi.CounterStore;
@@ -34,7 +35,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -74,7 +74,7 @@ import org.slf4j.LoggerFactory;
  * <p>No caller's code runs on the flusher: the futures it hands out are completed by {@link Completions}. Every wait
  * has a deadline: a read waiting for a flush, a caller waiting for room, closing.
  */
-public final class BufferedStrategy implements CounterStrategy {
+public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     private static final Logger log = LoggerFactory.getLogger(BufferedStrategy.class);
 
@@ -821,10 +821,10 @@ public final class BufferedStrategy implements CounterStrategy {
      * a move under way can make the count short but never count anything twice; the count reported never goes back.
      */
     @Override
-    public OptionalLong acceptedIncrements() {
+    public long acceptedIncrements() {
         long counted = collectedOnes.sum() + otherIncrements.sum(); // before the slots, see above
         counted += onesInSlots();
-        return OptionalLong.of(reportedIncrements.accumulateAndGet(counted, Math::max));
+        return reportedIncrements.accumulateAndGet(counted, Math::max);
     }
 
     /** The increments of 1 the slots hold now. */
