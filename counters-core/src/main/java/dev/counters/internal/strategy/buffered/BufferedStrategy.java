@@ -12,9 +12,9 @@ import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
-import dev.counters.internal.strategy.AtomicStrategy;
 import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.SelfCounting;
+import dev.counters.internal.strategy.buffered.Batch.DurableIncrement;
 import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.observation.CountersObservationContext.Operation;
 import dev.counters.spi.CounterStore;
@@ -23,19 +23,14 @@ import dev.counters.spi.IdempotentBatches;
 import dev.counters.strategy.BufferedSettings;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -77,9 +72,6 @@ import org.slf4j.LoggerFactory;
 public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     private static final Logger log = LoggerFactory.getLogger(BufferedStrategy.class);
-
-    /** The cell buffered counters flush into: the same as atomic's, so a counter can move between the two. */
-    static final String CELL = AtomicStrategy.CELL;
 
     /** Idle slots leave the map, but are drained for this long after, for any add that raced the eviction. */
     private static final Duration GRAVEYARD_TIME = Duration.ofMinutes(1);
@@ -224,49 +216,6 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     }
 
     private record Retired(CounterName name, Slot slot, long untilNanos) {
-    }
-
-    /** An increment whose caller waits for the flush carrying it; delta 0 only waits (see {@link #flush()}). */
-    private record DurableIncrement(CounterName name, long delta, CompletableFuture<Void> done) {
-    }
-
-    /**
-     * A flush in progress: its key, deltas, keyed increments (whose deltas are among the batch's, or an earlier
-     * batch's) and waiting durable callers stay the same across retries.
-     */
-    private record Batch(String key, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed,
-            List<DurableIncrement> durable) {
-    }
-
-    /** A batch under a key of its own: a new id and the digest of its content, so that the key also names it. */
-    private Batch batch(Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, List<DurableIncrement> durable) {
-        return new Batch(ids.next() + "." + digest(deltas, keyed), deltas, keyed, durable);
-    }
-
-    /** 128 bits of SHA-256 over the cell, the deltas in name order and the keyed increments in key order. */
-    private static String digest(Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed) {
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("Every Java platform has SHA-256", e);
-        }
-        sha.update(CELL.getBytes(StandardCharsets.US_ASCII));
-        new TreeMap<>(deltas).forEach((name, delta) -> {
-            sha.update((byte) 0);
-            sha.update(name.value().getBytes(StandardCharsets.US_ASCII));
-            sha.update((byte) 0);
-            sha.update(Long.toString(delta).getBytes(StandardCharsets.US_ASCII));
-        });
-        new TreeMap<>(keyed).forEach((key, increment) -> {
-            sha.update((byte) 1);
-            sha.update(key.getBytes(StandardCharsets.US_ASCII));
-            sha.update((byte) 0);
-            sha.update(increment.counter().value().getBytes(StandardCharsets.US_ASCII));
-            sha.update((byte) 0);
-            sha.update(Long.toString(increment.delta()).getBytes(StandardCharsets.US_ASCII));
-        });
-        return HexFormat.of().formatHex(sha.digest(), 0, 16);
     }
 
     public BufferedStrategy(StrategyContext context, BufferedSettings settings) {
@@ -656,7 +605,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             // Only callers waiting for what came before them, which is durable already: nothing to write.
             inFlight = null;
             lastFlushedNanos = time.nanoTime();
-            completions.complete(futures(batch.durable()), null);
+            completions.complete(batch.futures(), null);
             return;
         }
         Batch attempt = batch;
@@ -698,7 +647,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
                 }
             }
             completions.complete(refused, e);
-            inFlight = batch(rest, keyed, waiting); // new deltas, so a new key that names them
+            inFlight = Batch.of(ids, rest, keyed, waiting); // new deltas, so a new key that names them
             inFlightUncertain = false; // refused whole: no earlier attempt of this key can have been applied
         } catch (KeyTaken e) {
             // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging would
@@ -706,7 +655,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             takenKeys.increment();
             log.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
                     attempt.key());
-            inFlight = batch(attempt.deltas(), attempt.keyed(), attempt.durable());
+            inFlight = attempt.underNewKey(ids);
         } catch (CallNotPermittedException e) {
             nextAttemptNanos = time.nanoTime() + BREAKER_POLL_NANOS;
         } catch (RuntimeException e) {
@@ -728,7 +677,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             }
         }
         if (applied) {
-            completions.complete(futures(attempt.durable()), null);
+            completions.complete(attempt.futures(), null);
             if (batches % 1_000 == 1) {
                 pruneDue = true;
             }
@@ -753,15 +702,9 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         }
     }
 
-    private static List<CompletableFuture<Void>> futures(List<DurableIncrement> increments) {
-        List<CompletableFuture<Void>> futures = new ArrayList<>(increments.size());
-        increments.forEach(increment -> futures.add(increment.done()));
-        return futures;
-    }
-
     /** One attempt to apply the batch; its outcome may be unknown if it fails. */
     private IdempotentBatches.AppliedBatch apply(Batch attempt) {
-        IdempotentBatches.AppliedBatch applied = batchStore.applyBatch(attempt.key(), CELL, attempt.deltas(),
+        IdempotentBatches.AppliedBatch applied = batchStore.applyBatch(attempt.key(), Batch.CELL, attempt.deltas(),
                 attempt.keyed(), time.steady());
         if (!applied.applied() && !inFlightUncertain) {
             throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
@@ -939,7 +882,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
                 return null;
             }
             batches++;
-            Batch batch = batch(deltas, keyed, durable);
+            Batch batch = Batch.of(ids, deltas, keyed, durable);
             inFlight = batch;
             return batch;
         } finally {
@@ -983,7 +926,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     private void failWaiting(@Nullable Batch batch, boolean batchInDoubt) {
         String why = "the buffered strategy closed before it could be written: " + unwrittenOnClose;
         if (batch != null) {
-            completions.complete(futures(batch.durable()), batchInDoubt
+            completions.complete(batch.futures(), batchInDoubt
                     ? new CounterStoreException("The flush carrying this increment may or may not have been"
                             + " applied; " + why, null)
                     : new TransientStoreException("Not applied; " + why, null));
