@@ -76,12 +76,6 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     /** Idle slots leave the map, but are drained for this long after, for any add that raced the eviction. */
     private static final Duration GRAVEYARD_TIME = Duration.ofMinutes(1);
 
-    /** How long a read waits for the retry of a flush whose outcome is unknown before it gives up. */
-    private static final Duration UNCERTAIN_READ_WAIT = Duration.ofSeconds(2);
-
-    /** How long a read waits for a flush that is moving deltas into the store before it gives up. */
-    private static final Duration FLUSHING_READ_WAIT = Duration.ofSeconds(10);
-
     private static final long THRESHOLD_POLL_NANOS = Duration.ofMillis(5).toNanos();
 
     /** How often an open circuit breaker is asked whether a flush may be tried again. */
@@ -127,10 +121,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     // Written by the flusher thread only; volatile for readers.
     private volatile @Nullable Batch inFlight;
-    /** The batch in flight may have been applied (its last attempt's outcome is unknown): reads cannot add it. */
-    private volatile boolean inFlightUncertain;
-    /** Odd while the flusher moves deltas between the slots, the batch in flight and the store: reads wait. */
-    private final AtomicLong flushEpoch = new AtomicLong();
+    private final FlushEpoch epoch;
     private final List<Retired> graveyard = new ArrayList<>();
     private long batches;
     /** While the circuit breaker is open: when to ask it again. */
@@ -154,13 +145,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     /** Completes when closing is done: normally if it wrote everything. What {@link #flush()} returns once closed. */
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
-    // For log and error messages, metrics and health.
-    private volatile @Nullable String lastError;
-    private final LongAdder flushes = new LongAdder();
-    private final LongAdder takenKeys = new LongAdder();
-    private final LongAdder failedFlushes = new LongAdder();
-    private final LongAdder flushNanos = new LongAdder();
-    private volatile long lastFlushedNanos;
+    private final FlushStats stats;
 
     /**
      * A counter's pending deltas. The slot is itself the adder of its increments of 1, which most are: their count and
@@ -223,7 +208,8 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         this.store = context.store();
         this.batchStore = context.require(IdempotentBatches.class, "buffered");
         this.time = context.time();
-        this.lastFlushedNanos = time.nanoTime();
+        this.stats = new FlushStats(time);
+        this.epoch = new FlushEpoch(time, stats);
         this.settings = settings;
         this.ids = context.ids();
         this.flushedKeys = Caffeine.newBuilder().maximumSize(FLUSHED_KEYS_KEPT)
@@ -363,7 +349,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         if (full.getAsBoolean()) {
             throw new BufferFullException("The buffer holds pending increments for " + holding
                     + ", its limit (max-pending-counters); counter '" + name + "' was not incremented"
-                    + (lastError == null ? "" : ". The store is failing: " + lastError));
+                    + (stats.lastError() == null ? "" : ". The store is failing: " + stats.lastError()));
         }
     }
 
@@ -477,11 +463,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     public StrategyStatistics.Activity activity() {
         long pendingIncrements = pendingIncrements();
         boolean pending = inFlight != null || pendingIncrements != 0 || !durableQueue.isEmpty();
-        Duration lag = pending ? Duration.ofNanos(time.nanoTime() - lastFlushedNanos) : Duration.ZERO;
-        return new StrategyStatistics.Activity(takenKeys.sum(), failedFlushes.sum(), 0,
-                new StrategyStatistics.BufferActivity(flushes.sum(), failedFlushes.sum(),
-                Duration.ofNanos(flushNanos.sum()), slots.size(), pendingIncrements,
-                settings.maxPendingCounters(), lag, lastError));
+        return stats.activity(pending, slots.size(), pendingIncrements, settings.maxPendingCounters());
     }
 
     // ---- reads: durable value plus what this node holds ----
@@ -495,26 +477,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
         long started = time.nanoTime();
         while (true) {
-            long epoch = flushEpoch.get();
-            if (inFlightUncertain) {
-                // The store may or may not hold the batch being retried: adding it could count it twice. Wait for the
-                // retry to settle it, or fail rather than return a wrong value.
-                if (time.nanoTime() - started > UNCERTAIN_READ_WAIT.toNanos()) {
-                    throw new CounterStoreException("The value of " + names + " is uncertain while a flush whose "
-                            + "outcome is unknown is retried: " + lastError, null);
-                }
-                LockSupport.parkNanos(1_000_000);
-                continue;
-            }
-            if (time.nanoTime() - started > FLUSHING_READ_WAIT.toNanos()) {
-                throw new CounterStoreException("The value of " + names + " cannot be read while the flusher moves"
-                        + " deltas into the store: it has not let go for " + FLUSHING_READ_WAIT
-                        + (lastError == null ? "" : "; last failure: " + lastError), null);
-            }
-            if ((epoch & 1) != 0) {
-                LockSupport.parkNanos(50_000); // a flush is moving deltas: wait for it
-                continue;
-            }
+            long seen = epoch.awaitReadable(names, started);
             Map<CounterName, Long> local = new LinkedHashMap<>();
             Batch batch = inFlight;
             for (CounterName name : names) {
@@ -531,7 +494,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
                 local.put(name, pending);
             }
             Map<CounterName, Long> stored = store.getAll(List.copyOf(names));
-            if (flushEpoch.get() == epoch) {
+            if (epoch.unchanged(seen)) {
                 Map<CounterName, Long> values = new LinkedHashMap<>();
                 local.forEach((name, pending) -> values.put(name, addExact(name, stored.getOrDefault(name, 0L), pending)));
                 return values;
@@ -597,21 +560,21 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         if (batch == null) {
             batch = collect();
             if (batch == null) {
-                lastFlushedNanos = time.nanoTime(); // nothing pending: everything so far is durable
+                stats.upToDate(); // nothing pending: everything so far is durable
                 return;
             }
         }
         if (batch.deltas().isEmpty() && batch.keyed().isEmpty()) {
             // Only callers waiting for what came before them, which is durable already: nothing to write.
             inFlight = null;
-            lastFlushedNanos = time.nanoTime();
+            stats.upToDate();
             completions.complete(batch.futures(), null);
             return;
         }
         Batch attempt = batch;
         long started = time.nanoTime();
         boolean applied = false;
-        flushEpoch.incrementAndGet(); // odd: readers wait until the batch is in the store, or back in flight
+        epoch.begin(); // readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
             IdempotentBatches.AppliedBatch result = context.observe(Operation.FLUSH, type(), null,
@@ -622,10 +585,8 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             });
             // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
             inFlight = null;
-            inFlightUncertain = false;
-            lastError = null;
-            lastFlushedNanos = time.nanoTime();
-            flushes.increment();
+            epoch.uncertain(false);
+            stats.flushed();
             consecutiveFailures = 0;
             applied = true;
         } catch (CounterOverflowException e) {
@@ -648,11 +609,11 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             }
             completions.complete(refused, e);
             inFlight = Batch.of(ids, rest, keyed, waiting); // new deltas, so a new key that names them
-            inFlightUncertain = false; // refused whole: no earlier attempt of this key can have been applied
+            epoch.uncertain(false); // refused whole: no earlier attempt of this key can have been applied
         } catch (KeyTaken e) {
             // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging would
             // lose these deltas, so they go again under a new key.
-            takenKeys.increment();
+            stats.keyTaken();
             log.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
                     attempt.key());
             inFlight = attempt.underNewKey(ids);
@@ -661,17 +622,15 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         } catch (RuntimeException e) {
             // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
             if (!(e instanceof TransientStoreException)) {
-                // Stays set until the key is settled: a later attempt that surely failed says nothing about this one.
-                inFlightUncertain = true;
+                epoch.uncertain(true);
             }
             consecutiveFailures++;
-            failedFlushes.increment();
-            lastError = e.toString();
+            stats.failed(e);
             log.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
                     attempt.deltas().size(), consecutiveFailures, e.toString());
         } finally {
-            flushNanos.add(time.nanoTime() - started);
-            flushEpoch.incrementAndGet();
+            stats.took(time.nanoTime() - started);
+            epoch.end();
             synchronized (room) {
                 room.notifyAll();
             }
@@ -706,7 +665,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     private IdempotentBatches.AppliedBatch apply(Batch attempt) {
         IdempotentBatches.AppliedBatch applied = batchStore.applyBatch(attempt.key(), Batch.CELL, attempt.deltas(),
                 attempt.keyed(), time.steady());
-        if (!applied.applied() && !inFlightUncertain) {
+        if (!applied.applied() && !epoch.uncertain()) {
             throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
         }
         reportMisusedKeys(attempt, applied);
@@ -795,12 +754,12 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
      * writes or fails. In an odd epoch, as the seal moves what the adders hold.
      */
     private void sealSlots() {
-        flushEpoch.incrementAndGet();
+        epoch.begin();
         try {
             slots.values().forEach(Slot::sealAll);
             graveyard.forEach(retired -> retired.slot().sealAll());
         } finally {
-            flushEpoch.incrementAndGet();
+            epoch.end();
         }
     }
 
@@ -828,7 +787,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         Map<CounterName, Long> deltas = new HashMap<>();
         long othersAt = otherIncrements.sum();
         List<DurableIncrement> durable = new ArrayList<>();
-        flushEpoch.incrementAndGet();
+        epoch.begin();
         try {
             // The waiting callers first: what was added before they asked is in the slots by now, so in this batch.
             for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
@@ -886,7 +845,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             inFlight = batch;
             return batch;
         } finally {
-            flushEpoch.incrementAndGet();
+            epoch.end();
         }
     }
 
@@ -910,10 +869,10 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
                         + (batch == null ? 0 : batch.deltas().size());
                 log.error("Closing with increments that could not be written within the shutdown timeout of {}:"
                         + " the pending deltas of {} counters are lost ({})", settings.shutdownTimeout(), counters,
-                        lastError);
+                        stats.lastError());
                 unwrittenOnClose = "the pending deltas of " + counters + " counters could not be written within the"
-                        + " shutdown timeout of " + settings.shutdownTimeout() + " (" + lastError + ")";
-                failWaiting(batch, inFlightUncertain);
+                        + " shutdown timeout of " + settings.shutdownTimeout() + " (" + stats.lastError() + ")";
+                failWaiting(batch, epoch.uncertain());
                 return;
             }
         }
@@ -982,7 +941,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         if (flusher.isAlive()) {
             // Stuck in the store past the timeout: its batch may yet be applied.
             unwrittenOnClose = "the flusher was still writing after the shutdown timeout of "
-                    + settings.shutdownTimeout() + " (" + lastError + ")";
+                    + settings.shutdownTimeout() + " (" + stats.lastError() + ")";
             log.error("Closing while the flusher is still writing: {}", unwrittenOnClose);
             slots.values().forEach(Slot::sealAll); // held handles are refused all the same
             failWaiting(inFlight, true);
