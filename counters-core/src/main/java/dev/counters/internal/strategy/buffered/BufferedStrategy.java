@@ -2,7 +2,6 @@ package dev.counters.internal.strategy.buffered;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.counters.BufferFullException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
@@ -14,12 +13,13 @@ import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
 import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.SelfCounting;
-import dev.counters.internal.strategy.buffered.Batch.DurableIncrement;
 import dev.counters.internal.strategy.StrategyContext;
+import dev.counters.internal.strategy.buffered.Batch.DurableIncrement;
 import dev.counters.observation.CountersObservationContext.Operation;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.IdempotencyKeys.KeyedDelta;
 import dev.counters.spi.IdempotentBatches;
+import dev.counters.spi.IdempotentBatches.AppliedBatch;
 import dev.counters.strategy.BufferedSettings;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -34,12 +34,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -68,39 +64,41 @@ import org.slf4j.LoggerFactory;
  *
  * <p>No caller's code runs on the flusher: the futures it hands out are completed by {@link Completions}. Every wait
  * has a deadline: a read waiting for a flush, a caller waiting for room, closing.
+ *
+ * <p>The counters' {@link Slots} (with {@link Room} for back-pressure), the {@link Batch}es and the {@link FlushEpoch}
+ * that keeps reads consistent with the flusher have classes of their own.
  */
 public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
-    private static final Logger log = LoggerFactory.getLogger(BufferedStrategy.class);
-
-    /** Idle slots leave the map, but are drained for this long after, for any add that raced the eviction. */
-    private static final Duration GRAVEYARD_TIME = Duration.ofMinutes(1);
+    private static final Logger LOG = LoggerFactory.getLogger(BufferedStrategy.class);
 
     private static final long THRESHOLD_POLL_NANOS = Duration.ofMillis(5).toNanos();
 
     /** How often an open circuit breaker is asked whether a flush may be tried again. */
     private static final long BREAKER_POLL_NANOS = Duration.ofMillis(100).toNanos();
 
+    /** How long closing waits for the last futures' completion at least. */
+    private static final long COMPLETION_GRACE_NANOS = Duration.ofSeconds(1).toNanos();
+
+    /** What {@link #flush()} queues: a durable call of delta 0, which only waits. */
+    private static final CounterName FLUSH_MARKER = CounterName.of("flush-marker");
+
     private final StrategyContext context;
     private final CounterStore store;
     private final IdempotentBatches batchStore;
     /** Steady time for flush keys' timestamps, which must not jump with the wall clock. */
     private final Time time;
-    private final BufferedSettings settings;
     private final UniqueIds ids;
-
-    private final ConcurrentHashMap<CounterName, Slot> slots = new ConcurrentHashMap<>();
-    /**
-     * The increments this strategy accepted, counted without a second add on the hot path: an increment of 1 is
-     * counted by the add to its slot; every other increment (another delta, a durable one) here.
-     */
-    private final LongAdder otherIncrements = new LongAdder();
-    /** The slots' increments of 1 once taken from them (a flush, a delete). */
-    private final LongAdder collectedOnes = new LongAdder();
-    /** {@link #otherIncrements} at the last collect, for the flush threshold. */
-    private volatile long othersAtCollect;
-    /** The most {@link #acceptedIncrements()} reported, so that it never goes back (see there). */
-    private final AtomicLong reportedIncrements = new AtomicLong();
+    private final BufferedSettings settings;
+    private final CircuitBreaker breaker;
+    private final Thread flusher;
+    private final Completions completions;
+    /** New slots, keys and durable calls go through it; closing shuts it, waits for those inside, then drains. */
+    private final CloseGate gate = new CloseGate();
+    private final FlushStats stats;
+    private final FlushEpoch epoch;
+    private final Room room;
+    private final Slots slots;
     /** Durable increments and flush calls waiting for the next batch; {@link #durableQueued} counts them. */
     private final ConcurrentLinkedQueue<DurableIncrement> durableQueue = new ConcurrentLinkedQueue<>();
     /** Bounded by max-pending-counters, like the slots and the pending keys. */
@@ -121,22 +119,13 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     // Written by the flusher thread only; volatile for readers.
     private volatile @Nullable Batch inFlight;
-    private final FlushEpoch epoch;
-    private final List<Retired> graveyard = new ArrayList<>();
     private long batches;
     /** While the circuit breaker is open: when to ask it again. */
     private long nextAttemptNanos;
     private int consecutiveFailures;
-
     /** Flush keys are pruned after a successful flush once in a while, and after one that failed, at the next. */
     private boolean pruneDue;
 
-    private final CircuitBreaker breaker;
-    private final Thread flusher;
-    private final Completions completions;
-    private final Object room = new Object();
-    /** New slots, keys and durable calls go through it; closing shuts it, waits for those inside, then drains. */
-    private final CloseGate gate = new CloseGate();
     /** Set once the adds inside the gate are done: the flusher drains and stops. */
     private volatile boolean closing;
     private volatile long closeDeadlineNanos;
@@ -145,80 +134,24 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     /** Completes when closing is done: normally if it wrote everything. What {@link #flush()} returns once closed. */
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
-    private final FlushStats stats;
-
-    /**
-     * A counter's pending deltas. The slot is itself the adder of its increments of 1, which most are: their count and
-     * their sum in one add, one pointer from the handle that holds the slot. The last drain seals it.
-     */
-    private static final class Slot extends SealableAdder {
-        /** The sum of the other deltas up to {@link #SMALL_DELTA}, added unchecked. */
-        final SealableAdder others = new SealableAdder();
-        /** Set by the first larger delta: from then on every add to the slot is checked, under its lock. */
-        volatile boolean checked;
-        /** The sum of the checked adds; written under the slot's lock. */
-        private volatile long large;
-        /** Set with the seal of the adders, under the slot's lock: checked adds are refused from then on. */
-        private boolean sealed;
-        int idleFlushes;
-        /** Set when the slot leaves the map: a handle holding it looks the counter up again. */
-        volatile boolean retired;
-
-        /** What the slot holds. @throws ArithmeticException when that is past the 64-bit range */
-        long pending() {
-            return Math.addExact(sum() + others.sum(), large); // small deltas cannot leave the range: SMALL_DELTA
-        }
-
-        /** Adds the delta unless the slot's sum would leave the 64-bit range; false once sealed. */
-        synchronized boolean addChecked(CounterName name, long delta) {
-            if (sealed) {
-                return false;
-            }
-            checked = true;
-            try {
-                Math.addExact(pending(), delta);
-                large = Math.addExact(large, delta);
-            } catch (ArithmeticException e) {
-                throw new CounterOverflowException(name, delta);
-            }
-            return true;
-        }
-
-        synchronized long takeLarge() {
-            long taken = large;
-            large = 0;
-            return taken;
-        }
-
-        /** Refuses every later add; what the slot holds stays until taken. */
-        void sealAll() {
-            seal();
-            others.seal();
-            synchronized (this) {
-                sealed = true;
-            }
-        }
-    }
-
-    private record Retired(CounterName name, Slot slot, long untilNanos) {
-    }
-
     public BufferedStrategy(StrategyContext context, BufferedSettings settings) {
         this.context = context;
         this.store = context.store();
         this.batchStore = context.require(IdempotentBatches.class, "buffered");
         this.time = context.time();
+        this.ids = context.ids();
+        this.settings = settings;
         this.stats = new FlushStats(time);
         this.epoch = new FlushEpoch(time, stats);
-        this.settings = settings;
-        this.ids = context.ids();
-        this.flushedKeys = Caffeine.newBuilder().maximumSize(FLUSHED_KEYS_KEPT)
-                .expireAfterWrite(settings.keyRetention()).build();
         this.breaker = context.circuitBreaker("buffered", StrategyContext.breakerForOutages(3)
                 .ignoreExceptions(CounterOverflowException.class)
                 .build());
         this.completions = new Completions(task -> context.newThread("buffered-completions", task));
         this.flusher = context.newThread("flusher", this::runFlusher);
+        this.room = new Room(settings, time, gate, stats, flusher);
+        this.slots = new Slots(settings, gate, room);
+        this.flushedKeys = Caffeine.newBuilder().maximumSize(FLUSHED_KEYS_KEPT)
+                .expireAfterWrite(settings.keyRetention()).build();
         this.flusher.start();
     }
 
@@ -231,125 +164,32 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     @Override
     public void increment(CounterName name, long delta) {
-        Slot slot = slots.get(name);
-        addTo(name, slot != null ? slot : lookUp(name), delta);
+        slots.increment(name, delta);
     }
 
     /** Keeps the counter's slot, so that an increment through a held handle is one add to it. */
     @Override
     public LongConsumer incrementer(CounterName name) {
-        return new LongConsumer() {
-            private @Nullable Slot held; // a stale read only costs a lookup: a retired slot is never added to
+        return new HeldSlot(name);
+    }
 
-            @Override
-            public void accept(long delta) {
-                Slot slot = held;
-                if (slot == null || slot.retired) {
-                    slot = lookUp(name);
-                }
-                held = addTo(name, slot, delta);
+    /** A handle's counter and its slot; a stale read of the slot only costs a lookup: a retired slot is never added to. */
+    private final class HeldSlot implements LongConsumer {
+
+        private final CounterName name;
+        private @Nullable Slot held;
+
+        HeldSlot(CounterName name) {
+            this.name = name;
+        }
+
+        @Override
+        public void accept(long delta) {
+            Slot slot = held;
+            if (slot == null || slot.isRetired()) {
+                slot = slots.lookUp(name);
             }
-        };
-    }
-
-    /** The counter's slot, admitted if new; through the gate, so that no slot is admitted after the last drain. */
-    private Slot lookUp(CounterName name) {
-        enter(name);
-        try {
-            return slot(name);
-        } finally {
-            gate.leave();
-        }
-    }
-
-    /** Passes the gate, or refuses the increment once closing began: it could miss the last drain. */
-    private void enter(CounterName name) {
-        if (!gate.enter()) {
-            throw closed(name);
-        }
-    }
-
-    private static IllegalStateException closed(CounterName name) {
-        return new IllegalStateException("The buffered strategy is closed; counter '" + name + "' was not incremented");
-    }
-
-    private Slot slot(CounterName name) {
-        Slot slot = slots.get(name);
-        return slot != null ? slot : admit(name);
-    }
-
-    /**
-     * Adds the delta to the slot, or to the counter's current slot if this one is sealed: by the last drain (then the
-     * look-up refuses the increment), or by the final drain of a slot retired a while ago, which a caller that held it
-     * all that time must not add to unseen. Returns the slot added to.
-     */
-    private Slot addTo(CounterName name, Slot slot, long delta) {
-        while (!add(name, slot, delta)) {
-            slot = lookUp(name);
-        }
-        return slot;
-    }
-
-    /** Adds the delta to the slot; false, having added nothing, once the last drain sealed it. */
-    private boolean add(CounterName name, Slot slot, long delta) {
-        return delta == 1 && !slot.checked ? slot.add(1) : addOther(name, slot, delta);
-    }
-
-    private boolean addOther(CounterName name, Slot slot, long delta) {
-        boolean added = slot.checked || delta > SMALL_DELTA || delta < -SMALL_DELTA
-                ? slot.addChecked(name, delta) : slot.others.add(delta);
-        if (added) {
-            otherIncrements.increment();
-        }
-        return added;
-    }
-
-    /**
-     * The largest delta added without a check. Smaller ones cannot take a slot past the 64-bit range: that would take
-     * 2^47 of them without a flush, longer than the key retention (7 days) at 200 million a second. A larger one is
-     * checked against what the slot holds, and so is every later one of that slot: a counter near the end of the range
-     * gets {@link CounterOverflowException}. An unchecked add racing the first check can still pass it; the flush
-     * then finds the sum out of range and drops the counter's delta, logged, as when the store refuses it.
-     */
-    private static final long SMALL_DELTA = 1L << 16;
-
-    /** How long close waits for the last futures' completion at least. */
-    private static final long COMPLETION_GRACE_NANOS = Duration.ofSeconds(1).toNanos();
-
-    private Slot admit(CounterName name) {
-        if (slots.size() >= settings.maxPendingCounters()) {
-            waitForRoom(name, () -> slots.size() >= settings.maxPendingCounters(), slots.size() + " counters");
-        }
-        return slots.computeIfAbsent(name, key -> new Slot());
-    }
-
-    /**
-     * Waits while {@code full} (with {@code when-full: block}, up to the block timeout), then refuses the increment if
-     * still full. {@code holding} says what the buffer holds, for the message.
-     */
-    private void waitForRoom(CounterName name, BooleanSupplier full, String holding) {
-        long deadline = time.nanoTime() + settings.blockTimeout().toNanos();
-        if (settings.whenFull() == BufferedSettings.WhenFull.BLOCK) {
-            LockSupport.unpark(flusher);
-            synchronized (room) {
-                long left;
-                while (full.getAsBoolean() && !gate.isClosed() && (left = deadline - time.nanoTime()) > 0) {
-                    try {
-                        TimeUnit.NANOSECONDS.timedWait(room, left);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        break;
-                    }
-                }
-            }
-        }
-        if (gate.isClosed()) {
-            throw closed(name); // closing waits for this caller: do not keep it
-        }
-        if (full.getAsBoolean()) {
-            throw new BufferFullException("The buffer holds pending increments for " + holding
-                    + ", its limit (max-pending-counters); counter '" + name + "' was not incremented"
-                    + (stats.lastError() == null ? "" : ". The store is failing: " + stats.lastError()));
+            held = slots.addTo(name, slot, delta);
         }
     }
 
@@ -360,7 +200,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
      */
     @Override
     public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
-        enter(name);
+        gate.enter(name);
         try {
             takeKeyed(name, delta, key);
         } finally {
@@ -378,14 +218,14 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         if (known == null) {
             // Each new key is a row its flush writes: as many as max-pending-counters wait at most, as counters do.
             if (pendingKeys.size() >= settings.maxPendingCounters()) {
-                waitForRoom(name, () -> pendingKeys.size() >= settings.maxPendingCounters(),
+                room.await(name, () -> pendingKeys.size() >= settings.maxPendingCounters(),
                         pendingKeys.size() + " idempotency keys");
             }
             known = pendingKeys.putIfAbsent(key.value(), increment);
         }
         if (known == null) {
             try {
-                addTo(name, slot(name), delta);
+                slots.incrementEntered(name, delta);
             } catch (RuntimeException e) {
                 pendingKeys.remove(key.value(), increment);
                 throw e;
@@ -404,7 +244,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     @Override
     public CompletableFuture<Void> incrementDurably(CounterName name, long delta) {
         if (!gate.enter()) {
-            return CompletableFuture.failedFuture(closed(name));
+            return CompletableFuture.failedFuture(CloseGate.refused(name));
         }
         try {
             return queue(name, delta);
@@ -445,23 +285,36 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         for (int queued; (queued = durableQueued.get()) >= max || !durableQueued.compareAndSet(queued, queued + 1); ) {
             if (queued >= max) {
                 String holding = queued + " durable increments and flushes waiting for their flush";
-                waitForRoom(name, () -> durableQueued.get() >= max, holding);
+                room.await(name, () -> durableQueued.get() >= max, holding);
             }
         }
         DurableIncrement increment = new DurableIncrement(name, delta, new CompletableFuture<>());
         durableQueue.add(increment);
         if (delta != 0) {
-            otherIncrements.increment();
+            slots.countOther();
         }
-        LockSupport.unpark(flusher);
+        room.wakeFlusher();
         return increment.done();
     }
 
-    private static final CounterName FLUSH_MARKER = CounterName.of("flush-marker");
+    /** Takes every durable increment queued. */
+    private List<DurableIncrement> drainDurable() {
+        List<DurableIncrement> durable = new ArrayList<>();
+        for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
+            durableQueued.decrementAndGet();
+            durable.add(increment);
+        }
+        return durable;
+    }
+
+    @Override
+    public long acceptedIncrements() {
+        return slots.acceptedIncrements();
+    }
 
     @Override
     public StrategyStatistics.Activity activity() {
-        long pendingIncrements = pendingIncrements();
+        long pendingIncrements = slots.pendingIncrements();
         boolean pending = inFlight != null || pendingIncrements != 0 || !durableQueue.isEmpty();
         return stats.activity(pending, slots.size(), pendingIncrements, settings.maxPendingCounters());
     }
@@ -473,33 +326,39 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         return getAll(List.of(name)).get(name);
     }
 
+    /** The stored values plus what this node holds, read in one flush epoch (see {@link FlushEpoch}). */
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
         long started = time.nanoTime();
         while (true) {
             long seen = epoch.awaitReadable(names, started);
-            Map<CounterName, Long> local = new LinkedHashMap<>();
-            Batch batch = inFlight;
-            for (CounterName name : names) {
-                Slot slot = slots.get(name);
-                long pending;
-                try {
-                    pending = slot == null ? 0 : slot.pending();
-                    if (batch != null) {
-                        pending = Math.addExact(pending, batch.deltas().getOrDefault(name, 0L));
-                    }
-                } catch (ArithmeticException e) {
-                    throw CounterOverflowException.ofTotal(name);
-                }
-                local.put(name, pending);
-            }
+            Map<CounterName, Long> held = held(names);
             Map<CounterName, Long> stored = store.getAll(List.copyOf(names));
             if (epoch.unchanged(seen)) {
                 Map<CounterName, Long> values = new LinkedHashMap<>();
-                local.forEach((name, pending) -> values.put(name, addExact(name, stored.getOrDefault(name, 0L), pending)));
+                held.forEach((name, pending) -> values.put(name, addExact(name, stored.getOrDefault(name, 0L), pending)));
                 return values;
             }
         }
+    }
+
+    /** What this node holds of each counter: its slot and its delta in the batch in flight. */
+    private Map<CounterName, Long> held(Collection<CounterName> names) {
+        Map<CounterName, Long> held = new LinkedHashMap<>();
+        Batch batch = inFlight;
+        for (CounterName name : names) {
+            long pending;
+            try {
+                pending = slots.pending(name);
+                if (batch != null) {
+                    pending = Math.addExact(pending, batch.deltas().getOrDefault(name, 0L));
+                }
+            } catch (ArithmeticException e) {
+                throw CounterOverflowException.ofTotal(name);
+            }
+            held.put(name, pending);
+        }
+        return held;
     }
 
     private static long addExact(CounterName name, long stored, long pending) {
@@ -517,15 +376,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     @Override
     public void delete(CounterName name) {
-        Slot slot = slots.remove(name);
-        if (slot != null) {
-            slot.retired = true;
-            try {
-                take(slot);
-            } catch (ArithmeticException e) {
-                // deleted anyway
-            }
-        }
+        slots.remove(name);
         store.delete(name);
     }
 
@@ -537,9 +388,9 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             long now = time.nanoTime();
             boolean due = inFlight != null
                     || now - lastFlushNanos >= settings.flushInterval().toNanos()
-                    || pendingIncrements() >= settings.flushThreshold()
+                    || slots.pendingIncrements() >= settings.flushThreshold()
                     || !durableQueue.isEmpty()
-                    || slots.size() >= settings.maxPendingCounters()
+                    || slots.isFull()
                     || pendingKeys.size() >= settings.maxPendingCounters() / 2;
             if (due && now >= nextAttemptNanos) {
                 lastFlushNanos = now;
@@ -554,8 +405,16 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         drainOnClose();
     }
 
+    /**
+     * How often the flusher looks whether the pending increments passed the threshold. A look sums every slot (a few
+     * nanoseconds each), so with many slots it looks less often, and spends about 1 % of its time on it at most.
+     */
+    private long thresholdPollNanos() {
+        return Math.max(THRESHOLD_POLL_NANOS, slots.size() * 500L);
+    }
+
     /** One attempt: write the batch in flight, or make one from what is pending. */
-    void flushOnce() {
+    private void flushOnce() {
         Batch batch = inFlight;
         if (batch == null) {
             batch = collect();
@@ -577,7 +436,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         epoch.begin(); // readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            IdempotentBatches.AppliedBatch result = context.observe(Operation.FLUSH, type(), null,
+            AppliedBatch result = context.observe(Operation.FLUSH, "buffered", null,
                     () -> breaker.executeSupplier(() -> apply(attempt)));
             attempt.keyed().forEach((key, increment) -> {
                 flushedKeys.put(key, result.repeatedKeys().getOrDefault(key, increment));
@@ -590,31 +449,13 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             consecutiveFailures = 0;
             applied = true;
         } catch (CounterOverflowException e) {
-            // Nothing was written; the overflowing counter's delta can never be applied. Drop it, keep the rest.
-            long dropped = attempt.deltas().getOrDefault(nameOf(e), 0L);
-            log.error("Dropping the pending delta {} of counter '{}': {}", dropped, e.counter(), e.getMessage());
-            Map<CounterName, Long> rest = new HashMap<>(attempt.deltas());
-            rest.remove(nameOf(e));
-            Map<String, KeyedDelta> keyed = new HashMap<>(attempt.keyed());
-            keyed.entrySet().removeIf(entry -> entry.getValue().counter().equals(nameOf(e))
-                    && pendingKeys.remove(entry.getKey(), entry.getValue()));
-            List<DurableIncrement> waiting = new ArrayList<>();
-            List<CompletableFuture<Void>> refused = new ArrayList<>();
-            for (DurableIncrement increment : attempt.durable()) {
-                if (increment.delta() != 0 && increment.name().equals(nameOf(e))) {
-                    refused.add(increment.done());
-                } else {
-                    waiting.add(increment);
-                }
-            }
-            completions.complete(refused, e);
-            inFlight = Batch.of(ids, rest, keyed, waiting); // new deltas, so a new key that names them
+            inFlight = without(attempt, e);
             epoch.uncertain(false); // refused whole: no earlier attempt of this key can have been applied
         } catch (KeyTaken e) {
             // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging would
             // lose these deltas, so they go again under a new key.
             stats.keyTaken();
-            log.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
+            LOG.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
                     attempt.key());
             inFlight = attempt.underNewKey(ids);
         } catch (CallNotPermittedException e) {
@@ -626,14 +467,12 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             }
             consecutiveFailures++;
             stats.failed(e);
-            log.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
+            LOG.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
                     attempt.deltas().size(), consecutiveFailures, e.toString());
         } finally {
             stats.took(time.nanoTime() - started);
             epoch.end();
-            synchronized (room) {
-                room.notifyAll();
-            }
+            room.wakeWaiting();
         }
         if (applied) {
             completions.complete(attempt.futures(), null);
@@ -642,6 +481,58 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             }
             pruneKeys();
         }
+    }
+
+    /** One attempt to apply the batch; its outcome may be unknown if it fails. */
+    private AppliedBatch apply(Batch attempt) {
+        AppliedBatch applied = batchStore.applyBatch(attempt.key(), Batch.CELL, attempt.deltas(), attempt.keyed(),
+                time.steady());
+        if (!applied.applied() && !epoch.uncertain()) {
+            throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
+        }
+        reportMisusedKeys(attempt, applied);
+        return applied;
+    }
+
+    /**
+     * A key the store had recorded for another increment: this node's increment under it was a misuse of the key,
+     * acknowledged before the flush found out, and left out all the same. Only the log can say so now.
+     */
+    private static void reportMisusedKeys(Batch batch, AppliedBatch applied) {
+        applied.repeatedKeys().forEach((key, recorded) -> {
+            KeyedDelta ours = batch.keyed().get(key);
+            if (ours != null && !ours.equals(recorded)) {
+                LOG.error("{}; the buffered increment was acknowledged before its flush found the key, and is left out",
+                        new IdempotencyKeyReusedException(IdempotencyKey.of(key), recorded.counter().value(),
+                                recorded.delta(), ours.counter().value(), ours.delta()).getMessage());
+            }
+        });
+    }
+
+    /**
+     * The batch without the overflowing counter, under a new key that names the new deltas. Nothing was written; the
+     * counter's delta can never be applied, so it is dropped with its keys, and its durable callers refused.
+     */
+    private Batch without(Batch attempt, CounterOverflowException e) {
+        CounterName overflowing = CounterName.of(e.counter());
+        long dropped = attempt.deltas().getOrDefault(overflowing, 0L);
+        LOG.error("Dropping the pending delta {} of counter '{}': {}", dropped, e.counter(), e.getMessage());
+        Map<CounterName, Long> rest = new HashMap<>(attempt.deltas());
+        rest.remove(overflowing);
+        Map<String, KeyedDelta> keyed = new HashMap<>(attempt.keyed());
+        keyed.entrySet().removeIf(entry -> entry.getValue().counter().equals(overflowing)
+                && pendingKeys.remove(entry.getKey(), entry.getValue()));
+        List<DurableIncrement> waiting = new ArrayList<>();
+        List<CompletableFuture<Void>> refused = new ArrayList<>();
+        for (DurableIncrement increment : attempt.durable()) {
+            if (increment.delta() != 0 && increment.name().equals(overflowing)) {
+                refused.add(increment.done());
+            } else {
+                waiting.add(increment);
+            }
+        }
+        completions.complete(refused, e);
+        return Batch.of(ids, rest, keyed, waiting);
     }
 
     /**
@@ -656,35 +547,9 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             batchStore.pruneBatchKeys(time.steady().minus(settings.keyRetention()));
             pruneDue = false;
         } catch (RuntimeException e) {
-            log.warn("Pruning flush keys older than {} failed; trying again after the next flush: {}",
+            LOG.warn("Pruning flush keys older than {} failed; trying again after the next flush: {}",
                     settings.keyRetention(), e.toString());
         }
-    }
-
-    /** One attempt to apply the batch; its outcome may be unknown if it fails. */
-    private IdempotentBatches.AppliedBatch apply(Batch attempt) {
-        IdempotentBatches.AppliedBatch applied = batchStore.applyBatch(attempt.key(), Batch.CELL, attempt.deltas(),
-                attempt.keyed(), time.steady());
-        if (!applied.applied() && !epoch.uncertain()) {
-            throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
-        }
-        reportMisusedKeys(attempt, applied);
-        return applied;
-    }
-
-    /**
-     * A key the store had recorded for another increment: this node's increment under it was a misuse of the key,
-     * acknowledged before the flush found out, and left out all the same. Only the log can say so now.
-     */
-    private void reportMisusedKeys(Batch batch, IdempotentBatches.AppliedBatch applied) {
-        applied.repeatedKeys().forEach((key, recorded) -> {
-            KeyedDelta ours = batch.keyed().get(key);
-            if (ours != null && !ours.equals(recorded)) {
-                log.error("{}; the buffered increment was acknowledged before its flush found the key, and is left out",
-                        new IdempotencyKeyReusedException(IdempotencyKey.of(key), recorded.counter().value(),
-                                recorded.delta(), ours.counter().value(), ours.delta()).getMessage());
-            }
-        });
     }
 
     /** A flush key found recorded, though no attempt of ours can have recorded it. */
@@ -697,151 +562,27 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         }
     }
 
-    private static CounterName nameOf(CounterOverflowException e) {
-        return CounterName.of(e.counter());
-    }
-
-    /**
-     * How often the flusher looks whether the pending increments passed the threshold. A look sums every slot (a few
-     * nanoseconds each), so with many slots it looks less often, and spends about 1 % of its time on it at most.
-     */
-    private long thresholdPollNanos() {
-        return Math.max(THRESHOLD_POLL_NANOS, slots.size() * 500L);
-    }
-
-    /**
-     * Increments accepted since the last collect, about: an increment other than 1 is counted just after its add, so a
-     * collect may take it before it is counted. For the flush threshold and statistics, never for values.
-     */
-    private long pendingIncrements() {
-        return Math.max(0, otherIncrements.sum() - othersAtCollect + onesInSlots());
-    }
-
-    /**
-     * Counted when asked, from the slots: the service does not count a buffered increment, which would be a second
-     * add. A slot's increments of 1 move to {@link #collectedOnes} after they leave it, and are read from there first, so
-     * a move under way can make the count short but never count anything twice; the count reported never goes back.
-     */
-    @Override
-    public long acceptedIncrements() {
-        long counted = collectedOnes.sum() + otherIncrements.sum(); // before the slots, see above
-        counted += onesInSlots();
-        return reportedIncrements.accumulateAndGet(counted, Math::max);
-    }
-
-    /** The increments of 1 the slots hold now. */
-    private long onesInSlots() {
-        long ones = 0;
-        for (Slot slot : slots.values()) {
-            ones += slot.sum();
-        }
-        return ones;
-    }
-
-    /**
-     * Empties the slot: its sum, with its increments of 1 counted as collected.
-     *
-     * @throws ArithmeticException when the sum is past the 64-bit range (the slot is empty all the same)
-     */
-    private long take(Slot slot) {
-        long ones = slot.sumThenReset();
-        collectedOnes.add(ones);
-        return Math.addExact(Math.addExact(ones, slot.others.sumThenReset()), slot.takeLarge());
-    }
-
-    /**
-     * Seals every slot before the last drain, once no new slot can come: an add to a slot either is in what the drain
-     * writes or fails. In an odd epoch, as the seal moves what the adders hold.
-     */
-    private void sealSlots() {
-        epoch.begin();
-        try {
-            slots.values().forEach(Slot::sealAll);
-            graveyard.forEach(retired -> retired.slot().sealAll());
-        } finally {
-            epoch.end();
-        }
-    }
-
-    /**
-     * Adds what a slot held to the batch's deltas; a sum past the 64-bit range is dropped, and logged, as when the
-     * store refuses it. Whether the slot held anything.
-     */
-    private boolean takeInto(Map<CounterName, Long> deltas, CounterName name, Slot slot) {
-        try {
-            long delta = take(slot);
-            if (delta != 0) {
-                deltas.put(name, Math.addExact(deltas.getOrDefault(name, 0L), delta));
-            }
-            return delta != 0;
-        } catch (ArithmeticException e) {
-            deltas.remove(name);
-            log.error("Dropping the pending deltas of counter '{}': their sum is past the 64-bit range, and would"
-                    + " wrap around", name);
-            return true;
-        }
-    }
-
     /** Moves everything pending into a new batch, evicting slots that stayed idle; null when there is nothing. */
     private @Nullable Batch collect() {
         Map<CounterName, Long> deltas = new HashMap<>();
-        long othersAt = otherIncrements.sum();
-        List<DurableIncrement> durable = new ArrayList<>();
         epoch.begin();
         try {
             // The waiting callers first: what was added before they asked is in the slots by now, so in this batch.
-            for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
-                durableQueued.decrementAndGet();
-                durable.add(increment);
-            }
+            List<DurableIncrement> waiting = drainDurable();
             // The keys before the slots: a key's delta was added before the key was queued, so it is in this batch or
             // an earlier one, never a later one.
             Map<String, KeyedDelta> keyed = new HashMap<>();
             for (Map.Entry<String, KeyedDelta> entry; (entry = keyedQueue.poll()) != null; ) {
                 keyed.put(entry.getKey(), entry.getValue());
             }
-            long nowNanos = time.nanoTime();
-            for (Iterator<Map.Entry<CounterName, Slot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
-                Map.Entry<CounterName, Slot> entry = it.next();
-                Slot slot = entry.getValue();
-                if (takeInto(deltas, entry.getKey(), slot)) {
-                    slot.idleFlushes = 0;
-                } else if (++slot.idleFlushes >= 2 || slots.size() >= settings.maxPendingCounters()) {
-                    slot.retired = true;
-                    it.remove();
-                    graveyard.add(new Retired(entry.getKey(), slot, nowNanos + GRAVEYARD_TIME.toNanos()));
-                }
-            }
-            // An add that looked a slot up just before its eviction lands in it a moment later: keep draining.
-            graveyard.removeIf(retired -> {
-                boolean last = nowNanos > retired.untilNanos();
-                if (last) {
-                    retired.slot().sealAll(); // a caller still holding it finds it sealed, and looks the counter up
-                }
-                takeInto(deltas, retired.name(), retired.slot());
-                return last;
-            });
-            othersAtCollect = othersAt;
-            for (Iterator<DurableIncrement> it = durable.iterator(); it.hasNext(); ) {
-                DurableIncrement increment = it.next();
-                if (increment.delta() == 0) {
-                    continue;
-                }
-                try {
-                    deltas.put(increment.name(), Math.addExact(deltas.getOrDefault(increment.name(), 0L),
-                            increment.delta()));
-                } catch (ArithmeticException e) {
-                    it.remove(); // refused alone and whole: nothing of it is written
-                    completions.complete(List.of(increment.done()),
-                            new CounterOverflowException(increment.name(), increment.delta()));
-                }
-            }
+            slots.drainInto(deltas, time.nanoTime());
+            addDurable(deltas, waiting);
             deltas.values().removeIf(delta -> delta == 0);
-            if (deltas.isEmpty() && durable.isEmpty() && keyed.isEmpty()) {
+            if (deltas.isEmpty() && waiting.isEmpty() && keyed.isEmpty()) {
                 return null;
             }
             batches++;
-            Batch batch = Batch.of(ids, deltas, keyed, durable);
+            Batch batch = Batch.of(ids, deltas, keyed, waiting);
             inFlight = batch;
             return batch;
         } finally {
@@ -849,13 +590,35 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         }
     }
 
+    /** Adds the durable increments' deltas; one past the 64-bit range is refused alone and whole, and leaves the list. */
+    private void addDurable(Map<CounterName, Long> deltas, List<DurableIncrement> waiting) {
+        for (Iterator<DurableIncrement> it = waiting.iterator(); it.hasNext(); ) {
+            DurableIncrement increment = it.next();
+            if (increment.delta() == 0) {
+                continue;
+            }
+            try {
+                deltas.put(increment.name(), Math.addExact(deltas.getOrDefault(increment.name(), 0L),
+                        increment.delta()));
+            } catch (ArithmeticException e) {
+                it.remove(); // nothing of it is written
+                completions.complete(List.of(increment.done()),
+                        new CounterOverflowException(increment.name(), increment.delta()));
+            }
+        }
+    }
+
     /**
-     * The last drain, once no new slot, key or call can come: seals the slots, then flushes until nothing is pending or
-     * the shutdown timeout has passed. Then every caller still waiting gets an answer, whether the store kept failing
-     * or not.
+     * The last drain: seals the slots, then flushes until nothing is pending or the shutdown timeout has passed. Then
+     * every caller still waiting gets an answer, whether the store kept failing or not.
      */
     private void drainOnClose() {
-        sealSlots();
+        epoch.begin(); // the seal moves what the adders hold
+        try {
+            slots.sealAll();
+        } finally {
+            epoch.end();
+        }
         long deadline = closeDeadlineNanos;
         while (hasPending()) {
             if (time.nanoTime() >= nextAttemptNanos) {
@@ -865,9 +628,8 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             }
             if (time.nanoTime() >= deadline && hasPending()) {
                 Batch batch = inFlight;
-                long counters = slots.values().stream().filter(slot -> pendingOrOverflow(slot) != 0).count()
-                        + (batch == null ? 0 : batch.deltas().size());
-                log.error("Closing with increments that could not be written within the shutdown timeout of {}:"
+                long counters = slots.pendingCounters() + (batch == null ? 0 : batch.deltas().size());
+                LOG.error("Closing with increments that could not be written within the shutdown timeout of {}:"
                         + " the pending deltas of {} counters are lost ({})", settings.shutdownTimeout(), counters,
                         stats.lastError());
                 unwrittenOnClose = "the pending deltas of " + counters + " counters could not be written within the"
@@ -876,6 +638,10 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
                 return;
             }
         }
+    }
+
+    private boolean hasPending() {
+        return inFlight != null || !durableQueue.isEmpty() || !keyedQueue.isEmpty() || slots.hasPending();
     }
 
     /**
@@ -890,26 +656,33 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
                             + " applied; " + why, null)
                     : new TransientStoreException("Not applied; " + why, null));
         }
-        List<CompletableFuture<Void>> queued = new ArrayList<>();
-        for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
-            durableQueued.decrementAndGet();
-            queued.add(increment.done());
-        }
-        completions.complete(queued, new TransientStoreException("Not applied; " + why, null));
+        completions.complete(Batch.futures(drainDurable()), new TransientStoreException("Not applied; " + why, null));
     }
 
-    private static long pendingOrOverflow(Slot slot) {
+    /**
+     * Ends the loop, once no new slot, key or call can come, and waits for the last drain (within the shutdown timeout,
+     * from {@code deadlineNanos}) and for the futures' completion. What could not be written, or null.
+     */
+    private @Nullable String stop(long deadlineNanos) {
+        closeDeadlineNanos = deadlineNanos;
+        closing = true;
+        LockSupport.unpark(flusher);
         try {
-            return slot.pending();
-        } catch (ArithmeticException e) {
-            return 1;
+            flusher.join(settings.shutdownTimeout().plusSeconds(5).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-    }
-
-    private boolean hasPending() {
-        return inFlight != null || !durableQueue.isEmpty() || !keyedQueue.isEmpty()
-                || slots.values().stream().anyMatch(slot -> pendingOrOverflow(slot) != 0)
-                || graveyard.stream().anyMatch(retired -> pendingOrOverflow(retired.slot()) != 0);
+        if (flusher.isAlive()) {
+            // Stuck in the store past the timeout: its batch may yet be applied.
+            unwrittenOnClose = "the flusher was still writing after the shutdown timeout of "
+                    + settings.shutdownTimeout() + " (" + stats.lastError() + ")";
+            LOG.error("Closing while the flusher is still writing: {}", unwrittenOnClose);
+            slots.sealLive(); // held handles are refused all the same
+            failWaiting(inFlight, true);
+        }
+        // At least a moment for the last answers, even when the drain took the whole timeout.
+        completions.shutdown(Math.max(deadlineNanos - time.nanoTime(), COMPLETION_GRACE_NANOS));
+        return unwrittenOnClose;
     }
 
     /**
@@ -923,32 +696,12 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             return;
         }
         long deadline = time.nanoTime() + settings.shutdownTimeout().toNanos();
-        synchronized (room) {
-            room.notifyAll(); // callers waiting for room give up: closing waits for them
-        }
+        room.wakeWaiting(); // callers waiting for room give up: closing waits for them
         if (!gate.awaitLeft(time, deadline)) {
-            log.error("Closing while increments are still being added after the shutdown timeout of {}; they may be"
+            LOG.error("Closing while increments are still being added after the shutdown timeout of {}; they may be"
                     + " lost", settings.shutdownTimeout());
         }
-        closeDeadlineNanos = deadline;
-        closing = true;
-        LockSupport.unpark(flusher);
-        try {
-            flusher.join(settings.shutdownTimeout().plusSeconds(5).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (flusher.isAlive()) {
-            // Stuck in the store past the timeout: its batch may yet be applied.
-            unwrittenOnClose = "the flusher was still writing after the shutdown timeout of "
-                    + settings.shutdownTimeout() + " (" + stats.lastError() + ")";
-            log.error("Closing while the flusher is still writing: {}", unwrittenOnClose);
-            slots.values().forEach(Slot::sealAll); // held handles are refused all the same
-            failWaiting(inFlight, true);
-        }
-        // At least a moment for the last answers, even when the drain took the whole timeout.
-        completions.shutdown(Math.max(deadline - time.nanoTime(), COMPLETION_GRACE_NANOS));
-        String unwritten = unwrittenOnClose;
+        String unwritten = stop(deadline);
         if (unwritten == null) {
             closed.complete(null);
         } else {
