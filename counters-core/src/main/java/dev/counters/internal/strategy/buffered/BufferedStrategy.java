@@ -1,12 +1,9 @@
 package dev.counters.internal.strategy.buffered;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
 import dev.counters.IdempotencyKey;
-import dev.counters.IdempotencyKeyReusedException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
 import dev.counters.internal.Time;
@@ -32,9 +29,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
@@ -65,8 +59,9 @@ import org.slf4j.LoggerFactory;
  * <p>No caller's code runs on the flusher: the futures it hands out are completed by {@link Completions}. Every wait
  * has a deadline: a read waiting for a flush, a caller waiting for room, closing.
  *
- * <p>The counters' {@link Slots} (with {@link Room} for back-pressure), the {@link Batch}es and the {@link FlushEpoch}
- * that keeps reads consistent with the flusher have classes of their own.
+ * <p>The counters' {@link Slots} (with {@link Room} for back-pressure), the keyed increments' {@link PendingKeys}, the
+ * {@link DurableQueue}, the {@link Batch}es and the {@link FlushEpoch} that keeps reads consistent with the flusher
+ * have classes of their own.
  */
 public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
@@ -99,23 +94,8 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     private final FlushEpoch epoch;
     private final Room room;
     private final Slots slots;
-    /** Durable increments and flush calls waiting for the next batch; {@link #durableQueued} counts them. */
-    private final ConcurrentLinkedQueue<DurableIncrement> durableQueue = new ConcurrentLinkedQueue<>();
-    /** Bounded by max-pending-counters, like the slots and the pending keys. */
-    private final AtomicInteger durableQueued = new AtomicInteger();
-    /**
-     * The idempotency keys of keyed increments accepted and not yet in a committed batch, where a repeat is recognised;
-     * once committed, the store's record of the key recognises it.
-     */
-    private final ConcurrentHashMap<String, KeyedDelta> pendingKeys = new ConcurrentHashMap<>();
-    /**
-     * Keys this node flushed lately, so that a repeat here is recognised without a round trip, and a misuse refused.
-     * Bounded: a repeat of a key it forgot is still recognised by the store, at the flush.
-     */
-    private final Cache<String, KeyedDelta> flushedKeys;
-    private static final int FLUSHED_KEYS_KEPT = 100_000;
-    /** Keyed increments for the next batch; their deltas are in the slots already (added before they are queued). */
-    private final ConcurrentLinkedQueue<Map.Entry<String, KeyedDelta>> keyedQueue = new ConcurrentLinkedQueue<>();
+    private final PendingKeys keys;
+    private final DurableQueue durable;
 
     // Written by the flusher thread only; volatile for readers.
     private volatile @Nullable Batch inFlight;
@@ -150,8 +130,8 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         this.flusher = context.newThread("flusher", this::runFlusher);
         this.room = new Room(settings, time, gate, stats, flusher);
         this.slots = new Slots(settings, gate, room);
-        this.flushedKeys = Caffeine.newBuilder().maximumSize(FLUSHED_KEYS_KEPT)
-                .expireAfterWrite(settings.keyRetention()).build();
+        this.keys = new PendingKeys(settings, slots, room);
+        this.durable = new DurableQueue(settings, slots, room);
         this.flusher.start();
     }
 
@@ -195,46 +175,17 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     /**
      * Adds the delta to the counter's slot, and queues its key for the next flush, which records it in the same
-     * transaction: a repeat while the key is pending is recognised here, one after it is committed by the store, which
-     * then leaves its delta out. Until that flush, this node's reads include the repeated delta.
+     * transaction (see {@link PendingKeys}).
      */
     @Override
     public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
         gate.enter(name);
         try {
-            takeKeyed(name, delta, key);
+            keys.increment(name, delta, key);
         } finally {
             gate.leave();
         }
         return needsValue ? CounterStrategy.readAfterTaken(name, delta, () -> get(name)) : 0;
-    }
-
-    private void takeKeyed(CounterName name, long delta, IdempotencyKey key) {
-        KeyedDelta increment = new KeyedDelta(name, delta);
-        KeyedDelta known = flushedKeys.getIfPresent(key.value());
-        if (known == null) {
-            known = pendingKeys.get(key.value());
-        }
-        if (known == null) {
-            // Each new key is a row its flush writes: as many as max-pending-counters wait at most, as counters do.
-            if (pendingKeys.size() >= settings.maxPendingCounters()) {
-                room.await(name, () -> pendingKeys.size() >= settings.maxPendingCounters(),
-                        pendingKeys.size() + " idempotency keys");
-            }
-            known = pendingKeys.putIfAbsent(key.value(), increment);
-        }
-        if (known == null) {
-            try {
-                slots.incrementEntered(name, delta);
-            } catch (RuntimeException e) {
-                pendingKeys.remove(key.value(), increment);
-                throw e;
-            }
-            keyedQueue.add(Map.entry(key.value(), increment)); // after the add: a batch never has a key without its delta
-        } else if (!known.equals(increment)) {
-            throw new IdempotencyKeyReusedException(key, known.counter().value(), known.delta(), name.value(),
-                    delta);
-        }
     }
 
     /**
@@ -247,7 +198,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             return CompletableFuture.failedFuture(CloseGate.refused(name));
         }
         try {
-            return queue(name, delta);
+            return durable.add(name, delta);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         } finally {
@@ -271,40 +222,12 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             return closed.copy();
         }
         try {
-            return queue(FLUSH_MARKER, 0);
+            return durable.add(FLUSH_MARKER, 0);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         } finally {
             gate.leave();
         }
-    }
-
-    /** Queues a durable increment (delta 0: a flush), within the bound of max-pending-counters waiting at once. */
-    private CompletableFuture<Void> queue(CounterName name, long delta) {
-        int max = settings.maxPendingCounters();
-        for (int queued; (queued = durableQueued.get()) >= max || !durableQueued.compareAndSet(queued, queued + 1); ) {
-            if (queued >= max) {
-                String holding = queued + " durable increments and flushes waiting for their flush";
-                room.await(name, () -> durableQueued.get() >= max, holding);
-            }
-        }
-        DurableIncrement increment = new DurableIncrement(name, delta, new CompletableFuture<>());
-        durableQueue.add(increment);
-        if (delta != 0) {
-            slots.countOther();
-        }
-        room.wakeFlusher();
-        return increment.done();
-    }
-
-    /** Takes every durable increment queued. */
-    private List<DurableIncrement> drainDurable() {
-        List<DurableIncrement> durable = new ArrayList<>();
-        for (DurableIncrement increment; (increment = durableQueue.poll()) != null; ) {
-            durableQueued.decrementAndGet();
-            durable.add(increment);
-        }
-        return durable;
     }
 
     @Override
@@ -315,7 +238,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     @Override
     public StrategyStatistics.Activity activity() {
         long pendingIncrements = slots.pendingIncrements();
-        boolean pending = inFlight != null || pendingIncrements != 0 || !durableQueue.isEmpty();
+        boolean pending = inFlight != null || pendingIncrements != 0 || !durable.isEmpty();
         return stats.activity(pending, slots.size(), pendingIncrements, settings.maxPendingCounters());
     }
 
@@ -389,9 +312,9 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             boolean due = inFlight != null
                     || now - lastFlushNanos >= settings.flushInterval().toNanos()
                     || slots.pendingIncrements() >= settings.flushThreshold()
-                    || !durableQueue.isEmpty()
+                    || !durable.isEmpty()
                     || slots.isFull()
-                    || pendingKeys.size() >= settings.maxPendingCounters() / 2;
+                    || keys.size() >= settings.maxPendingCounters() / 2;
             if (due && now >= nextAttemptNanos) {
                 lastFlushNanos = now;
                 flushOnce();
@@ -438,10 +361,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             inFlight = attempt;
             AppliedBatch result = context.observe(Operation.FLUSH, "buffered", null,
                     () -> breaker.executeSupplier(() -> apply(attempt)));
-            attempt.keyed().forEach((key, increment) -> {
-                flushedKeys.put(key, result.repeatedKeys().getOrDefault(key, increment));
-                pendingKeys.remove(key, increment); // the store recognises it now
-            });
+            keys.flushed(attempt.keyed(), result);
             // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
             inFlight = null;
             epoch.uncertain(false);
@@ -490,23 +410,8 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         if (!applied.applied() && !epoch.uncertain()) {
             throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
         }
-        reportMisusedKeys(attempt, applied);
+        PendingKeys.reportMisused(attempt, applied);
         return applied;
-    }
-
-    /**
-     * A key the store had recorded for another increment: this node's increment under it was a misuse of the key,
-     * acknowledged before the flush found out, and left out all the same. Only the log can say so now.
-     */
-    private static void reportMisusedKeys(Batch batch, AppliedBatch applied) {
-        applied.repeatedKeys().forEach((key, recorded) -> {
-            KeyedDelta ours = batch.keyed().get(key);
-            if (ours != null && !ours.equals(recorded)) {
-                LOG.error("{}; the buffered increment was acknowledged before its flush found the key, and is left out",
-                        new IdempotencyKeyReusedException(IdempotencyKey.of(key), recorded.counter().value(),
-                                recorded.delta(), ours.counter().value(), ours.delta()).getMessage());
-            }
-        });
     }
 
     /**
@@ -521,7 +426,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         rest.remove(overflowing);
         Map<String, KeyedDelta> keyed = new HashMap<>(attempt.keyed());
         keyed.entrySet().removeIf(entry -> entry.getValue().counter().equals(overflowing)
-                && pendingKeys.remove(entry.getKey(), entry.getValue()));
+                && keys.drop(entry.getKey(), entry.getValue()));
         List<DurableIncrement> waiting = new ArrayList<>();
         List<CompletableFuture<Void>> refused = new ArrayList<>();
         for (DurableIncrement increment : attempt.durable()) {
@@ -568,13 +473,10 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         epoch.begin();
         try {
             // The waiting callers first: what was added before they asked is in the slots by now, so in this batch.
-            List<DurableIncrement> waiting = drainDurable();
+            List<DurableIncrement> waiting = durable.drain();
             // The keys before the slots: a key's delta was added before the key was queued, so it is in this batch or
             // an earlier one, never a later one.
-            Map<String, KeyedDelta> keyed = new HashMap<>();
-            for (Map.Entry<String, KeyedDelta> entry; (entry = keyedQueue.poll()) != null; ) {
-                keyed.put(entry.getKey(), entry.getValue());
-            }
+            Map<String, KeyedDelta> keyed = keys.drain();
             slots.drainInto(deltas, time.nanoTime());
             addDurable(deltas, waiting);
             deltas.values().removeIf(delta -> delta == 0);
@@ -641,7 +543,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     }
 
     private boolean hasPending() {
-        return inFlight != null || !durableQueue.isEmpty() || !keyedQueue.isEmpty() || slots.hasPending();
+        return inFlight != null || !durable.isEmpty() || keys.hasQueued() || slots.hasPending();
     }
 
     /**
@@ -656,7 +558,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
                             + " applied; " + why, null)
                     : new TransientStoreException("Not applied; " + why, null));
         }
-        completions.complete(Batch.futures(drainDurable()), new TransientStoreException("Not applied; " + why, null));
+        completions.complete(Batch.futures(durable.drain()), new TransientStoreException("Not applied; " + why, null));
     }
 
     /**
