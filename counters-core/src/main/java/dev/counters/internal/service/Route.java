@@ -1,6 +1,7 @@
 package dev.counters.internal.service;
 
 import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.internal.strategy.SelfCounting;
 import dev.counters.strategy.StrategySettings;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -12,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 public record Route(String rule, StrategySettings settings, CounterStrategy strategy, @Nullable LongAdder counted) {
 
     public Route(String rule, StrategySettings settings, CounterStrategy strategy) {
-        this(rule, settings, strategy, strategy.acceptedIncrements().isPresent() ? null : new LongAdder());
+        this(rule, settings, strategy, strategy instanceof SelfCounting ? null : new LongAdder());
     }
 
     /** The strategy's name in configuration. */
@@ -27,6 +28,6 @@ public record Route(String rule, StrategySettings settings, CounterStrategy stra
     }
 
     long increments() {
-        return counted != null ? counted.sum() : strategy.acceptedIncrements().orElseThrow();
+        return counted != null ? counted.sum() : ((SelfCounting) strategy).acceptedIncrements();
     }
 }

@@ -7,7 +7,6 @@ import dev.counters.StrategyStatistics;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -42,15 +41,6 @@ public interface CounterStrategy extends AutoCloseable {
      */
     default LongConsumer incrementer(CounterName name) {
         return delta -> increment(name, delta);
-    }
-
-    /**
-     * The increments this strategy accepted, if it counts them itself; empty (the default) when the service counts
-     * them, which never changes for a strategy. {@code buffered} does: its increment is one add, and the service's count
-     * would be a second.
-     */
-    default OptionalLong acceptedIncrements() {
-        return OptionalLong.empty();
     }
 
     /**

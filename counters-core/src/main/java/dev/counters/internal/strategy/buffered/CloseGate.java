@@ -1,5 +1,6 @@
 package dev.counters.internal.strategy.buffered;
 
+import dev.counters.CounterName;
 import dev.counters.internal.Time;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -27,6 +28,18 @@ final class CloseGate {
             return false;
         }
         return true;
+    }
+
+    /** Passes the gate for an increment of {@code name}, or refuses it once closing began: it could miss the drain. */
+    void enter(CounterName name) {
+        if (!enter()) {
+            throw refused(name);
+        }
+    }
+
+    /** The refusal of an increment of {@code name} once closing began. */
+    static IllegalStateException refused(CounterName name) {
+        return new IllegalStateException("The buffered strategy is closed; counter '" + name + "' was not incremented");
     }
 
     void leave() {

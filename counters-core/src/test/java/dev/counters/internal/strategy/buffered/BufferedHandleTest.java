@@ -95,8 +95,10 @@ class BufferedHandleTest {
     }
 
     private Object slotOf(CounterStrategy buffered) throws ReflectiveOperationException {
-        Field slots = buffered.getClass().getDeclaredField("slots");
+        Field slots = BufferedStrategy.class.getDeclaredField("slots");
         slots.setAccessible(true);
-        return ((Map<?, ?>) slots.get(buffered)).get(name);
+        Field byName = Slots.class.getDeclaredField("byName");
+        byName.setAccessible(true);
+        return ((Map<?, ?>) byName.get(slots.get(buffered))).get(name);
     }
 }

@@ -1,0 +1,79 @@
+package dev.counters.internal.strategy.buffered;
+
+import dev.counters.CounterName;
+import dev.counters.internal.UniqueIds;
+import dev.counters.internal.strategy.AtomicStrategy;
+import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A flush in progress: its key, deltas, keyed increments (whose deltas are among the batch's, or an earlier batch's)
+ * and waiting durable callers stay the same across retries. The key is an id unique to the batch and a digest of its
+ * content, so that the key also names the deltas: a retry under it applies them exactly once.
+ */
+record Batch(String key, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed,
+        List<DurableIncrement> durable) {
+
+    /** The cell buffered counters flush into: the same as atomic's, so a counter can move between the two. */
+    static final String CELL = AtomicStrategy.CELL;
+
+    /** An increment whose caller waits for the flush carrying it; delta 0 only waits (a flush call). */
+    record DurableIncrement(CounterName name, long delta, CompletableFuture<Void> done) {
+    }
+
+    /** A batch under a key of its own: a new id and the digest of its content. */
+    static Batch of(UniqueIds ids, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed,
+            List<DurableIncrement> durable) {
+        return new Batch(ids.next() + "." + digest(deltas, keyed), deltas, keyed, durable);
+    }
+
+    /** The same content under a new key. */
+    Batch underNewKey(UniqueIds ids) {
+        return of(ids, deltas, keyed, durable);
+    }
+
+    /** The futures of the durable callers waiting for this batch. */
+    List<CompletableFuture<Void>> futures() {
+        return futures(durable);
+    }
+
+    static List<CompletableFuture<Void>> futures(List<DurableIncrement> increments) {
+        List<CompletableFuture<Void>> futures = new ArrayList<>(increments.size());
+        increments.forEach(increment -> futures.add(increment.done()));
+        return futures;
+    }
+
+    /** 128 bits of SHA-256 over the cell, the deltas in name order and the keyed increments in key order. */
+    private static String digest(Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Every Java platform has SHA-256", e);
+        }
+        sha.update(CELL.getBytes(StandardCharsets.US_ASCII));
+        new TreeMap<>(deltas).forEach((name, delta) -> {
+            sha.update((byte) 0);
+            sha.update(name.value().getBytes(StandardCharsets.US_ASCII));
+            sha.update((byte) 0);
+            sha.update(Long.toString(delta).getBytes(StandardCharsets.US_ASCII));
+        });
+        new TreeMap<>(keyed).forEach((key, increment) -> {
+            sha.update((byte) 1);
+            sha.update(key.getBytes(StandardCharsets.US_ASCII));
+            sha.update((byte) 0);
+            sha.update(increment.counter().value().getBytes(StandardCharsets.US_ASCII));
+            sha.update((byte) 0);
+            sha.update(Long.toString(increment.delta()).getBytes(StandardCharsets.US_ASCII));
+        });
+        return HexFormat.of().formatHex(sha.digest(), 0, 16);
+    }
+}

@@ -1,0 +1,391 @@
+package dev.counters.internal.strategy.buffered;
+
+import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
+import dev.counters.CounterStoreException;
+import dev.counters.TransientStoreException;
+import dev.counters.internal.Time;
+import dev.counters.internal.UniqueIds;
+import dev.counters.internal.strategy.StrategyContext;
+import dev.counters.internal.strategy.buffered.Batch.DurableIncrement;
+import dev.counters.observation.CountersObservationContext.Operation;
+import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import dev.counters.spi.IdempotentBatches;
+import dev.counters.spi.IdempotentBatches.AppliedBatch;
+import dev.counters.strategy.BufferedSettings;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The flusher thread: every flush interval, or sooner past the threshold of pending increments, for a durable call or
+ * a full buffer, it collects what is pending into a {@link Batch} and applies it in one transaction under the batch's
+ * key. A batch stays in flight, with the same key and deltas, until it is applied: a failed attempt is tried again at
+ * once, and after three failures in a row the circuit breaker {@code counters-buffered} opens and spaces the attempts
+ * with its exponential wait (one flush transaction per permission). Closing ends the loop with the last drain, within
+ * the shutdown timeout.
+ *
+ * <p>No caller's code runs here: the futures it hands out are completed by {@link Completions}.
+ */
+final class Flusher {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Flusher.class);
+
+    private static final long THRESHOLD_POLL_NANOS = Duration.ofMillis(5).toNanos();
+
+    /** How often an open circuit breaker is asked whether a flush may be tried again. */
+    private static final long BREAKER_POLL_NANOS = Duration.ofMillis(100).toNanos();
+
+    /** How long closing waits for the last futures' completion at least. */
+    private static final long COMPLETION_GRACE_NANOS = Duration.ofSeconds(1).toNanos();
+
+    private final StrategyContext context;
+    private final IdempotentBatches batchStore;
+    /** Steady time for flush keys' timestamps, which must not jump with the wall clock. */
+    private final Time time;
+    private final UniqueIds ids;
+    private final BufferedSettings settings;
+    private final CircuitBreaker breaker;
+    private final Completions completions;
+    private final Slots slots;
+    private final PendingKeys keys;
+    private final DurableQueue durable;
+    private final FlushEpoch epoch;
+    private final Room room;
+    private final FlushStats stats;
+    private final Thread thread;
+
+    // Written by the flusher thread only; volatile for readers.
+    private volatile @Nullable Batch inFlight;
+    private long batches;
+    /** While the circuit breaker is open: when to ask it again. */
+    private long nextAttemptNanos;
+    private int consecutiveFailures;
+    /** Flush keys are pruned after a successful flush once in a while, and after one that failed, at the next. */
+    private boolean pruneDue;
+
+    /** Set once the adds inside the gate are done: the flusher drains and stops. */
+    private volatile boolean closing;
+    private volatile long closeDeadlineNanos;
+    /** What closing could not write, if anything; null while open or when it wrote everything. */
+    private volatile @Nullable String unwrittenOnClose;
+
+    /** A flusher that runs on {@code thread} (see {@link #run()}), started by the caller. */
+    Flusher(StrategyContext context, BufferedSettings settings, Slots slots, PendingKeys keys, DurableQueue durable,
+            FlushEpoch epoch, Room room, FlushStats stats, Thread thread) {
+        this.context = context;
+        this.batchStore = context.require(IdempotentBatches.class);
+        this.time = context.time();
+        this.ids = context.ids();
+        this.settings = settings;
+        this.breaker = context.circuitBreaker("", StrategyContext.breakerForOutages(3)
+                .ignoreExceptions(CounterOverflowException.class)
+                .build());
+        this.completions = new Completions(task -> context.newThread("buffered-completions", task));
+        this.slots = slots;
+        this.keys = keys;
+        this.durable = durable;
+        this.epoch = epoch;
+        this.room = room;
+        this.stats = stats;
+        this.thread = thread;
+    }
+
+    /** The batch being written, whose deltas are no longer in the slots; null between flushes. */
+    @Nullable Batch inFlight() {
+        return inFlight;
+    }
+
+    /** The thread's loop: flushes when due, until closing; then the last drain. */
+    void run() {
+        long lastFlushNanos = time.nanoTime();
+        while (!closing) {
+            long now = time.nanoTime();
+            boolean due = inFlight != null
+                    || now - lastFlushNanos >= settings.flushInterval().toNanos()
+                    || slots.pendingIncrements() >= settings.flushThreshold()
+                    || !durable.isEmpty()
+                    || slots.isFull()
+                    || keys.size() >= settings.maxPendingCounters() / 2;
+            if (due && now >= nextAttemptNanos) {
+                lastFlushNanos = now;
+                flushOnce();
+            } else {
+                long untilInterval = lastFlushNanos + settings.flushInterval().toNanos() - now;
+                long untilRetry = nextAttemptNanos - now;
+                // Wake at least every threshold poll to see whether the pending increments passed the threshold.
+                LockSupport.parkNanos(Math.max(100_000, Math.min(thresholdPollNanos(), due ? untilRetry : untilInterval)));
+            }
+        }
+        drainOnClose();
+    }
+
+    /**
+     * How often the flusher looks whether the pending increments passed the threshold. A look sums every slot (a few
+     * nanoseconds each), so with many slots it looks less often, and spends about 1 % of its time on it at most.
+     */
+    private long thresholdPollNanos() {
+        return Math.max(THRESHOLD_POLL_NANOS, slots.size() * 500L);
+    }
+
+    /** One attempt: write the batch in flight, or make one from what is pending. */
+    private void flushOnce() {
+        Batch batch = inFlight;
+        if (batch == null) {
+            batch = collect();
+            if (batch == null) {
+                stats.upToDate(); // nothing pending: everything so far is durable
+                return;
+            }
+        }
+        if (batch.deltas().isEmpty() && batch.keyed().isEmpty()) {
+            // Only callers waiting for what came before them, which is durable already: nothing to write.
+            inFlight = null;
+            stats.upToDate();
+            completions.complete(batch.futures(), null);
+            return;
+        }
+        Batch attempt = batch;
+        long started = time.nanoTime();
+        boolean applied = false;
+        epoch.begin(); // readers wait until the batch is in the store, or back in flight
+        try {
+            inFlight = attempt;
+            AppliedBatch result = context.observe(Operation.FLUSH, null,
+                    () -> breaker.executeSupplier(() -> apply(attempt)));
+            keys.flushed(attempt.keyed(), result);
+            // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
+            inFlight = null;
+            epoch.uncertain(false);
+            stats.flushed();
+            consecutiveFailures = 0;
+            applied = true;
+        } catch (CounterOverflowException e) {
+            inFlight = without(attempt, e);
+            epoch.uncertain(false); // refused whole: no earlier attempt of this key can have been applied
+        } catch (KeyTaken e) {
+            // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging would
+            // lose these deltas, so they go again under a new key.
+            stats.keyTaken();
+            LOG.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
+                    attempt.key());
+            inFlight = attempt.underNewKey(ids);
+        } catch (CallNotPermittedException e) {
+            nextAttemptNanos = time.nanoTime() + BREAKER_POLL_NANOS;
+        } catch (RuntimeException e) {
+            // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
+            if (!(e instanceof TransientStoreException)) {
+                epoch.uncertain(true);
+            }
+            consecutiveFailures++;
+            stats.failed(e);
+            LOG.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
+                    attempt.deltas().size(), consecutiveFailures, e.toString());
+        } finally {
+            stats.took(time.nanoTime() - started);
+            epoch.end();
+            room.wakeWaiting();
+        }
+        if (applied) {
+            completions.complete(attempt.futures(), null);
+            if (batches % 1_000 == 1) {
+                pruneDue = true;
+            }
+            pruneKeys();
+        }
+    }
+
+    /** One attempt to apply the batch; its outcome may be unknown if it fails. */
+    private AppliedBatch apply(Batch attempt) {
+        AppliedBatch applied = batchStore.applyBatch(attempt.key(), Batch.CELL, attempt.deltas(), attempt.keyed(),
+                time.steady());
+        if (!applied.applied() && !epoch.uncertain()) {
+            throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
+        }
+        PendingKeys.reportMisused(attempt, applied);
+        return applied;
+    }
+
+    /**
+     * The batch without the overflowing counter, under a new key that names the new deltas. Nothing was written; the
+     * counter's delta can never be applied, so it is dropped with its keys, and its durable callers refused.
+     */
+    private Batch without(Batch attempt, CounterOverflowException e) {
+        CounterName overflowing = CounterName.of(e.counter());
+        long dropped = attempt.deltas().getOrDefault(overflowing, 0L);
+        LOG.error("Dropping the pending delta {} of counter '{}': {}", dropped, e.counter(), e.getMessage());
+        Map<CounterName, Long> rest = new HashMap<>(attempt.deltas());
+        rest.remove(overflowing);
+        Map<String, KeyedDelta> keyed = new HashMap<>(attempt.keyed());
+        keyed.entrySet().removeIf(entry -> entry.getValue().counter().equals(overflowing)
+                && keys.drop(entry.getKey(), entry.getValue()));
+        List<DurableIncrement> waiting = new ArrayList<>();
+        List<CompletableFuture<Void>> refused = new ArrayList<>();
+        for (DurableIncrement increment : attempt.durable()) {
+            if (increment.delta() != 0 && increment.name().equals(overflowing)) {
+                refused.add(increment.done());
+            } else {
+                waiting.add(increment);
+            }
+        }
+        completions.complete(refused, e);
+        return Batch.of(ids, rest, keyed, waiting);
+    }
+
+    /**
+     * Forgets flush keys past their retention, outside the flush's epoch: nothing is in flight, so a failure here says
+     * nothing about any batch. It is logged and tried again after the next flush.
+     */
+    private void pruneKeys() {
+        if (!pruneDue) {
+            return;
+        }
+        try {
+            batchStore.pruneBatchKeys(time.steady().minus(settings.keyRetention()));
+            pruneDue = false;
+        } catch (RuntimeException e) {
+            LOG.warn("Pruning flush keys older than {} failed; trying again after the next flush: {}",
+                    settings.keyRetention(), e.toString());
+        }
+    }
+
+    /** A flush key found recorded, though no attempt of ours can have recorded it. */
+    private static final class KeyTaken extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        KeyTaken() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** Moves everything pending into a new batch, evicting slots that stayed idle; null when there is nothing. */
+    private @Nullable Batch collect() {
+        Map<CounterName, Long> deltas = new HashMap<>();
+        epoch.begin();
+        try {
+            // The waiting callers first: what was added before they asked is in the slots by now, so in this batch.
+            List<DurableIncrement> waiting = durable.drain();
+            // The keys before the slots: a key's delta was added before the key was queued, so it is in this batch or
+            // an earlier one, never a later one.
+            Map<String, KeyedDelta> keyed = keys.drain();
+            slots.drainInto(deltas, time.nanoTime());
+            addDurable(deltas, waiting);
+            deltas.values().removeIf(delta -> delta == 0);
+            if (deltas.isEmpty() && waiting.isEmpty() && keyed.isEmpty()) {
+                return null;
+            }
+            batches++;
+            Batch batch = Batch.of(ids, deltas, keyed, waiting);
+            inFlight = batch;
+            return batch;
+        } finally {
+            epoch.end();
+        }
+    }
+
+    /** Adds the durable increments' deltas; one past the 64-bit range is refused alone and whole, and leaves the list. */
+    private void addDurable(Map<CounterName, Long> deltas, List<DurableIncrement> waiting) {
+        for (Iterator<DurableIncrement> it = waiting.iterator(); it.hasNext(); ) {
+            DurableIncrement increment = it.next();
+            if (increment.delta() == 0) {
+                continue;
+            }
+            try {
+                deltas.put(increment.name(), Math.addExact(deltas.getOrDefault(increment.name(), 0L),
+                        increment.delta()));
+            } catch (ArithmeticException e) {
+                it.remove(); // nothing of it is written
+                completions.complete(List.of(increment.done()),
+                        new CounterOverflowException(increment.name(), increment.delta()));
+            }
+        }
+    }
+
+    /**
+     * Ends the loop, once no new slot, key or call can come, and waits for the last drain (within the shutdown timeout,
+     * from {@code deadlineNanos}) and for the futures' completion. What could not be written, or null.
+     */
+    @Nullable String stop(long deadlineNanos) {
+        closeDeadlineNanos = deadlineNanos;
+        closing = true;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(settings.shutdownTimeout().plusSeconds(5).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            // Stuck in the store past the timeout: its batch may yet be applied.
+            unwrittenOnClose = "the flusher was still writing after the shutdown timeout of "
+                    + settings.shutdownTimeout() + " (" + stats.lastError() + ")";
+            LOG.error("Closing while the flusher is still writing: {}", unwrittenOnClose);
+            slots.sealLive(); // held handles are refused all the same
+            failWaiting(inFlight, true);
+        }
+        // At least a moment for the last answers, even when the drain took the whole timeout.
+        completions.shutdown(Math.max(deadlineNanos - time.nanoTime(), COMPLETION_GRACE_NANOS));
+        return unwrittenOnClose;
+    }
+
+    /**
+     * The last drain: seals the slots, then flushes until nothing is pending or the shutdown timeout has passed. Then
+     * every caller still waiting gets an answer, whether the store kept failing or not.
+     */
+    private void drainOnClose() {
+        epoch.begin(); // the seal moves what the adders hold
+        try {
+            slots.sealAll();
+        } finally {
+            epoch.end();
+        }
+        long deadline = closeDeadlineNanos;
+        while (hasPending()) {
+            if (time.nanoTime() >= nextAttemptNanos) {
+                flushOnce();
+            } else if (time.nanoTime() < deadline) {
+                LockSupport.parkNanos(Math.min(nextAttemptNanos - time.nanoTime(), 50_000_000));
+            }
+            if (time.nanoTime() >= deadline && hasPending()) {
+                Batch batch = inFlight;
+                long counters = slots.pendingCounters() + (batch == null ? 0 : batch.deltas().size());
+                LOG.error("Closing with increments that could not be written within the shutdown timeout of {}:"
+                        + " the pending deltas of {} counters are lost ({})", settings.shutdownTimeout(), counters,
+                        stats.lastError());
+                unwrittenOnClose = "the pending deltas of " + counters + " counters could not be written within the"
+                        + " shutdown timeout of " + settings.shutdownTimeout() + " (" + stats.lastError() + ")";
+                failWaiting(batch, epoch.uncertain());
+                return;
+            }
+        }
+    }
+
+    private boolean hasPending() {
+        return inFlight != null || !durable.isEmpty() || keys.hasQueued() || slots.hasPending();
+    }
+
+    /**
+     * Fails every durable caller still waiting, once closing gave up: those of the batch in flight may have been
+     * applied if an attempt's outcome is unknown, or one is under way; those still queued surely were not.
+     */
+    private void failWaiting(@Nullable Batch batch, boolean batchInDoubt) {
+        String why = "the buffered strategy closed before it could be written: " + unwrittenOnClose;
+        if (batch != null) {
+            completions.complete(batch.futures(), batchInDoubt
+                    ? new CounterStoreException("The flush carrying this increment may or may not have been"
+                            + " applied; " + why, null)
+                    : new TransientStoreException("Not applied; " + why, null));
+        }
+        completions.complete(Batch.futures(durable.drain()), new TransientStoreException("Not applied; " + why, null));
+    }
+}

@@ -1,0 +1,272 @@
+package dev.counters.internal.strategy.buffered;
+
+import dev.counters.CounterName;
+import dev.counters.strategy.BufferedSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The counters' {@link Slot}s, at most max-pending-counters of them, and the count of the increments they took. A new
+ * slot is admitted through the {@link CloseGate}, so that none comes after the last drain, and waits for {@link Room}
+ * when the buffer is full. The flusher drains the slots into its batches and evicts those that stayed idle.
+ */
+final class Slots {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Slots.class);
+
+    /** Idle slots leave the map, but are drained for this long after, for any add that raced the eviction. */
+    private static final Duration GRAVEYARD_TIME = Duration.ofMinutes(1);
+
+    private record Retired(CounterName name, Slot slot, long untilNanos) {
+    }
+
+    private final ConcurrentHashMap<CounterName, Slot> byName = new ConcurrentHashMap<>();
+    /** Slots evicted lately, still drained; the flusher's own. */
+    private final List<Retired> graveyard = new ArrayList<>();
+    private final int maxCounters;
+    private final CloseGate gate;
+    private final Room room;
+
+    /**
+     * The increments accepted, counted without a second add on the hot path: an increment of 1 is counted by the add
+     * to its slot; every other increment (another delta, a durable one) here.
+     */
+    private final LongAdder otherIncrements = new LongAdder();
+    /** The slots' increments of 1 once taken from them (a flush, a delete). */
+    private final LongAdder collectedOnes = new LongAdder();
+    /** {@link #otherIncrements} at the last drain, for the flush threshold. */
+    private volatile long othersAtDrain;
+    /** The most {@link #acceptedIncrements()} reported, so that it never goes back (see there). */
+    private final AtomicLong reportedIncrements = new AtomicLong();
+
+    Slots(BufferedSettings settings, CloseGate gate, Room room) {
+        this.maxCounters = settings.maxPendingCounters();
+        this.gate = gate;
+        this.room = room;
+    }
+
+    // ---- adding ----
+
+    /** Adds the delta to the counter's slot, admitted if new. */
+    void increment(CounterName name, long delta) {
+        Slot slot = byName.get(name);
+        addTo(name, slot != null ? slot : lookUp(name), delta);
+    }
+
+    /** The same, for a caller that passed the gate already. */
+    void incrementEntered(CounterName name, long delta) {
+        addTo(name, slot(name), delta);
+    }
+
+    /** The counter's slot, admitted if new; through the gate, so that no slot is admitted after the last drain. */
+    Slot lookUp(CounterName name) {
+        gate.enter(name);
+        try {
+            return slot(name);
+        } finally {
+            gate.leave();
+        }
+    }
+
+    /**
+     * Adds the delta to the slot, or to the counter's current slot if this one is sealed: by the last drain (then the
+     * look-up refuses the increment), or by the final drain of a slot retired a while ago, which a caller that held it
+     * all that time must not add to unseen. Returns the slot added to.
+     */
+    Slot addTo(CounterName name, Slot slot, long delta) {
+        while (!add(name, slot, delta)) {
+            slot = lookUp(name);
+        }
+        return slot;
+    }
+
+    /** Adds the delta to the slot; false, having added nothing, once the last drain sealed it. */
+    private boolean add(CounterName name, Slot slot, long delta) {
+        return delta == 1 && slot.takesOnesUnchecked() ? slot.add(1) : addOther(name, slot, delta);
+    }
+
+    private boolean addOther(CounterName name, Slot slot, long delta) {
+        boolean added = slot.addOther(name, delta);
+        if (added) {
+            otherIncrements.increment();
+        }
+        return added;
+    }
+
+    private Slot slot(CounterName name) {
+        Slot slot = byName.get(name);
+        return slot != null ? slot : admit(name);
+    }
+
+    private Slot admit(CounterName name) {
+        if (isFull()) {
+            room.await(name, this::isFull, byName.size() + " counters");
+        }
+        return byName.computeIfAbsent(name, key -> new Slot());
+    }
+
+    /** Counts an increment accepted outside the slots: a durable one, queued for the next flush. */
+    void countOther() {
+        otherIncrements.increment();
+    }
+
+    boolean isFull() {
+        return byName.size() >= maxCounters;
+    }
+
+    int size() {
+        return byName.size();
+    }
+
+    // ---- counting and reading ----
+
+    /**
+     * Counted when asked, from the slots: the service does not count a buffered increment, which would be a second
+     * add. A slot's increments of 1 move to {@link #collectedOnes} after they leave it, and are read from there first, so
+     * a move under way can make the count short but never count anything twice; the count reported never goes back.
+     */
+    long acceptedIncrements() {
+        long counted = collectedOnes.sum() + otherIncrements.sum(); // before the slots, see above
+        counted += onesInSlots();
+        return reportedIncrements.accumulateAndGet(counted, Math::max);
+    }
+
+    /**
+     * Increments accepted since the last drain, about: an increment other than 1 is counted just after its add, so a
+     * drain may take it before it is counted. For the flush threshold and statistics, never for values.
+     */
+    long pendingIncrements() {
+        return Math.max(0, otherIncrements.sum() - othersAtDrain + onesInSlots());
+    }
+
+    /** The increments of 1 the slots hold now. */
+    private long onesInSlots() {
+        long ones = 0;
+        for (Slot slot : byName.values()) {
+            ones += slot.sum();
+        }
+        return ones;
+    }
+
+    /** What the counter's slot holds. @throws ArithmeticException when that is past the 64-bit range */
+    long pending(CounterName name) {
+        Slot slot = byName.get(name);
+        return slot == null ? 0 : slot.pending();
+    }
+
+    // ---- taking ----
+
+    /** Drops the counter's slot and what it holds (a delete). */
+    void remove(CounterName name) {
+        Slot slot = byName.remove(name);
+        if (slot != null) {
+            slot.retire();
+            try {
+                take(slot);
+            } catch (ArithmeticException e) {
+                // deleted anyway
+            }
+        }
+    }
+
+    /**
+     * Adds what every slot holds to {@code deltas}, evicting the slots that stayed idle for two flushes (or at once
+     * when the buffer is full) and draining those evicted lately. The flusher's, in an odd epoch.
+     */
+    void drainInto(Map<CounterName, Long> deltas, long nowNanos) {
+        long othersAt = otherIncrements.sum();
+        for (Iterator<Map.Entry<CounterName, Slot>> it = byName.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<CounterName, Slot> entry = it.next();
+            Slot slot = entry.getValue();
+            if (takeInto(deltas, entry.getKey(), slot)) {
+                slot.used();
+            } else if (slot.idle() >= 2 || isFull()) {
+                slot.retire();
+                it.remove();
+                graveyard.add(new Retired(entry.getKey(), slot, nowNanos + GRAVEYARD_TIME.toNanos()));
+            }
+        }
+        // An add that looked a slot up just before its eviction lands in it a moment later: keep draining.
+        graveyard.removeIf(retired -> {
+            boolean last = nowNanos > retired.untilNanos();
+            if (last) {
+                retired.slot().sealAll(); // a caller still holding it finds it sealed, and looks the counter up
+            }
+            takeInto(deltas, retired.name(), retired.slot());
+            return last;
+        });
+        othersAtDrain = othersAt;
+    }
+
+    /**
+     * Adds what a slot held to the batch's deltas; a sum past the 64-bit range is dropped, and logged, as when the
+     * store refuses it. Whether the slot held anything.
+     */
+    private boolean takeInto(Map<CounterName, Long> deltas, CounterName name, Slot slot) {
+        try {
+            long delta = take(slot);
+            if (delta != 0) {
+                deltas.put(name, Math.addExact(deltas.getOrDefault(name, 0L), delta));
+            }
+            return delta != 0;
+        } catch (ArithmeticException e) {
+            deltas.remove(name);
+            LOG.error("Dropping the pending deltas of counter '{}': their sum is past the 64-bit range, and would"
+                    + " wrap around", name);
+            return true;
+        }
+    }
+
+    /**
+     * Empties the slot: its sum, with its increments of 1 counted as collected.
+     *
+     * @throws ArithmeticException when the sum is past the 64-bit range (the slot is empty all the same)
+     */
+    private long take(Slot slot) {
+        long ones = slot.sumThenReset();
+        collectedOnes.add(ones);
+        return Math.addExact(Math.addExact(ones, slot.takeSmall()), slot.takeLarge());
+    }
+
+    /**
+     * Seals every slot, evicted ones included, before the last drain, once no new slot can come: an add to a slot
+     * either is in what the drain writes or fails. The flusher's, in an odd epoch, as the seal moves what the adders
+     * hold.
+     */
+    void sealAll() {
+        sealLive();
+        graveyard.forEach(retired -> retired.slot().sealAll());
+    }
+
+    /** Seals the slots in the map, from any thread: closing does when the flusher is stuck. */
+    void sealLive() {
+        byName.values().forEach(Slot::sealAll);
+    }
+
+    /** Whether a slot, evicted or not, holds anything. The flusher's. */
+    boolean hasPending() {
+        return byName.values().stream().anyMatch(slot -> pendingOrOverflow(slot) != 0)
+                || graveyard.stream().anyMatch(retired -> pendingOrOverflow(retired.slot()) != 0);
+    }
+
+    /** How many slots in the map hold anything, for the log. */
+    long pendingCounters() {
+        return byName.values().stream().filter(slot -> pendingOrOverflow(slot) != 0).count();
+    }
+
+    private static long pendingOrOverflow(Slot slot) {
+        try {
+            return slot.pending();
+        } catch (ArithmeticException e) {
+            return 1;
+        }
+    }
+}
