@@ -34,6 +34,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -539,7 +540,7 @@ public final class BufferedStrategy implements CounterStrategy {
 
     @Override
     public long get(CounterName name) {
-        return getAll(List.of(name)).get(name);
+        return Objects.requireNonNull(getAll(List.of(name)).get(name), "getAll answers every name");
     }
 
     @Override
