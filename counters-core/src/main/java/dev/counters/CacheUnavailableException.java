@@ -1,5 +1,7 @@
 package dev.counters;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A shared cache (of monotonic values or of cached totals) could not be reached, or did not answer within its
  * timeout. Nothing was written to the store and no value was handed out; a monotonic counter's cached value may have
@@ -9,7 +11,7 @@ public class CacheUnavailableException extends CountersException {
 
     private static final long serialVersionUID = 1L;
 
-    public CacheUnavailableException(String message, Throwable cause) {
+    public CacheUnavailableException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 

@@ -1,5 +1,7 @@
 package dev.counters;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A store could not do what was asked. Unless it is a {@link TransientStoreException}, the outcome of a write
  * that ended this way is unknown (for example the connection was lost while the commit was in flight), and
@@ -9,7 +11,7 @@ public class CounterStoreException extends CountersException {
 
     private static final long serialVersionUID = 1L;
 
-    public CounterStoreException(String message, Throwable cause) {
+    public CounterStoreException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 

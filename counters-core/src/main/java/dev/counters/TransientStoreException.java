@@ -1,5 +1,7 @@
 package dev.counters;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A store operation failed in a way that guarantees it was not applied (its transaction was rolled back:
  * deadlock, serialization failure, lock wait timeout, or losing the race to insert a new row), so repeating it
@@ -9,7 +11,7 @@ public class TransientStoreException extends CounterStoreException {
 
     private static final long serialVersionUID = 1L;
 
-    public TransientStoreException(String message, Throwable cause) {
+    public TransientStoreException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 

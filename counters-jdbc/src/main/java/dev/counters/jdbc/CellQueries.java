@@ -15,6 +15,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.jooq.BatchBindStep;
 import org.jooq.DSLContext;
@@ -139,12 +140,12 @@ final class CellQueries {
 
     /** The counter's value: its cells and its unfolded deltas. */
     long total(DSLContext ctx, CounterName counter) {
-        return toLong(counter, total.query(ctx, rows -> {
+        return total.query(ctx, rows -> {
             rows.next();
             BigDecimal cells = rows.getBigDecimal(1);
             BigDecimal deltas = rows.getBigDecimal(2);
-            return cells == null ? deltas : deltas == null ? cells : cells.add(deltas);
-        }, counter.value()));
+            return toLong(counter, cells == null ? deltas : deltas == null ? cells : cells.add(deltas));
+        }, counter.value());
     }
 
     /**
@@ -239,7 +240,7 @@ final class CellQueries {
         requested.forEach(name -> byValue.put(name.value(), name));
         Map<CounterName, Long> totals = new HashMap<>();
         for (Record2<String, BigDecimal> row : rows) {
-            CounterName name = byValue.get(row.value1());
+            CounterName name = Objects.requireNonNull(byValue.get(row.value1()), "a row of a name not asked for");
             totals.put(name, toLong(name, row.value2()));
         }
         return totals;

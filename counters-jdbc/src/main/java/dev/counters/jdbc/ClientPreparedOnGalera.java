@@ -70,8 +70,11 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
     }
 
     @Override
-    public Connection acquire() {
+    public @Nullable Connection acquire() {
         Connection connection = delegate.acquire();
+        if (connection == null) {
+            return null; // none to give, as the delegate says (jOOQ's contract allows it)
+        }
         try {
             if (detection.isGaleraNode(connection)) {
                 switchOff(connection);

@@ -130,7 +130,7 @@ final class DatabaseSessionLocks implements SessionLocks {
         }
         Connection connection;
         try {
-            connection = connections.acquire();
+            connection = Databases.acquire(connections);
         } catch (RuntimeException e) {
             throw SqlFailures.translate(e, operation);
         }

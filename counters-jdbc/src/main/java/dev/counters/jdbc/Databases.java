@@ -78,11 +78,11 @@ final class Databases {
     static final int SHARING_LOOKS = 5;
 
     private static boolean sharingSeen(ConnectionProvider connections) {
-        Connection first = connections.acquire();
+        Connection first = acquire(connections);
         try {
             first.setAutoCommit(true);
             int before = backend(first);
-            Connection second = connections.acquire();
+            Connection second = acquire(connections);
             try {
                 second.setAutoCommit(false);
                 try {
@@ -99,6 +99,15 @@ final class Databases {
         } finally {
             connections.release(first);
         }
+    }
+
+    /** A connection of {@code connections}, which jOOQ's contract lets answer none: that is a failure here. */
+    static Connection acquire(ConnectionProvider connections) {
+        Connection connection = connections.acquire();
+        if (connection == null) {
+            throw new DataAccessException("The connection provider gave no connection");
+        }
+        return connection;
     }
 
     private static int backend(Connection connection) throws SQLException {

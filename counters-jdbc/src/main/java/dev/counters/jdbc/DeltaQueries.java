@@ -68,12 +68,13 @@ final class DeltaQueries {
         if (append.execute(ctx, counter.value(), deltaId, delta, now.toEpochMilli()) == 1) {
             return OptionalLong.empty();
         }
-        Long stored = this.stored.query(ctx, rows -> rows.next() ? rows.getLong(1) : null, counter.value(), deltaId);
-        if (stored == null) {
+        OptionalLong stored = this.stored.query(ctx, rows -> rows.next() ? OptionalLong.of(rows.getLong(1))
+                : OptionalLong.empty(), counter.value(), deltaId);
+        if (stored.isEmpty()) {
             throw new TransientStoreException("Appending a delta to counter '" + counter + "' found its id '" + deltaId
                     + "' taken by a row gone before it could be read (purged); nothing was appended", null);
         }
-        return OptionalLong.of(stored);
+        return stored;
     }
 
     Map<String, Long> unfolded(DSLContext ctx, CounterName counter, int limit) {

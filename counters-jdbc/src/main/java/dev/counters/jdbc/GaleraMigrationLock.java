@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cluster-wide lock around the library's migrations on a Galera cluster. Flyway's own lock (a {@code GET_LOCK}, or
@@ -34,7 +35,8 @@ final class GaleraMigrationLock implements AutoCloseable {
     }
 
     /** The lock on {@code dataSource}'s database when it is a Galera node, else null (Flyway's lock suffices). */
-    static GaleraMigrationLock acquireOnGalera(DataSource dataSource, String prefix, Duration wait) throws SQLException {
+    static @Nullable GaleraMigrationLock acquireOnGalera(DataSource dataSource, String prefix, Duration wait)
+            throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             if (!Databases.isGaleraNode(connection)) {
                 return null;

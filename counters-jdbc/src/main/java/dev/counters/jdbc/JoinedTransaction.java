@@ -39,7 +39,8 @@ final class JoinedTransaction extends StatementRunner {
      * and the caller's transaction goes on. MySQL, MariaDB and H2 undo the failed statement alone by themselves.
      */
     @Override
-    <T> T run(String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
+    <T extends @Nullable Object> T run(String operation, @Nullable CounterName counter, long delta,
+            Function<DSLContext, T> work) {
         if (delta == 0 || dialect().family() != SQLDialect.POSTGRES) {
             return super.run(operation, counter, delta, work);
         }

@@ -266,7 +266,7 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
     public List<CounterName> counterNames(String prefix, @Nullable CounterName after, int limit) {
         Table<Record1<String>> names = cells.names().union(deltas.names()).union(maxima.names()).asTable("names",
                 "name");
-        Field<String> name = names.field("name", String.class);
+        Field<String> name = Objects.requireNonNull(names.field("name", String.class), "the column named above");
         // Names hold letters, digits and . _ - : only; '_' is a wildcard of LIKE, so it is escaped.
         Condition matching = prefix.isEmpty() ? DSL.noCondition()
                 : name.like(prefix.replace("!", "!!").replace("_", "!_").replace("%", "!%") + "%", '!');

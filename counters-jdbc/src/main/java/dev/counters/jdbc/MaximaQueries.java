@@ -7,6 +7,7 @@ import static org.jooq.impl.DSL.val;
 
 import dev.counters.CounterName;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.jooq.DSLContext;
@@ -43,9 +44,9 @@ final class MaximaQueries {
                 .doUpdate()
                 .set(t.shardsCount, greatest(t.shardsCount, val(shards)))
                 .execute();
-        return ctx.select(t.shardsCount).from(t.shards)
+        return Objects.requireNonNull(ctx.select(t.shardsCount).from(t.shards)
                 .where(t.shardsName.eq(counter.value()))
-                .fetchSingle(t.shardsCount);
+                .fetchSingle(t.shardsCount), "a shard count is never null");
     }
 
     void raiseShard(DSLContext ctx, CounterName counter, int shard, long value) {

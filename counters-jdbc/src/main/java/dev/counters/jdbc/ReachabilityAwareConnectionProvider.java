@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLTransientConnectionException;
 import org.jooq.ConnectionProvider;
 import org.jooq.exception.DataAccessException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Marks the failure to get a connection, so that it can be told apart from a failure after statements went out:
@@ -44,7 +45,7 @@ final class ReachabilityAwareConnectionProvider implements ConnectionProvider {
     }
 
     @Override
-    public Connection acquire() {
+    public @Nullable Connection acquire() {
         try {
             return delegate.acquire();
         } catch (RuntimeException e) {

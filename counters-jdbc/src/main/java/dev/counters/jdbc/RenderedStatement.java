@@ -10,13 +10,14 @@ import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A statement of the hot path, rendered by jOOQ once per dialect and then run through plain JDBC with its values
  * bound: rendering a jOOQ query on every increment cost more than the database round trip on H2. jOOQ still writes
  * the SQL for each dialect (upserts differ); this only keeps what it wrote.
  *
- * <p>The prototype query is built with {@link #marker(int)} values in place of the real ones; the order in which
+ * <p>The prototype query is built with {@link #marker(int, Class)} values in place of the real ones; the order in which
  * jOOQ binds them tells which value goes to which placeholder, whatever the dialect's syntax does with them.
  */
 final class RenderedStatement {
@@ -33,7 +34,8 @@ final class RenderedStatement {
     private final Function<DSLContext, Query> prototype;
     /** The JDBC query timeout in seconds; 0 for none. */
     private final int timeoutSeconds;
-    private volatile Rendered rendered;
+    /** Null until the first statement renders it. */
+    private volatile @Nullable Rendered rendered;
 
     /** {@code prototype} builds the query with {@code marker(0)}, {@code marker(1)}, ... for the values. */
     RenderedStatement(Function<DSLContext, Query> prototype) {

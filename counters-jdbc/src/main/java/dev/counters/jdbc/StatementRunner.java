@@ -24,8 +24,8 @@ class StatementRunner {
         return dsl.dialect();
     }
 
-    /** Runs statements on no particular counter. */
-    final <T> T run(String operation, Function<DSLContext, T> work) {
+    /** Runs statements on no particular counter; {@code work} may answer null, as statements that answer nothing do. */
+    final <T extends @Nullable Object> T run(String operation, Function<DSLContext, T> work) {
         return run(operation, null, 0, work);
     }
 
@@ -33,7 +33,8 @@ class StatementRunner {
      * Runs statements on {@code counter}, adding {@code delta} to it (0: not an add; a refused value out of range
      * then says which counter overflows).
      */
-    <T> T run(String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
+    <T extends @Nullable Object> T run(String operation, @Nullable CounterName counter, long delta,
+            Function<DSLContext, T> work) {
         try {
             return work.apply(dsl);
         } catch (RuntimeException e) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Folds the concurrent increments of one stored row in this JVM into one write ("Poor man's distributed counter": "a
@@ -172,7 +173,7 @@ final class Combiner {
         final Thread thread;
         volatile boolean done;
         long total;
-        Throwable failure;
+        @Nullable Throwable failure;
 
         Pending(long delta, boolean needsTotal, Thread thread) {
             this.delta = delta;

@@ -24,6 +24,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -242,7 +243,8 @@ public final class DeltaLogStrategy extends CellStrategy {
             return super.get(name);
         }
         recountIfDue(name, trackers.get(name, key -> new Tracker()));
-        return folded(List.of(name)).get(name); // the value as of the last recount
+        // the value as of the last recount
+        return Objects.requireNonNull(folded(List.of(name)).get(name), "folded answers every name");
     }
 
     @Override

@@ -278,7 +278,7 @@ public final class CountersAutoConfiguration {
             builder.keyRetention(properties.keyRetention());
         }
         properties.counters().forEach((nameOrPattern, rule) -> {
-            builder.strategy(nameOrPattern, properties.factory(nameOrPattern, cache));
+            builder.strategy(nameOrPattern, properties.factory(rule, cache));
             rule.windows().ifPresent(windows -> builder.windows(nameOrPattern, windows));
             if (rule.expireAfterIdle() != null) {
                 builder.expireAfterIdle(nameOrPattern, rule.expireAfterIdle());

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -130,7 +131,8 @@ public class CountersEndpoint {
         try {
             return operation.get();
         } catch (IllegalArgumentException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+            String reason = Objects.requireNonNullElse(e.getMessage(), "Invalid argument");
+            throw new InvalidEndpointRequestException(reason, reason);
         }
     }
 

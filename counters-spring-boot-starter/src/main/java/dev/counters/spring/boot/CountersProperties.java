@@ -115,12 +115,8 @@ public record CountersProperties(
         return factory(NO_RULE, caches);
     }
 
-    /** The strategy of the counters a rule under {@code counters.counters} names. */
-    StrategySettings factory(String nameOrPattern, SharedCaches caches) {
-        return factory(counters.get(nameOrPattern), caches);
-    }
-
-    private StrategySettings factory(CounterProperties rule, SharedCaches caches) {
+    /** The strategy of the counters {@code rule}, one of {@link #counters()}, names. */
+    StrategySettings factory(CounterProperties rule, SharedCaches caches) {
         StrategyType type = rule.strategy() != null ? rule.strategy() : defaultStrategy;
         return type.factory(type.group(this), type.group(rule), caches);
     }

@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
@@ -198,7 +199,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     @Override
     public long get(CounterName name) {
-        return getAll(List.of(name)).get(name);
+        return Objects.requireNonNull(getAll(List.of(name)).get(name), "getAll answers every name");
     }
 
     /** The stored values plus what this node holds, read in one flush epoch (see {@link FlushEpoch}). */
