@@ -1,11 +1,13 @@
 package dev.counters.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.counters.CounterRule;
 import dev.counters.WindowSettings;
 import dev.counters.sequence.SequenceSettings;
+import dev.counters.spring.boot.docs.Documentation;
 import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.CacheChoice;
@@ -15,9 +17,12 @@ import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
 import dev.counters.strategy.ShardedSettings;
 import dev.counters.strategy.StrategySettings;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -27,7 +32,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ByteArrayResource;
 
 /**
  * {@link CounterRules} maps bound properties to the services' rules: core defaults, overridden by a strategy's group,
@@ -191,6 +200,21 @@ class CounterRulesTest {
         }
         assertThatThrownBy(() -> rules(map)).isInstanceOf(CounterRules.InvalidPropertyException.class)
                 .hasMessageStartingWith(message);
+    }
+
+    /** The docs' yaml blocks, which DocumentationSnippetsTest binds strictly, hold values core accepts. */
+    @Test
+    void everyYamlBlockOfTheDocsMaps() throws IOException {
+        List<Documentation.Block> blocks = Documentation.blocks("yaml");
+        assertThat(blocks).as("yaml blocks").hasSizeGreaterThan(5);
+        for (Documentation.Block block : blocks) {
+            List<PropertySource<?>> sources = new YamlPropertySourceLoader().load(block.where(),
+                    new ByteArrayResource(block.code().getBytes(StandardCharsets.UTF_8)));
+            CountersProperties properties = new Binder(ConfigurationPropertySources.from(sources))
+                    .bindOrCreate("counters", Bindable.of(CountersProperties.class));
+            assertThatCode(() -> CounterRules.of(properties, true, true)).as(block.where())
+                    .doesNotThrowAnyException();
+        }
     }
 
     /** Without the application's shared caches (the application context provides whether it has them). */
