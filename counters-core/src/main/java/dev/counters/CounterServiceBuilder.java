@@ -236,12 +236,23 @@ public final class CounterServiceBuilder {
      * process at a time. A day unless set; at least a minute.
      */
     public CounterServiceBuilder keyRetention(Duration keyRetention) {
+        this.keyRetention = checkKeyRetention(keyRetention);
+        return this;
+    }
+
+    /**
+     * Checks a key retention as {@link #keyRetention} does, for configuration checked before a builder exists (the
+     * Spring Boot starter's).
+     *
+     * @return {@code keyRetention}
+     * @throws IllegalArgumentException if shorter than a minute
+     */
+    public static Duration checkKeyRetention(Duration keyRetention) {
         Objects.requireNonNull(keyRetention, "keyRetention");
         if (keyRetention.compareTo(Duration.ofMinutes(1)) < 0) {
             throw new IllegalArgumentException("key retention must be at least 1 minute, was " + keyRetention);
         }
-        this.keyRetention = keyRetention;
-        return this;
+        return keyRetention;
     }
 
     /**

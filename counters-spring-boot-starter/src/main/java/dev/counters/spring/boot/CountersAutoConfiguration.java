@@ -249,23 +249,32 @@ public final class CountersAutoConfiguration {
     }
 
     /**
-     * The service, from {@code counters.*}, then the application's beans: a {@link Clock} marked
-     * {@link CountersClock} (an unmarked one is the application's, and may be fixed in its tests), a {@link MonotonicCache}
-     * and a {@link TotalCache} (shared by every monotonic counter and cached total, as across nodes), an {@link ObservationRegistry} (flushes, recounts and
-     * combined writes become timers and spans) with a {@link CountersObservationConvention} (to rename or tag them),
-     * then each {@link CounterServiceBuilderCustomizer}.
+     * {@code counters.*} as the services' rules, checked when the context starts: a bad value fails startup, naming
+     * the property, before any service is built. A {@code cache: redis} needs the application's shared cache.
+     */
+    @Bean
+    CounterRules counterRules(CountersProperties properties, ObjectProvider<MonotonicCache> monotonicCache,
+            ObjectProvider<TotalCache> totalCache) {
+        return CounterRules.of(properties, monotonicCache.getIfUnique() != null, totalCache.getIfUnique() != null);
+    }
+
+    /**
+     * The service, from the {@link CounterRules} of {@code counters.*}, then the application's beans: a {@link Clock}
+     * marked {@link CountersClock} (an unmarked one is the application's, and may be fixed in its tests), a
+     * {@link MonotonicCache} and a {@link TotalCache} (shared by every monotonic counter and cached total, as across
+     * nodes), an {@link ObservationRegistry} (flushes, recounts and combined writes become timers and spans) with a
+     * {@link CountersObservationConvention} (to rename or tag them), then each {@link CounterServiceBuilderCustomizer}.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterStore.class)
-    CounterService counterService(CounterStore counterStore, CountersProperties properties, Environment environment,
+    CounterService counterService(CounterStore counterStore, CounterRules rules, Environment environment,
             CountersResilience resilience, @CountersClock ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
             ObjectProvider<TotalCache> totalCache, ObjectProvider<ObservationRegistry> observations,
             ObjectProvider<CountersObservationConvention> observationConvention,
             ObjectProvider<CounterServiceBuilderCustomizer> customizers) {
-        SharedCaches cache = SharedCaches.of(monotonicCache.getIfUnique(), totalCache.getIfUnique());
         CounterServiceBuilder builder = CounterService.builder(counterStore)
-                .defaultStrategy(properties.defaultFactory(cache))
+                .defaultStrategy(rules.defaultStrategy())
                 .threadFactory(threadFactory(environment))
                 .retryRegistry(resilience.retries())
                 .circuitBreakerRegistry(resilience.circuitBreakers());
@@ -274,16 +283,8 @@ public final class CountersAutoConfiguration {
         totalCache.ifUnique(builder::totalCache);
         observations.ifUnique(builder::observationRegistry);
         observationConvention.ifUnique(builder::observationConvention);
-        if (properties.keyRetention() != null) {
-            builder.keyRetention(properties.keyRetention());
-        }
-        properties.counters().forEach((nameOrPattern, rule) -> {
-            builder.strategy(nameOrPattern, properties.factory(rule, cache));
-            rule.windows().ifPresent(windows -> builder.windows(nameOrPattern, windows));
-            if (rule.expireAfterIdle() != null) {
-                builder.expireAfterIdle(nameOrPattern, rule.expireAfterIdle());
-            }
-        });
+        Optional.ofNullable(rules.keyRetention()).ifPresent(builder::keyRetention);
+        rules.rules().forEach(builder::rule);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }
@@ -291,21 +292,21 @@ public final class CountersAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterService.class)
-    CountersLifecycle countersLifecycle(CounterService counterService, CountersProperties properties,
+    CountersLifecycle countersLifecycle(CounterService counterService, CounterRules rules,
             ApplicationContext context) {
-        return new CountersLifecycle(counterService, properties.shutdownTimeout(), context);
+        return new CountersLifecycle(counterService, rules.shutdownTimeout(), context);
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterStore.class)
-    SequenceService sequenceService(CounterStore counterStore, CountersProperties properties,
+    SequenceService sequenceService(CounterStore counterStore, CounterRules rules,
             CountersResilience resilience, ObjectProvider<ObservationRegistry> observations,
             ObjectProvider<CountersObservationConvention> observationConvention) {
         SequenceServiceBuilder builder = SequenceService.builder(counterStore).retryRegistry(resilience.retries());
         observations.ifUnique(builder::observationRegistry);
         observationConvention.ifUnique(builder::observationConvention);
-        properties.sequences().forEach((nameOrPattern, sequence) -> builder.sequence(nameOrPattern, sequence.settings()));
+        rules.sequences().forEach(builder::sequence);
         return builder.build();
     }
 

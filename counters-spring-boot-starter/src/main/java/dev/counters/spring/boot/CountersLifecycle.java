@@ -24,7 +24,7 @@ final class CountersLifecycle implements SmartLifecycle {
     /** Below the web server's graceful shutdown phase, so requests have drained before the flush. */
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
-    private static final Logger log = LoggerFactory.getLogger(CountersLifecycle.class);
+    private static final Logger LOG = LoggerFactory.getLogger(CountersLifecycle.class);
 
     private final CounterService counters;
     private final Duration timeout;
@@ -51,7 +51,7 @@ final class CountersLifecycle implements SmartLifecycle {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             // Closing the service retries until its own shutdown timeout; here we only say why it is slow.
-            log.warn("Buffered increments could not be written while stopping: {}", e.toString());
+            LOG.warn("Buffered increments could not be written while stopping: {}", e.toString());
         }
     }
 
@@ -67,7 +67,7 @@ final class CountersLifecycle implements SmartLifecycle {
             try {
                 counters.close();
             } catch (RuntimeException e) {
-                log.error("Closing counters while the application stops failed", e);
+                LOG.error("Closing counters while the application stops failed", e);
             } finally {
                 callback.run();
             }

@@ -1,27 +1,12 @@
 package dev.counters.spring.boot;
 
-import dev.counters.CounterName;
-import dev.counters.CounterService;
-import dev.counters.WindowSettings;
-import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.sequence.SequenceSettings;
-import dev.counters.spi.MonotonicCache;
-import dev.counters.spi.TotalCache;
-import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
-import dev.counters.strategy.CacheChoice;
-import dev.counters.strategy.DeltaLogSettings;
-import dev.counters.strategy.MonotonicSettings;
-import dev.counters.strategy.NodeSettings;
-import dev.counters.strategy.OptimisticSettings;
 import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.StrategySettings;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -32,9 +17,9 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
  * ({@code counters.sharded.*}); a rule under {@code counters.counters} chooses a strategy and may override any setting
  * of that strategy's group ({@code counters.counters.[page-views.*].sharded.shards}). A setting left unset takes the
  * value of the level above: the rule, then the group, then the strategy's defaults in core ({@code ShardedSettings
- * .defaults()}), which are the only place defaults are written. Values are checked while they are bound, so a bad
- * one fails startup with a message naming the property; a property this class does not know fails it too, so a typo
- * is not silently ignored.
+ * .defaults()}), which are the only place defaults are written. This class only binds: {@code CounterRules} maps the
+ * values to the service's rules and checks them, so that a bad one fails startup with a message naming the property;
+ * a property this class does not know fails binding, so a typo is not silently ignored.
  *
  * @param enabled Whether to enable the auto-configuration of counters.
  * @param store Store that keeps the counters: 'jdbc' (the application's DataSource) or 'memory' (this JVM only, for
@@ -74,97 +59,11 @@ public record CountersProperties(
         Map<String, SequenceProperties> sequences,
         @DefaultValue Jdbc jdbc,
         @DefaultValue Redis redis,
-        @Nullable Datasource datasource) implements Groups {
-
-    private static final CounterProperties NO_RULE = new CounterProperties(null, null, null, null, null, null, null,
-            null, null, null, null, null);
+        @Nullable Datasource datasource) {
 
     public CountersProperties {
         counters = counters == null ? Map.of() : new LinkedHashMap<>(counters);
         sequences = sequences == null ? Map.of() : new LinkedHashMap<>(sequences);
-        // Everything is checked here, while binding, so that a failure names the property. (The record's fields are
-        // not assigned yet: the groups are read from the parameters.)
-        Groups top = new CounterProperties(null, optimistic, sharded, node, buffered, deltaLog, monotonic, null, null,
-                null, null, null);
-        for (StrategyType type : StrategyType.values()) {
-            Group<?> group = type.group(top);
-            if (group != null) {
-                checked("counters." + type.configName(), () -> type.factory(group, null, SharedCaches.UNCHECKED));
-            }
-        }
-        for (Map.Entry<String, CounterProperties> rule : counters.entrySet()) {
-            String property = "counters.counters.[" + rule.getKey() + "]";
-            checked(property, () -> CounterName.validatePattern(rule.getKey()));
-            checkRule(property, top, rule.getValue(), defaultStrategy);
-        }
-        if (keyRetention != null) {
-            Duration retention = keyRetention;
-            // The builder's own check, so that the rule has one home; the store is only there to make a builder.
-            checked("counters.key-retention", () -> CounterService.builder(new InMemoryCounterStore())
-                    .keyRetention(retention));
-        }
-        for (Map.Entry<String, SequenceProperties> sequence : sequences.entrySet()) {
-            String property = "counters.sequences.[" + sequence.getKey() + "]";
-            checked(property, () -> CounterName.validatePattern(sequence.getKey()));
-            checked(property, sequence.getValue()::settings);
-        }
-    }
-
-    /** The strategy of counters no rule matches. */
-    StrategySettings defaultFactory(SharedCaches caches) {
-        return factory(NO_RULE, caches);
-    }
-
-    /** The strategy of the counters {@code rule}, one of {@link #counters()}, names. */
-    StrategySettings factory(CounterProperties rule, SharedCaches caches) {
-        StrategyType type = rule.strategy() != null ? rule.strategy() : defaultStrategy;
-        return type.factory(type.group(this), type.group(rule), caches);
-    }
-
-    /** The longest any buffered strategy takes to write what is pending when the application stops. */
-    Duration shutdownTimeout() {
-        Duration longest = StrategyType.resolve(BufferedSettings.defaults(), buffered, null).shutdownTimeout();
-        for (CounterProperties rule : counters.values()) {
-            Duration timeout = StrategyType.resolve(BufferedSettings.defaults(), buffered, rule.buffered())
-                    .shutdownTimeout();
-            longest = timeout.compareTo(longest) > 0 ? timeout : longest;
-        }
-        return longest;
-    }
-
-    private static void checkRule(String property, Groups top, CounterProperties rule, StrategyType defaultStrategy) {
-        StrategyType type = rule.strategy() != null ? rule.strategy() : defaultStrategy;
-        for (StrategyType other : StrategyType.values()) {
-            if (other != type && other.group(rule) != null) {
-                throw new IllegalArgumentException(property + "." + other.configName() + " holds settings of the "
-                        + other.configName() + " strategy, but these counters use the " + type.configName()
-                        + " strategy");
-            }
-        }
-        checked(property + "." + type.configName(),
-                () -> type.factory(type.group(top), type.group(rule), SharedCaches.UNCHECKED));
-        checked(property + ".window", rule::windows);
-        if (rule.expireAfterIdle() != null) {
-            Duration idle = rule.expireAfterIdle();
-            if (type == StrategyType.MONOTONIC) {
-                throw new IllegalArgumentException(property + ".expire-after-idle: monotonic counters cannot expire,"
-                        + " their values would repeat");
-            }
-            checked(property + ".expire-after-idle", () -> CounterService.builder(new InMemoryCounterStore())
-                    .expireAfterIdle("check", idle));
-        }
-    }
-
-    private static void checked(String property, Runnable check) {
-        try {
-            check.run();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(property + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static <T> T or(@Nullable T value, T inherited) {
-        return value != null ? value : inherited;
     }
 
     /**
@@ -189,26 +88,7 @@ public record CountersProperties(
     public record CounterProperties(@Nullable StrategyType strategy, @Nullable Optimistic optimistic,
             @Nullable Sharded sharded, @Nullable Node node, @Nullable Buffered buffered, @Nullable DeltaLog deltaLog,
             @Nullable Monotonic monotonic, @Nullable Duration window, @Nullable Duration retention,
-            @Nullable Integer retainedWindows, @Nullable ZoneId zone, @Nullable Duration expireAfterIdle)
-            implements Groups {
-
-        /** The rule's windows, if it has any. */
-        Optional<WindowSettings> windows() {
-            if (window == null) {
-                if (retention != null || retainedWindows != null || zone != null) {
-                    throw new IllegalArgumentException("retention, retained-windows and zone apply to windows: set"
-                            + " window too");
-                }
-                return Optional.empty();
-            }
-            if (retention != null && retainedWindows != null) {
-                throw new IllegalArgumentException("set retention or retained-windows, not both");
-            }
-            WindowSettings settings = WindowSettings.of(window);
-            settings = retention != null ? settings.withRetention(retention) : settings;
-            settings = retainedWindows != null ? settings.withRetainedWindows(retainedWindows) : settings;
-            return Optional.of(zone != null ? settings.withZone(zone) : settings);
-        }
+            @Nullable Integer retainedWindows, @Nullable ZoneId zone, @Nullable Duration expireAfterIdle) {
     }
 
     /** The strategies that can be chosen in configuration, each with its settings group. */
@@ -226,65 +106,7 @@ public record CountersProperties(
         /** One row per increment, folded by periodic recounts. */
         DELTA_LOG,
         /** A cached value persisted as the maximum over shards; only grows. */
-        MONOTONIC;
-
-        /** The name as written in configuration: {@code delta-log}. */
-        String configName() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
-
-        /** This strategy's settings group at one level of configuration, null when unset there. */
-        @Nullable Group<?> group(Groups level) {
-            return switch (this) {
-                case ATOMIC -> null; // nothing to configure
-                case OPTIMISTIC -> level.optimistic();
-                case SHARDED -> level.sharded();
-                case NODE -> level.node();
-                case BUFFERED -> level.buffered();
-                case DELTA_LOG -> level.deltaLog();
-                case MONOTONIC -> level.monotonic();
-            };
-        }
-
-        /** The factory of this strategy with the core defaults, overridden by a group, then by a rule's group. */
-        StrategySettings factory(@Nullable Group<?> group, @Nullable Group<?> rule, SharedCaches caches) {
-            return switch (this) {
-                case ATOMIC -> AtomicSettings.defaults();
-                case OPTIMISTIC -> resolve(OptimisticSettings.defaults(), group, rule);
-                case SHARDED -> {
-                    CacheLocation location = cacheLocation(group, rule);
-                    caches.totals(location, "sharded"); // refuses redis without a TotalCache bean, naming the property
-                    yield resolve(ShardedSettings.defaults(), group, rule).withCache(cacheChoice(location));
-                }
-                case NODE -> resolve(NodeSettings.defaults(), group, rule);
-                case BUFFERED -> resolve(BufferedSettings.defaults(), group, rule);
-                case DELTA_LOG -> resolve(DeltaLogSettings.defaults(), group, rule);
-                case MONOTONIC -> {
-                    CacheLocation location = cacheLocation(group, rule);
-                    caches.monotonic(location, "monotonic");
-                    yield resolve(MonotonicSettings.defaults(), group, rule).withCache(cacheChoice(location));
-                }
-            };
-        }
-
-        /** Unset: the shared cache when there is one; {@code redis}: the shared one, which must exist. */
-        private static CacheChoice cacheChoice(@Nullable CacheLocation location) {
-            return location == null ? CacheChoice.DEFAULT
-                    : location == CacheLocation.LOCAL ? CacheChoice.LOCAL : CacheChoice.SHARED;
-        }
-
-        /** The rule's cache setting, else its group's; null when neither says. */
-        private static @Nullable CacheLocation cacheLocation(@Nullable Group<?> group, @Nullable Group<?> rule) {
-            CacheLocation ruled = rule instanceof Cached cached ? cached.cache() : null;
-            return ruled != null ? ruled : group instanceof Cached cached ? cached.cache() : null;
-        }
-
-        @SuppressWarnings("unchecked")
-        static <S> S resolve(S defaults, @Nullable Group<?> group, @Nullable Group<?> rule) {
-            S settings = defaults;
-            settings = group == null ? settings : ((Group<S>) group).over(settings);
-            return rule == null ? settings : ((Group<S>) rule).over(settings);
-        }
+        MONOTONIC
     }
 
     /**
@@ -296,13 +118,7 @@ public record CountersProperties(
      * @param maxBackoff Maximum wait between two attempts.
      */
     public record Optimistic(@Nullable Integer maxAttempts, @Nullable Duration initialBackoff,
-            @Nullable Duration maxBackoff) implements Group<OptimisticSettings> {
-
-        @Override
-        public OptimisticSettings over(OptimisticSettings inherited) {
-            return new OptimisticSettings(or(maxAttempts, inherited.maxAttempts()),
-                    or(initialBackoff, inherited.initialBackoff()), or(maxBackoff, inherited.maxBackoff()));
-        }
+            @Nullable Duration maxBackoff) {
     }
 
     /** Where a strategy keeps its cache: in this JVM, or in Redis, shared by every node ({@code counters-redis}). */
@@ -322,15 +138,7 @@ public record CountersProperties(
      * @param shardCountRefresh Interval at which a node re-reads a counter's persisted shard count.
      */
     public record Sharded(@Nullable Integer shards, ShardedSettings.@Nullable Selection selection,
-            @Nullable Duration cachedTotalExpiry, @Nullable Duration shardCountRefresh, @Nullable CacheLocation cache)
-            implements Group<ShardedSettings>, Cached {
-
-        @Override
-        public ShardedSettings over(ShardedSettings inherited) {
-            return new ShardedSettings(or(shards, inherited.shards()), or(selection, inherited.selection()),
-                    cachedTotalExpiry != null ? cachedTotalExpiry : inherited.cachedTotalExpiry(),
-                    or(shardCountRefresh, inherited.shardCountRefresh()));
-        }
+            @Nullable Duration cachedTotalExpiry, @Nullable Duration shardCountRefresh, @Nullable CacheLocation cache) {
     }
 
     /**
@@ -342,14 +150,7 @@ public record CountersProperties(
      * @param leaseTtl Time the claim on the node id lasts without renewal (H2). On MariaDB, MySQL and PostgreSQL the
      *     claim is a database session lock, checked every third of this.
      */
-    public record Node(@Nullable String id, @Nullable Boolean decrements, @Nullable Duration leaseTtl)
-            implements Group<NodeSettings> {
-
-        @Override
-        public NodeSettings over(NodeSettings inherited) {
-            return new NodeSettings(id != null ? id : inherited.nodeId(), or(decrements, inherited.decrements()),
-                    or(leaseTtl, inherited.leaseTtl()));
-        }
+    public record Node(@Nullable String id, @Nullable Boolean decrements, @Nullable Duration leaseTtl) {
     }
 
     /**
@@ -366,17 +167,7 @@ public record CountersProperties(
      */
     public record Buffered(@Nullable Duration flushInterval, @Nullable Long flushThreshold,
             @Nullable Integer maxPendingCounters, BufferedSettings.@Nullable WhenFull whenFull,
-            @Nullable Duration blockTimeout, @Nullable Duration shutdownTimeout, @Nullable Duration keyRetention)
-            implements Group<BufferedSettings> {
-
-        @Override
-        public BufferedSettings over(BufferedSettings inherited) {
-            return new BufferedSettings(or(flushInterval, inherited.flushInterval()),
-                    or(flushThreshold, inherited.flushThreshold()),
-                    or(maxPendingCounters, inherited.maxPendingCounters()), or(whenFull, inherited.whenFull()),
-                    or(blockTimeout, inherited.blockTimeout()), or(shutdownTimeout, inherited.shutdownTimeout()),
-                    or(keyRetention, inherited.keyRetention()));
-        }
+            @Nullable Duration blockTimeout, @Nullable Duration shutdownTimeout, @Nullable Duration keyRetention) {
     }
 
     /**
@@ -389,15 +180,7 @@ public record CountersProperties(
      * @param foldedRetention Time folded deltas are kept, so that late retries of their appends are recognised.
      */
     public record DeltaLog(@Nullable Duration recountAfter, @Nullable Long recountAtDeltas,
-            @Nullable Boolean readFolded, @Nullable Integer appendAttempts, @Nullable Duration foldedRetention)
-            implements Group<DeltaLogSettings> {
-
-        @Override
-        public DeltaLogSettings over(DeltaLogSettings inherited) {
-            return new DeltaLogSettings(or(recountAfter, inherited.recountAfter()),
-                    or(recountAtDeltas, inherited.recountAtDeltas()), or(readFolded, inherited.readFolded()),
-                    or(appendAttempts, inherited.appendAttempts()), or(foldedRetention, inherited.foldedRetention()));
-        }
+            @Nullable Boolean readFolded, @Nullable Integer appendAttempts, @Nullable Duration foldedRetention) {
     }
 
     /**
@@ -408,14 +191,7 @@ public record CountersProperties(
      * @param cache Location of the current values: 'local' (this JVM; values repeat across nodes) or 'redis' (shared
      *     by every node). By default 'redis' when counters-redis and a Redis connection are present.
      */
-    public record Monotonic(@Nullable Integer shards, @Nullable Double chanceToWrite, @Nullable CacheLocation cache)
-            implements Group<MonotonicSettings>, Cached {
-
-        @Override
-        public MonotonicSettings over(MonotonicSettings inherited) {
-            return new MonotonicSettings(or(shards, inherited.shards()),
-                    or(chanceToWrite, inherited.chanceToWrite()));
-        }
+    public record Monotonic(@Nullable Integer shards, @Nullable Double chanceToWrite, @Nullable CacheLocation cache) {
     }
 
     /**
@@ -434,14 +210,6 @@ public record CountersProperties(
     public record SequenceProperties(SequenceSettings.@Nullable Mode mode, @Nullable Integer blockSize,
             @Nullable Integer maxBlockSize, @Nullable Long start, @Nullable Long increment, @Nullable Long maxValue) {
 
-        SequenceSettings settings() {
-            SequenceSettings defaults = SequenceSettings.defaults();
-            long step = or(increment, defaults.increment());
-            int first = or(blockSize, defaults.blockSize());
-            return new SequenceSettings(or(mode, defaults.mode()), first,
-                    or(maxBlockSize, Math.max(first, defaults.maxBlockSize())), or(start, defaults.start()), step,
-                    or(maxValue, Long.MAX_VALUE - step));
-        }
     }
 
     /** Where counters are kept. */
@@ -493,32 +261,4 @@ public record CountersProperties(
      */
     public record Redis(@DefaultValue("counters:") String keyPrefix, @DefaultValue("10s") Duration loadTimeout) {
     }
-}
-
-/** A settings group that says where its strategy's shared cache lives. */
-interface Cached {
-
-    CountersProperties.@Nullable CacheLocation cache();
-}
-
-/** The strategies' settings groups at one level of configuration: the top, or one rule. */
-interface Groups {
-
-    CountersProperties.@Nullable Optimistic optimistic();
-
-    CountersProperties.@Nullable Sharded sharded();
-
-    CountersProperties.@Nullable Node node();
-
-    CountersProperties.@Nullable Buffered buffered();
-
-    CountersProperties.@Nullable DeltaLog deltaLog();
-
-    CountersProperties.@Nullable Monotonic monotonic();
-}
-
-/** One strategy's settings as configured: the values set override the inherited ones, the others keep them. */
-interface Group<S> {
-
-    S over(S inherited);
 }

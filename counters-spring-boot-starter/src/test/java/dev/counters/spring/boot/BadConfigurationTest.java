@@ -1,22 +1,33 @@
 package dev.counters.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.Banner;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Invalid configuration fails startup with a message that names the property and the problem, before any counter is
  * written.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class BadConfigurationTest {
 
     @ParameterizedTest(name = "{0}")
@@ -44,7 +55,7 @@ class BadConfigurationTest {
             counters.jdbc.table-prefix=x;DROP                   | counters.jdbc             | Table prefix 'x;DROP' is invalid
             counters.key-retention=30s                          | counters.key-retention    | key retention must be at least 1 minute, was PT30S
             counters.counters.[carts.*].expire-after-idle=10s   | counters.counters.[carts.*].expire-after-idle | must be at least 1 minute
-            counters.counters.[ids].strategy=monotonic & counters.counters.[ids].expire-after-idle=1h | counters.counters.[ids].expire-after-idle | monotonic counters cannot expire
+            counters.counters.[ids].strategy=monotonic & counters.counters.[ids].expire-after-idle=1h | counters.counters.[ids].expire-after-idle | monotonic strategy's counters cannot expire
             counters.counters.[api.*].window=7m                 | counters.counters.[api.*].window | window must be a whole number of seconds from 1s to 1d that divides a day
             counters.counters.[api.*].retention=1h              | counters.counters.[api.*].window | set window too
             counters.counters.[api.*].window=1m & counters.counters.[api.*].retention=1h & counters.counters.[api.*].retained-windows=5 | counters.counters.[api.*].window | not both
@@ -75,5 +86,24 @@ class BadConfigurationTest {
                 }
             }
         }
+    }
+
+    /** What the application prints: Boot's failure analysis of the property, not the mapping bean's stack trace. */
+    @Test
+    void anInvalidPropertyIsExplainedAsBootExplainsOneThatDoesNotBind(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(Application.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.setBannerMode(Banner.Mode.OFF);
+        assertThatThrownBy(() -> application.run("--spring.datasource.url=jdbc:h2:mem:analysed" + UUID.randomUUID(),
+                "--counters.counters.[views].strategy=sharded", "--counters.counters.[views].sharded.shards=0"))
+                .hasRootCauseInstanceOf(IllegalArgumentException.class);
+        assertThat(output.getOut() + output.getErr()).contains("APPLICATION FAILED TO START",
+                "Invalid counters configuration:\n\n    counters.counters.[views].sharded: sharded shards must be"
+                        + " between 1 and 1024, was 0", "Update the counters.* properties");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({DataSourceAutoConfiguration.class, CountersAutoConfiguration.class})
+    static class Application {
     }
 }

@@ -11,8 +11,11 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-/** The project's Markdown documentation as the tests read it: README.md, CONTRIBUTING.md and docs/*.md. */
-final class Documentation {
+/**
+ * The project's Markdown documentation as the tests read it: README.md, CONTRIBUTING.md and docs/*.md. Public for
+ * {@code CounterRulesTest}, which maps the yaml blocks.
+ */
+public final class Documentation {
 
     /** The repository's root, from the module's directory, where Maven runs the tests. */
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -50,9 +53,9 @@ final class Documentation {
      * A fenced code block: its language, the HTML comment on the line before it (or null), its code without the
      * fence's indentation, and the line of its first line of code.
      */
-    record Block(Path file, int line, String language, String hint, String code) {
+    public record Block(Path file, int line, String language, String hint, String code) {
 
-        String where() {
+        public String where() {
             return name(file) + ":" + line;
         }
     }
@@ -86,7 +89,7 @@ final class Documentation {
         return blocks;
     }
 
-    static List<Block> blocks(String language) {
+    public static List<Block> blocks(String language) {
         return files().stream().flatMap(file -> blocks(file).stream())
                 .filter(block -> block.language().equals(language)).collect(Collectors.toList());
     }
