@@ -3,7 +3,8 @@
  * factories and settings, the storage SPI, sequences and the in-memory store; {@code dev.counters.internal} and its
  * subpackages (the service and the strategies that run behind the API) stay inside.
  */
-@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"}) // Resilience4j's jars name their modules, but have no descriptor
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"
+}) // Resilience4j's jars name their modules, but have no descriptor
 module dev.counters.core {
     exports dev.counters;
     exports dev.counters.memory;

@@ -1,6 +1,5 @@
 package dev.counters;
 
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -12,8 +12,10 @@ public class CounterContentionException extends CountersException {
     private final int attempts;
 
     public CounterContentionException(CounterName counter, int attempts) {
-        super("Counter '" + counter + "' was changed by other writers during each of " + attempts
-                + " attempts; nothing was written", null);
+        super(
+                "Counter '" + counter + "' was changed by other writers during each of " + attempts
+                        + " attempts; nothing was written",
+                null);
         this.counter = counter.value();
         this.attempts = attempts;
     }

@@ -69,8 +69,8 @@ public record CounterName(String value) implements Comparable<CounterName> {
             throw new IllegalArgumentException(what + " must not be empty");
         }
         if (value.length() > MAX_LENGTH) {
-            throw new IllegalArgumentException(what + " is " + value.length()
-                    + " characters long; at most " + MAX_LENGTH + " are allowed");
+            throw new IllegalArgumentException(
+                    what + " is " + value.length() + " characters long; at most " + MAX_LENGTH + " are allowed");
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
@@ -83,7 +83,9 @@ public record CounterName(String value) implements Comparable<CounterName> {
     }
 
     private static boolean isAllowed(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+        return (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9')
                 || ALLOWED_PUNCTUATION.indexOf(c) >= 0;
     }
 

@@ -9,8 +9,11 @@ public class CounterOverflowException extends CountersException {
     private final long delta;
 
     public CounterOverflowException(CounterName counter, long delta) {
-        this("Adding " + delta + " to counter '" + counter + "' would take it past "
-                + (delta > 0 ? "Long.MAX_VALUE" : "Long.MIN_VALUE") + "; nothing was written", counter, delta);
+        this(
+                "Adding " + delta + " to counter '" + counter + "' would take it past "
+                        + (delta > 0 ? "Long.MAX_VALUE" : "Long.MIN_VALUE") + "; nothing was written",
+                counter,
+                delta);
     }
 
     private CounterOverflowException(String message, CounterName counter, long delta) {
@@ -21,8 +24,8 @@ public class CounterOverflowException extends CountersException {
 
     /** A counter's total, the sum of its parts, is outside the 64-bit range (its delta is 0). */
     public static CounterOverflowException ofTotal(CounterName counter) {
-        return new CounterOverflowException("The total of counter '" + counter + "' is outside the 64-bit range",
-                counter, 0);
+        return new CounterOverflowException(
+                "The total of counter '" + counter + "' is outside the 64-bit range", counter, 0);
     }
 
     /** The name of the counter that would have overflowed. */

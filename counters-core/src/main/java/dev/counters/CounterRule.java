@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * @param expireAfterIdle removes a counter nobody wrote for this long (at least a minute; see
  *     {@link CounterServiceBuilder#expireAfterIdle}); null: never
  */
-public record CounterRule(@Nullable StrategySettings settings, @Nullable WindowSettings window,
+public record CounterRule(
+        @Nullable StrategySettings settings,
+        @Nullable WindowSettings window,
         @Nullable Duration expireAfterIdle) {
 
     private static final CounterRule EMPTY = new CounterRule(null, null, null);
@@ -64,7 +66,8 @@ public record CounterRule(@Nullable StrategySettings settings, @Nullable WindowS
      * @throws IllegalArgumentException if both set the same part, naming {@code nameOrPattern}
      */
     CounterRule merge(CounterRule other, String nameOrPattern) {
-        return new CounterRule(pick(settings, other.settings, "A strategy is", nameOrPattern),
+        return new CounterRule(
+                pick(settings, other.settings, "A strategy is", nameOrPattern),
                 pick(window, other.window, "Windows are", nameOrPattern),
                 pick(expireAfterIdle, other.expireAfterIdle, "An expiry is", nameOrPattern));
     }

@@ -264,8 +264,19 @@ public final class CounterServiceBuilder {
      *     (under a pattern or the default, such a counter is refused when it is first used)
      */
     public CounterService build() {
-        return ServiceAssembly.assemble(new ServiceAssembly.Plan(store, defaultStrategy, rules, clock, random,
-                threadFactory, retries, circuitBreakers, new Observations(observations, observationConvention),
-                keyRetention, maxCachedHandles, monotonicCache, totalCache));
+        return ServiceAssembly.assemble(new ServiceAssembly.Plan(
+                store,
+                defaultStrategy,
+                rules,
+                clock,
+                random,
+                threadFactory,
+                retries,
+                circuitBreakers,
+                new Observations(observations, observationConvention),
+                keyRetention,
+                maxCachedHandles,
+                monotonicCache,
+                totalCache));
     }
 }

@@ -22,8 +22,8 @@ public record IdempotencyKey(String value) {
             throw new IllegalArgumentException("Idempotency key must not be null");
         }
         if (value.isEmpty() || value.length() > MAX_LENGTH) {
-            throw new IllegalArgumentException("Idempotency key is " + value.length()
-                    + " characters long; 1 to " + MAX_LENGTH + " are allowed");
+            throw new IllegalArgumentException(
+                    "Idempotency key is " + value.length() + " characters long; 1 to " + MAX_LENGTH + " are allowed");
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);

@@ -12,11 +12,13 @@ public class IdempotencyKeyReusedException extends CountersException {
     private final String recordedCounter;
     private final long recordedDelta;
 
-    public IdempotencyKeyReusedException(IdempotencyKey key, String recordedCounter, long recordedDelta,
-            String counter, long delta) {
-        super("Idempotency key '" + key + "' was recorded for adding " + recordedDelta + " to counter '"
-                + recordedCounter + "', and was repeated for adding " + delta + " to counter '" + counter
-                + "'; nothing was written. A key names one increment: use a new key for a new increment", null);
+    public IdempotencyKeyReusedException(
+            IdempotencyKey key, String recordedCounter, long recordedDelta, String counter, long delta) {
+        super(
+                "Idempotency key '" + key + "' was recorded for adding " + recordedDelta + " to counter '"
+                        + recordedCounter + "', and was repeated for adding " + delta + " to counter '" + counter
+                        + "'; nothing was written. A key names one increment: use a new key for a new increment",
+                null);
         this.key = key.value();
         this.recordedCounter = recordedCounter;
         this.recordedDelta = recordedDelta;

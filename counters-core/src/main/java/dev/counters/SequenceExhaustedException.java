@@ -6,7 +6,9 @@ public class SequenceExhaustedException extends CountersException {
     private static final long serialVersionUID = 1L;
 
     public SequenceExhaustedException(String sequence, long maxValue) {
-        super("Sequence '" + sequence + "' is exhausted: every value up to its maximum " + maxValue
-                + " was handed out", null);
+        super(
+                "Sequence '" + sequence + "' is exhausted: every value up to its maximum " + maxValue
+                        + " was handed out",
+                null);
     }
 }

@@ -26,7 +26,11 @@ public record StrategyStatistics(String rule, String strategy, long increments, 
      * @param contentionFailures increments refused with {@link CounterContentionException}
      * @param buffer the state of the buffer, for strategies that have one; otherwise null
      */
-    public record Activity(long conflicts, long retries, long contentionFailures, @Nullable BufferActivity buffer) {
+    public record Activity(
+            long conflicts,
+            long retries,
+            long contentionFailures,
+            @Nullable BufferActivity buffer) {
 
         /** A strategy with nothing to report. */
         public static final Activity NONE = new Activity(0, 0, 0, null);
@@ -45,8 +49,15 @@ public record StrategyStatistics(String rule, String strategy, long increments, 
      *     flush while anything is pending, zero otherwise
      * @param lastFailure why the last flush attempt failed, while the store keeps failing; null once a flush succeeds
      */
-    public record BufferActivity(long flushes, long failedFlushes, Duration flushTime, int pendingCounters,
-            long pendingIncrements, int maxPendingCounters, Duration flushLag, @Nullable String lastFailure) {
+    public record BufferActivity(
+            long flushes,
+            long failedFlushes,
+            Duration flushTime,
+            int pendingCounters,
+            long pendingIncrements,
+            int maxPendingCounters,
+            Duration flushLag,
+            @Nullable String lastFailure) {
 
         /** Whether the flusher is failing to reach the store. */
         public boolean failing() {

@@ -25,14 +25,16 @@ public record WindowSettings(Duration size, Duration retention, ZoneId zone) {
         Objects.requireNonNull(size, "size");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(zone, "zone");
-        if (size.compareTo(Duration.ofSeconds(1)) < 0 || size.compareTo(DAY) > 0 || size.getNano() != 0
+        if (size.compareTo(Duration.ofSeconds(1)) < 0
+                || size.compareTo(DAY) > 0
+                || size.getNano() != 0
                 || DAY.getSeconds() % size.getSeconds() != 0) {
             throw new IllegalArgumentException("window must be a whole number of seconds from 1s to 1d that divides a"
                     + " day (1m, 5m, 1h, 1d, ...), was " + size);
         }
         if (retention.compareTo(size) < 0) {
-            throw new IllegalArgumentException("retention must be at least one window (" + size + "), was "
-                    + retention);
+            throw new IllegalArgumentException(
+                    "retention must be at least one window (" + size + "), was " + retention);
         }
     }
 

@@ -39,6 +39,5 @@ public interface WindowedCounter {
     List<Window> last(int windows);
 
     /** One window: {@code [start, end)} and its value. */
-    record Window(Instant start, Instant end, long value) {
-    }
+    record Window(Instant start, Instant end, long value) {}
 }

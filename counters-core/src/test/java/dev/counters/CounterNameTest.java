@@ -3,9 +3,9 @@ package dev.counters;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class CounterNameTest {
 
@@ -22,11 +22,14 @@ class CounterNameTest {
 
     @Test
     void refusesNullEmptyAndTooLong() {
-        assertThatThrownBy(() -> CounterName.of(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> CounterName.of(null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Counter name must not be null");
-        assertThatThrownBy(() -> CounterName.of("")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> CounterName.of(""))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Counter name must not be empty");
-        assertThatThrownBy(() -> CounterName.of("x".repeat(10_000))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> CounterName.of("x".repeat(10_000)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Counter name is 10000 characters long; at most 128 are allowed");
     }
 
@@ -36,7 +39,8 @@ class CounterNameTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("Counter name 'views'); DROP TABLE x; --' contains ''' at index 5;")
                 .hasMessageEndingWith("allowed are ASCII letters, digits and ._-:");
-        assertThatThrownBy(() -> CounterName.of("tab\there")).hasMessageContaining("U+0009 at index 3")
+        assertThatThrownBy(() -> CounterName.of("tab\there"))
+                .hasMessageContaining("U+0009 at index 3")
                 .hasMessageContaining("tab\\u0009here");
         assertThatThrownBy(() -> CounterName.of("emoji\uD83D\uDE00")).hasMessageContaining("U+D83D at index 5");
         assertThatThrownBy(() -> CounterName.of("caf\u00e9")).hasMessageContaining("U+00E9 at index 3");

@@ -37,9 +37,13 @@ class CounterServiceBuilderTest {
             assertThat(counters.counter("page-1").strategy()).isEqualTo("delta-log");
             assertThat(counters.counter("page-10").strategy()).isEqualTo("node");
             assertThat(counters.counter("ordersX").strategy()).isEqualTo("node");
-            assertThat(counters.statistics()).extracting(StrategyStatistics::rule, StrategyStatistics::strategy)
-                    .containsExactly(tuple("orders.*", "sharded"), tuple("orders.eu.*", "buffered"),
-                            tuple("orders.special", "optimistic"), tuple("page-?", "delta-log"),
+            assertThat(counters.statistics())
+                    .extracting(StrategyStatistics::rule, StrategyStatistics::strategy)
+                    .containsExactly(
+                            tuple("orders.*", "sharded"),
+                            tuple("orders.eu.*", "buffered"),
+                            tuple("orders.special", "optimistic"),
+                            tuple("page-?", "delta-log"),
                             tuple(StrategyStatistics.DEFAULT_RULE, "node"));
         }
     }
@@ -66,8 +70,7 @@ class CounterServiceBuilderTest {
 
     @Test
     void countersThatHandOutValuesCannotExpire() {
-        assertThatThrownBy(() -> CounterRule.of(MonotonicSettings.defaults())
-                .withExpireAfterIdle(Duration.ofHours(1)))
+        assertThatThrownBy(() -> CounterRule.of(MonotonicSettings.defaults()).withExpireAfterIdle(Duration.ofHours(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("monotonic strategy's counters cannot expire after idling");
         CounterServiceBuilder builder = CounterService.builder(store).strategy("ids.*", MonotonicSettings.defaults());
@@ -75,7 +78,8 @@ class CounterServiceBuilderTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("monotonic strategy's counters cannot expire after idling");
         builder.expireAfterIdle("ids.1", Duration.ofHours(1)); // its strategy comes from the pattern: seen at build
-        assertThatThrownBy(builder::build).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(builder::build)
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Counters 'ids.1' are monotonic and cannot expire after idling");
     }
 
@@ -83,27 +87,41 @@ class CounterServiceBuilderTest {
     void aSharedCacheAskedForButNotGivenFailsTheBuildNamingTheRule() {
         CounterServiceBuilder builder = CounterService.builder(store)
                 .strategy("ids.*", MonotonicSettings.defaults().withCache(CacheChoice.SHARED));
-        assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(builder::build)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("The monotonic strategy of rule 'ids.*' asks for the shared MonotonicCache")
                 .hasMessageContaining("CounterServiceBuilder.monotonicCache(...)");
-        CounterServiceBuilder sharded = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults()
-                .withCachedTotalExpiry(Duration.ofSeconds(1)).withCache(CacheChoice.SHARED));
-        assertThatThrownBy(sharded::build).isInstanceOf(IllegalStateException.class)
+        CounterServiceBuilder sharded = CounterService.builder(store)
+                .defaultStrategy(ShardedSettings.defaults()
+                        .withCachedTotalExpiry(Duration.ofSeconds(1))
+                        .withCache(CacheChoice.SHARED));
+        assertThatThrownBy(sharded::build)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("asks for the shared TotalCache")
                 .hasMessageContaining("CounterServiceBuilder.totalCache(...)");
     }
 
     @Test
     void everyStrategyTellsItsTraits() {
-        List<StrategySettings> all = List.of(AtomicSettings.defaults(), OptimisticSettings.defaults(),
-                ShardedSettings.defaults(), NodeSettings.defaults(), BufferedSettings.defaults(),
-                DeltaLogSettings.defaults(), MonotonicSettings.defaults());
-        assertThat(all).extracting(StrategySettings::name).containsExactly("atomic", "optimistic", "sharded", "node",
-                "buffered", "delta-log", "monotonic");
-        assertThat(all).filteredOn(StrategySettings::handsOutValues).extracting(StrategySettings::name)
+        List<StrategySettings> all = List.of(
+                AtomicSettings.defaults(),
+                OptimisticSettings.defaults(),
+                ShardedSettings.defaults(),
+                NodeSettings.defaults(),
+                BufferedSettings.defaults(),
+                DeltaLogSettings.defaults(),
+                MonotonicSettings.defaults());
+        assertThat(all)
+                .extracting(StrategySettings::name)
+                .containsExactly("atomic", "optimistic", "sharded", "node", "buffered", "delta-log", "monotonic");
+        assertThat(all)
+                .filteredOn(StrategySettings::handsOutValues)
+                .extracting(StrategySettings::name)
                 .containsExactly("monotonic");
-        assertThat(all).filteredOn(settings -> !settings.mayExpire() || !settings.takesIdempotencyKeys())
-                .extracting(StrategySettings::name).containsExactly("monotonic");
+        assertThat(all)
+                .filteredOn(settings -> !settings.mayExpire() || !settings.takesIdempotencyKeys())
+                .extracting(StrategySettings::name)
+                .containsExactly("monotonic");
     }
 
     @Test
@@ -116,7 +134,8 @@ class CounterServiceBuilderTest {
     @Test
     void serviceReadsManyInRequestedOrderAcrossStrategies() {
         try (CounterService counters = CounterService.builder(store)
-                .strategy("b.*", ShardedSettings.defaults()).build()) {
+                .strategy("b.*", ShardedSettings.defaults())
+                .build()) {
             counters.increment("a.1", 1);
             counters.increment("b.1", 2);
             assertThat(counters.incrementAndGet("b.1", 3)).isEqualTo(5);
@@ -131,7 +150,8 @@ class CounterServiceBuilderTest {
     void readingManyValidatesEveryNameFirst() {
         try (CounterService counters = CounterService.builder(store).build()) {
             assertThatThrownBy(() -> counters.get(List.of("ok", "not ok")))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("' ' at index 3");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("' ' at index 3");
         }
     }
 

@@ -45,12 +45,21 @@ class ExportedSignaturesTest {
         }
         assertThat(module.name()).isEqualTo("dev.counters.core");
         assertThat(module.exports().stream().map(ModuleDescriptor.Exports::source))
-                .containsExactlyInAnyOrder("dev.counters", "dev.counters.memory", "dev.counters.observation",
-                        "dev.counters.sequence", "dev.counters.spi", "dev.counters.strategy");
-        assertThat(Stream.of("internal/Time", "internal/service/DefaultCounterService",
-                        "internal/strategy/StrategyContext", "internal/strategy/buffered/BufferedStrategy")
-                .map(type -> CLASSES.resolve("dev/counters/" + type + ".class")))
-                .as("the internal packages exist, and stay unexported").allMatch(Files::exists);
+                .containsExactlyInAnyOrder(
+                        "dev.counters",
+                        "dev.counters.memory",
+                        "dev.counters.observation",
+                        "dev.counters.sequence",
+                        "dev.counters.spi",
+                        "dev.counters.strategy");
+        assertThat(Stream.of(
+                                "internal/Time",
+                                "internal/service/DefaultCounterService",
+                                "internal/strategy/StrategyContext",
+                                "internal/strategy/buffered/BufferedStrategy")
+                        .map(type -> CLASSES.resolve("dev/counters/" + type + ".class")))
+                .as("the internal packages exist, and stay unexported")
+                .allMatch(Files::exists);
     }
 
     /**
@@ -63,86 +72,89 @@ class ExportedSignaturesTest {
         try (InputStream in = Files.newInputStream(CLASSES.resolve("module-info.class"))) {
             module = ModuleDescriptor.read(in);
         }
-        Set<String> exported = module.exports().stream().map(ModuleDescriptor.Exports::source)
-                .collect(Collectors.toSet());
+        Set<String> exported =
+                module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
         List<String> publicTypes;
         try (Stream<Path> files = Files.walk(CLASSES)) {
             publicTypes = files.map(file -> CLASSES.relativize(file).toString())
                     .filter(name -> name.endsWith(".class") && !name.contains("-info"))
-                    .map(name -> name.substring(0, name.length() - ".class".length()).replace('/', '.'))
+                    .map(name ->
+                            name.substring(0, name.length() - ".class".length()).replace('/', '.'))
                     .filter(name -> exported.contains(name.substring(0, name.lastIndexOf('.'))))
                     .filter(ExportedSignaturesTest::isExported)
                     .sorted()
                     .toList();
         }
-        assertThat(publicTypes).as("public types in exported packages").containsExactly(
-                "dev.counters.BufferFullException",
-                "dev.counters.CacheUnavailableException",
-                "dev.counters.Counter",
-                "dev.counters.CounterAdmin",
-                "dev.counters.CounterContentionException",
-                "dev.counters.CounterName",
-                "dev.counters.CounterOverflowException",
-                "dev.counters.CounterRule",
-                "dev.counters.CounterService",
-                "dev.counters.CounterServiceBuilder",
-                "dev.counters.CounterStoreException",
-                "dev.counters.CountersException",
-                "dev.counters.IdempotencyKey",
-                "dev.counters.IdempotencyKeyReusedException",
-                "dev.counters.NodeIdInUseException",
-                "dev.counters.SequenceExhaustedException",
-                "dev.counters.StoreUnavailableException",
-                "dev.counters.StrategyStatistics",
-                "dev.counters.StrategyStatistics$Activity",
-                "dev.counters.StrategyStatistics$BufferActivity",
-                "dev.counters.TransientStoreException",
-                "dev.counters.WindowSettings",
-                "dev.counters.WindowedCounter",
-                "dev.counters.WindowedCounter$Window",
-                "dev.counters.memory.InMemoryCounterStore",
-                "dev.counters.observation.CountersObservationContext",
-                "dev.counters.observation.CountersObservationContext$Operation",
-                "dev.counters.observation.CountersObservationConvention",
-                "dev.counters.observation.DefaultCountersObservationConvention",
-                "dev.counters.sequence.Reservation",
-                "dev.counters.sequence.Sequence",
-                "dev.counters.sequence.SequenceService",
-                "dev.counters.sequence.SequenceServiceBuilder",
-                "dev.counters.sequence.SequenceSettings",
-                "dev.counters.sequence.SequenceSettings$Mode",
-                "dev.counters.spi.CounterStore",
-                "dev.counters.spi.CounterStore$VersionedValue",
-                "dev.counters.spi.DatabaseClock",
-                "dev.counters.spi.DeltaLog",
-                "dev.counters.spi.IdempotencyKeys",
-                "dev.counters.spi.IdempotencyKeys$KeyedDelta",
-                "dev.counters.spi.IdempotencyKeys$KeyedIncrement",
-                "dev.counters.spi.IdempotencyKeys$KeyedWrite",
-                "dev.counters.spi.IdempotentBatches",
-                "dev.counters.spi.IdempotentBatches$AppliedBatch",
-                "dev.counters.spi.IdleCounters",
-                "dev.counters.spi.Leases",
-                "dev.counters.spi.Maxima",
-                "dev.counters.spi.MonotonicCache",
-                "dev.counters.spi.MonotonicCache$Added",
-                "dev.counters.spi.Sequences",
-                "dev.counters.spi.SessionLocks",
-                "dev.counters.spi.SessionLocks$SessionLock",
-                "dev.counters.spi.ShardCounts",
-                "dev.counters.spi.TotalCache",
-                "dev.counters.strategy.AtomicSettings",
-                "dev.counters.strategy.BufferedSettings",
-                "dev.counters.strategy.BufferedSettings$WhenFull",
-                "dev.counters.strategy.CacheChoice",
-                "dev.counters.strategy.DeltaLogSettings",
-                "dev.counters.strategy.MonotonicSettings",
-                "dev.counters.strategy.NodeSettings",
-                "dev.counters.strategy.OptimisticSettings",
-                "dev.counters.strategy.ShardedSettings",
-                "dev.counters.strategy.ShardedSettings$Selection",
-                "dev.counters.strategy.StrategySettings",
-                "dev.counters.strategy.StrategySettings$Visitor");
+        assertThat(publicTypes)
+                .as("public types in exported packages")
+                .containsExactly(
+                        "dev.counters.BufferFullException",
+                        "dev.counters.CacheUnavailableException",
+                        "dev.counters.Counter",
+                        "dev.counters.CounterAdmin",
+                        "dev.counters.CounterContentionException",
+                        "dev.counters.CounterName",
+                        "dev.counters.CounterOverflowException",
+                        "dev.counters.CounterRule",
+                        "dev.counters.CounterService",
+                        "dev.counters.CounterServiceBuilder",
+                        "dev.counters.CounterStoreException",
+                        "dev.counters.CountersException",
+                        "dev.counters.IdempotencyKey",
+                        "dev.counters.IdempotencyKeyReusedException",
+                        "dev.counters.NodeIdInUseException",
+                        "dev.counters.SequenceExhaustedException",
+                        "dev.counters.StoreUnavailableException",
+                        "dev.counters.StrategyStatistics",
+                        "dev.counters.StrategyStatistics$Activity",
+                        "dev.counters.StrategyStatistics$BufferActivity",
+                        "dev.counters.TransientStoreException",
+                        "dev.counters.WindowSettings",
+                        "dev.counters.WindowedCounter",
+                        "dev.counters.WindowedCounter$Window",
+                        "dev.counters.memory.InMemoryCounterStore",
+                        "dev.counters.observation.CountersObservationContext",
+                        "dev.counters.observation.CountersObservationContext$Operation",
+                        "dev.counters.observation.CountersObservationConvention",
+                        "dev.counters.observation.DefaultCountersObservationConvention",
+                        "dev.counters.sequence.Reservation",
+                        "dev.counters.sequence.Sequence",
+                        "dev.counters.sequence.SequenceService",
+                        "dev.counters.sequence.SequenceServiceBuilder",
+                        "dev.counters.sequence.SequenceSettings",
+                        "dev.counters.sequence.SequenceSettings$Mode",
+                        "dev.counters.spi.CounterStore",
+                        "dev.counters.spi.CounterStore$VersionedValue",
+                        "dev.counters.spi.DatabaseClock",
+                        "dev.counters.spi.DeltaLog",
+                        "dev.counters.spi.IdempotencyKeys",
+                        "dev.counters.spi.IdempotencyKeys$KeyedDelta",
+                        "dev.counters.spi.IdempotencyKeys$KeyedIncrement",
+                        "dev.counters.spi.IdempotencyKeys$KeyedWrite",
+                        "dev.counters.spi.IdempotentBatches",
+                        "dev.counters.spi.IdempotentBatches$AppliedBatch",
+                        "dev.counters.spi.IdleCounters",
+                        "dev.counters.spi.Leases",
+                        "dev.counters.spi.Maxima",
+                        "dev.counters.spi.MonotonicCache",
+                        "dev.counters.spi.MonotonicCache$Added",
+                        "dev.counters.spi.Sequences",
+                        "dev.counters.spi.SessionLocks",
+                        "dev.counters.spi.SessionLocks$SessionLock",
+                        "dev.counters.spi.ShardCounts",
+                        "dev.counters.spi.TotalCache",
+                        "dev.counters.strategy.AtomicSettings",
+                        "dev.counters.strategy.BufferedSettings",
+                        "dev.counters.strategy.BufferedSettings$WhenFull",
+                        "dev.counters.strategy.CacheChoice",
+                        "dev.counters.strategy.DeltaLogSettings",
+                        "dev.counters.strategy.MonotonicSettings",
+                        "dev.counters.strategy.NodeSettings",
+                        "dev.counters.strategy.OptimisticSettings",
+                        "dev.counters.strategy.ShardedSettings",
+                        "dev.counters.strategy.ShardedSettings$Selection",
+                        "dev.counters.strategy.StrategySettings",
+                        "dev.counters.strategy.StrategySettings$Visitor");
     }
 
     /**
@@ -186,8 +198,9 @@ class ExportedSignaturesTest {
                 }
             }
         }
-        assertThat(leaks).as("exported signatures that name a type of an unexported package, or a type that is not"
-                + " public").isEmpty();
+        assertThat(leaks)
+                .as("exported signatures that name a type of an unexported package, or a type that is not" + " public")
+                .isEmpty();
     }
 
     /** NullAway checks the packages marked {@code @NullMarked}: a package without its marker would go unchecked. */
@@ -199,13 +212,18 @@ class ExportedSignaturesTest {
         }
         assertThat(packages).as("packages of counters-core").contains("dev.counters", "dev.counters.internal.strategy");
         assertThat(packages.stream().filter(name -> {
-            try {
-                return !Class.forName(name + ".package-info", false, getClass().getClassLoader())
-                        .isAnnotationPresent(NullMarked.class);
-            } catch (ClassNotFoundException e) {
-                return true;
-            }
-        })).as("packages without a @NullMarked package-info.java").isEmpty();
+                    try {
+                        return !Class.forName(
+                                        name + ".package-info",
+                                        false,
+                                        getClass().getClassLoader())
+                                .isAnnotationPresent(NullMarked.class);
+                    } catch (ClassNotFoundException e) {
+                        return true;
+                    }
+                }))
+                .as("packages without a @NullMarked package-info.java")
+                .isEmpty();
     }
 
     private static boolean visible(int modifiers) {
@@ -214,7 +232,8 @@ class ExportedSignaturesTest {
 
     private static Set<String> exportedPackages() throws IOException {
         try (InputStream in = Files.newInputStream(CLASSES.resolve("module-info.class"))) {
-            return ModuleDescriptor.read(in).exports().stream().map(ModuleDescriptor.Exports::source)
+            return ModuleDescriptor.read(in).exports().stream()
+                    .map(ModuleDescriptor.Exports::source)
                     .collect(Collectors.toSet());
         }
     }
@@ -223,7 +242,8 @@ class ExportedSignaturesTest {
         try (Stream<Path> files = Files.walk(CLASSES)) {
             return files.map(file -> CLASSES.relativize(file).toString())
                     .filter(name -> name.endsWith(".class") && !name.contains("-info"))
-                    .map(name -> name.substring(0, name.length() - ".class".length()).replace('/', '.'))
+                    .map(name ->
+                            name.substring(0, name.length() - ".class".length()).replace('/', '.'))
                     .sorted()
                     .toList();
         }
@@ -257,7 +277,8 @@ class ExportedSignaturesTest {
                 while (raw.isArray()) {
                     raw = raw.getComponentType();
                 }
-                if (!raw.isPrimitive() && raw.getPackageName().startsWith("dev.counters")
+                if (!raw.isPrimitive()
+                        && raw.getPackageName().startsWith("dev.counters")
                         && (!exported.contains(raw.getPackageName()) || !isExported(raw.getName()))) {
                     leaks.add(where + " names " + raw.getName());
                 }

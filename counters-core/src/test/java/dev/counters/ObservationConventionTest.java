@@ -36,10 +36,14 @@ class ObservationConventionTest {
 
     @Test
     void aConventionRenamesAndTagsTheObservations() {
-        try (CounterService counters = CounterService.builder(new InMemoryCounterStore()).observationRegistry(registry)
-                .observationConvention(new Renaming()).build();
+        try (CounterService counters = CounterService.builder(new InMemoryCounterStore())
+                        .observationRegistry(registry)
+                        .observationConvention(new Renaming())
+                        .build();
                 SequenceService sequences = SequenceService.builder(new InMemoryCounterStore())
-                        .observationRegistry(registry).observationConvention(new Renaming()).build()) {
+                        .observationRegistry(registry)
+                        .observationConvention(new Renaming())
+                        .build()) {
             counters.increment("orders");
             sequences.sequence("invoices").next();
         }
@@ -59,7 +63,8 @@ class ObservationConventionTest {
     @Test
     void aPredicateSwitchesThemOff() {
         registry.observationConfig().observationPredicate((name, context) -> !name.startsWith("counters.store."));
-        try (CounterService counters = CounterService.builder(new InMemoryCounterStore()).observationRegistry(registry)
+        try (CounterService counters = CounterService.builder(new InMemoryCounterStore())
+                .observationRegistry(registry)
                 .build()) {
             counters.increment("orders");
             assertThat(counters.get("orders")).isEqualTo(1);

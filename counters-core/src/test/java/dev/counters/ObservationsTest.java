@@ -25,7 +25,8 @@ class ObservationsTest {
 
     @Test
     void flushesRecountsAndCombinedWritesAreObservedWithTheirRuleAndStrategy() {
-        try (CounterService counters = CounterService.builder(new InMemoryCounterStore()).observationRegistry(registry)
+        try (CounterService counters = CounterService.builder(new InMemoryCounterStore())
+                .observationRegistry(registry)
                 .strategy("views.*", BufferedSettings.defaults())
                 .strategy("log.*", DeltaLogSettings.defaults().withRecountAtDeltas(1))
                 .build()) {
@@ -49,7 +50,8 @@ class ObservationsTest {
                 throw new IllegalStateException("disk on fire");
             }
         };
-        try (CounterService counters = CounterService.builder(failing).observationRegistry(registry).build()) {
+        try (CounterService counters =
+                CounterService.builder(failing).observationRegistry(registry).build()) {
             assertThatThrownBy(() -> counters.increment("orders")).hasMessageContaining("disk on fire");
         }
         assertThat(stopped).anySatisfy(context -> {
@@ -61,26 +63,32 @@ class ObservationsTest {
     @Test
     void sequenceReservationsAreObservedWithTheirMode() {
         try (SequenceService sequences = SequenceService.builder(new InMemoryCounterStore())
-                .observationRegistry(registry).sequence("invoices", SequenceSettings.gapless()).build()) {
+                .observationRegistry(registry)
+                .sequence("invoices", SequenceSettings.gapless())
+                .build()) {
             sequences.sequence("ids").next();
             sequences.sequence("invoices").next();
         }
-        assertThat(stopped).filteredOn(context -> context.getName().equals("counters.store.reserve"))
+        assertThat(stopped)
+                .filteredOn(context -> context.getName().equals("counters.store.reserve"))
                 .extracting(context -> context.getLowCardinalityKeyValue("mode").getValue())
                 .contains("block", "gapless");
     }
 
     @Test
     void withoutARegistryNothingIsObserved() {
-        try (CounterService counters = CounterService.builder(new InMemoryCounterStore()).build()) {
+        try (CounterService counters =
+                CounterService.builder(new InMemoryCounterStore()).build()) {
             counters.increment("orders");
         }
         assertThat(stopped).isEmpty();
     }
 
     private boolean observed(String name, String rule, String strategy) {
-        return stopped.stream().anyMatch(context -> context.getName().equals(name)
-                && rule.equals(context.getLowCardinalityKeyValue("rule").getValue())
-                && strategy.equals(context.getLowCardinalityKeyValue("strategy").getValue()));
+        return stopped.stream()
+                .anyMatch(context -> context.getName().equals(name)
+                        && rule.equals(context.getLowCardinalityKeyValue("rule").getValue())
+                        && strategy.equals(
+                                context.getLowCardinalityKeyValue("strategy").getValue()));
     }
 }

@@ -24,8 +24,7 @@ import java.util.Map;
  */
 public final class Benchmarks {
 
-    private Benchmarks() {
-    }
+    private Benchmarks() {}
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.jooq.no-logo", "true");
@@ -34,7 +33,8 @@ public final class Benchmarks {
             args = args[0].trim().split("\\s+"); // -Dbenchmark.args="load --database h2" arrives as one argument
         }
         if (args.length == 0 || args[0].isEmpty()) {
-            throw new IllegalArgumentException("Usage: report [--quick] | load [options] | sequences [options] | smoke");
+            throw new IllegalArgumentException(
+                    "Usage: report [--quick] | load [options] | sequences [options] | smoke");
         }
         Map<String, String> options = options(Arrays.copyOfRange(args, 1, args.length));
         boolean correct = switch (args[0]) {
@@ -72,11 +72,17 @@ public final class Benchmarks {
         for (BenchDatabase database : databases(options)) {
             for (Workload.Kind kind : selected(options, Workloads.counting(), Workload.Kind::name)) {
                 for (int counters : ints(options.getOrDefault("counters", "1"))) {
-                    for (String threads : options.getOrDefault("threads", "1,8,32").split(",")) {
+                    for (String threads :
+                            options.getOrDefault("threads", "1,8,32").split(",")) {
                         boolean virtual = threads.endsWith("v"); // 256v: on virtual threads
-                        LoadResult result = LoadDriver.run(database, kind,
+                        LoadResult result = LoadDriver.run(
+                                database,
+                                kind,
                                 Integer.parseInt(virtual ? threads.substring(0, threads.length() - 1) : threads),
-                                virtual, counters, warmup(options), duration(options));
+                                virtual,
+                                counters,
+                                warmup(options),
+                                duration(options));
                         System.out.println(result.line());
                         results.add(result);
                     }
@@ -91,8 +97,8 @@ public final class Benchmarks {
         for (BenchDatabase database : databases(options)) {
             for (SequenceWorkload.Kind kind : selected(options, Workloads.sequences(), SequenceWorkload.Kind::name)) {
                 for (int threads : ints(options.getOrDefault("threads", "1,8"))) {
-                    LoadResult result = LoadDriver.runSequence(database, kind, threads, warmup(options),
-                            duration(options));
+                    LoadResult result =
+                            LoadDriver.runSequence(database, kind, threads, warmup(options), duration(options));
                     System.out.println(result.line());
                     results.add(result);
                 }
@@ -140,18 +146,22 @@ public final class Benchmarks {
     }
 
     private static List<BenchDatabase> databases(Map<String, String> options) {
-        return Arrays.stream(options.getOrDefault("database", "h2").split(",")).map(BenchDatabase::parse).toList();
+        return Arrays.stream(options.getOrDefault("database", "h2").split(","))
+                .map(BenchDatabase::parse)
+                .toList();
     }
 
-    private static <T> List<T> selected(Map<String, String> options, List<T> all,
-            java.util.function.Function<T, String> name) {
+    private static <T> List<T> selected(
+            Map<String, String> options, List<T> all, java.util.function.Function<T, String> name) {
         String wanted = options.getOrDefault("workload", "all");
         if (wanted.equals("all")) {
             return all;
         }
         List<T> chosen = new ArrayList<>();
         for (String one : wanted.split(",")) {
-            chosen.add(all.stream().filter(kind -> name.apply(kind).equals(one)).findFirst()
+            chosen.add(all.stream()
+                    .filter(kind -> name.apply(kind).equals(one))
+                    .findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("Unknown workload '" + one + "'; known: "
                             + all.stream().map(name).toList())));
         }

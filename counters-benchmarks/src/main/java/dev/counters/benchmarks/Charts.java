@@ -16,14 +16,18 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /** Throughput against threads, one line per workload, and latency bars, as PNG files next to the report. */
 final class Charts {
 
-    private Charts() {
-    }
+    private Charts() {}
 
     /** Writes the chart of {@code results} (one database, one counter count) and returns its file name. */
     static String throughputByThreads(Path directory, String fileName, String title, List<LoadResult> results)
             throws IOException {
-        XYChart chart = new XYChartBuilder().width(900).height(560).title(title)
-                .xAxisTitle("threads").yAxisTitle("increments per second (log scale)").build();
+        XYChart chart = new XYChartBuilder()
+                .width(900)
+                .height(560)
+                .title(title)
+                .xAxisTitle("threads")
+                .yAxisTitle("increments per second (log scale)")
+                .build();
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
@@ -32,9 +36,14 @@ final class Charts {
             series.computeIfAbsent(result.workload(), name -> new TreeMap<>())
                     .put(result.threads(), Math.max(1, result.operationsPerSecond()));
         }
-        series.forEach((workload, points) -> chart.addSeries(workload,
-                points.keySet().stream().mapToDouble(Integer::doubleValue).toArray(),
-                points.values().stream().mapToDouble(Double::doubleValue).toArray())
+        series.forEach((workload, points) -> chart.addSeries(
+                        workload,
+                        points.keySet().stream()
+                                .mapToDouble(Integer::doubleValue)
+                                .toArray(),
+                        points.values().stream()
+                                .mapToDouble(Double::doubleValue)
+                                .toArray())
                 .setMarker(SeriesMarkers.CIRCLE));
         BitmapEncoder.saveBitmap(chart, directory.resolve(fileName).toString(), BitmapEncoder.BitmapFormat.PNG);
         return fileName.endsWith(".png") ? fileName : fileName + ".png";
@@ -46,8 +55,13 @@ final class Charts {
         if (p50AndP99.isEmpty()) {
             return;
         }
-        CategoryChart chart = new CategoryChartBuilder().width(900).height(560).title(title)
-                .xAxisTitle("workload").yAxisTitle("µs").build();
+        CategoryChart chart = new CategoryChartBuilder()
+                .width(900)
+                .height(560)
+                .title(title)
+                .xAxisTitle("workload")
+                .yAxisTitle("µs")
+                .build();
         chart.getStyler().setYAxisLogarithmic(true);
         // Points, not bars: bars start at zero, which a logarithmic axis cannot show.
         chart.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Scatter);
@@ -56,8 +70,12 @@ final class Charts {
         List<String> workloads = List.copyOf(p50AndP99.keySet());
         for (int i = 0; i < 2; i++) {
             int percentile = i;
-            chart.addSeries(i == 0 ? "p50" : "p99", workloads,
-                    workloads.stream().map(w -> (Number) Math.max(1, p50AndP99.get(w)[percentile])).toList());
+            chart.addSeries(
+                    i == 0 ? "p50" : "p99",
+                    workloads,
+                    workloads.stream()
+                            .map(w -> (Number) Math.max(1, p50AndP99.get(w)[percentile]))
+                            .toList());
         }
         BitmapEncoder.saveBitmap(chart, directory.resolve(fileName).toString(), BitmapEncoder.BitmapFormat.PNG);
     }

@@ -37,8 +37,7 @@ final class DurableServers {
     private static final Map<Boolean, MariaDbProcess> MARIADB = new HashMap<>();
     private static final Map<Boolean, EmbeddedPostgres> POSTGRES = new HashMap<>();
 
-    private DurableServers() {
-    }
+    private DurableServers() {}
 
     /** A pool on the production-like MariaDB server. */
     static HikariDataSource mariaDb(int size) {
@@ -56,8 +55,13 @@ final class DurableServers {
      */
     static synchronized HikariDataSource mariaDb(int size, boolean delayed) {
         MariaDbProcess server = MARIADB.computeIfAbsent(delayed, yes -> {
-            MariaDbProcess started = MariaDbProcess.start(List.of("--innodb-flush-log-at-trx-commit=1",
-                    "--log-bin=binlog", "--server-id=1", "--sync-binlog=1", "--innodb-flush-method=fsync"),
+            MariaDbProcess started = MariaDbProcess.start(
+                    List.of(
+                            "--innodb-flush-log-at-trx-commit=1",
+                            "--log-bin=binlog",
+                            "--server-id=1",
+                            "--sync-binlog=1",
+                            "--innodb-flush-method=fsync"),
                     yes ? syncDelay() : Map.of());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
@@ -107,8 +111,8 @@ final class DurableServers {
      */
     static synchronized HikariDataSource galera(int nodes, int size) {
         GaleraCluster cluster = GALERA.computeIfAbsent(nodes, n -> {
-            GaleraCluster started = GaleraCluster.start(n, List.of("--innodb-flush-log-at-trx-commit=1",
-                    "--innodb-flush-method=fsync"), syncDelay());
+            GaleraCluster started = GaleraCluster.start(
+                    n, List.of("--innodb-flush-log-at-trx-commit=1", "--innodb-flush-method=fsync"), syncDelay());
             Runtime.getRuntime().addShutdownHook(new Thread(started::close));
             return started;
         });
@@ -139,7 +143,8 @@ final class DurableServers {
     private static Path buildSyncDelayLibrary() {
         try {
             // Readable by all: Galera's nodes run as the mysql user.
-            Path directory = Files.createTempDirectory("counters-syncdelay-",
+            Path directory = Files.createTempDirectory(
+                    "counters-syncdelay-",
                     java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
                             java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x")));
             Path source = directory.resolve("syncdelay.c");
@@ -147,8 +152,10 @@ final class DurableServers {
                 Files.copy(in, source);
             }
             Path library = directory.resolve("libsyncdelay.so");
-            Process cc = new ProcessBuilder("cc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString(),
-                    "-ldl").inheritIO().start();
+            Process cc = new ProcessBuilder(
+                            "cc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString(), "-ldl")
+                    .inheritIO()
+                    .start();
             if (!cc.waitFor(60, TimeUnit.SECONDS) || cc.exitValue() != 0) {
                 throw new IllegalStateException("cc could not build " + source + "; install a C compiler (gcc)");
             }

@@ -7,8 +7,7 @@ import javax.sql.DataSource;
 /** Every run works on tables of its own, so that runs on one database server never see each other's rows. */
 final class FreshTables {
 
-    private FreshTables() {
-    }
+    private FreshTables() {}
 
     /** A table, sequence or prefix name no other run uses. */
     static String name(String prefix) {
@@ -22,6 +21,9 @@ final class FreshTables {
 
     /** A store on the tables of {@code prefix}, migrated if they are new. */
     static JooqCounterStore store(DataSource dataSource, String prefix) {
-        return JooqCounterStore.builder(dataSource).tablePrefix(prefix).migrateSchema(true).build();
+        return JooqCounterStore.builder(dataSource)
+                .tablePrefix(prefix)
+                .migrateSchema(true)
+                .build();
     }
 }

@@ -15,12 +15,15 @@ import org.openjdk.jmh.runner.options.TimeValue;
 final class JmhSuite {
 
     /** One benchmark's score: operations per second (all threads together) and bytes allocated per operation. */
-    record Score(String benchmark, int threads, String params, double opsPerSecond, double error,
-            double bytesPerOperation) {
-    }
+    record Score(
+            String benchmark,
+            int threads,
+            String params,
+            double opsPerSecond,
+            double error,
+            double bytesPerOperation) {}
 
-    private JmhSuite() {
-    }
+    private JmhSuite() {}
 
     static List<Score> run(boolean quick) throws RunnerException {
         List<Score> scores = new ArrayList<>();
@@ -44,8 +47,12 @@ final class JmhSuite {
                 for (String key : result.getParams().getParamsKeys()) {
                     params.append(key).append('=').append(result.getParams().getParam(key));
                 }
-                scores.add(new Score(benchmark.substring(benchmark.lastIndexOf('.', benchmark.lastIndexOf('.') - 1) + 1),
-                        threads, params.toString(), primary.getScore(), primary.getScoreError(),
+                scores.add(new Score(
+                        benchmark.substring(benchmark.lastIndexOf('.', benchmark.lastIndexOf('.') - 1) + 1),
+                        threads,
+                        params.toString(),
+                        primary.getScore(),
+                        primary.getScoreError(),
                         allocation == null ? Double.NaN : allocation.getScore()));
             }
         }

@@ -20,8 +20,7 @@ public class JpaCounter {
     @Version
     long version;
 
-    protected JpaCounter() {
-    }
+    protected JpaCounter() {}
 
     JpaCounter(int id) {
         this.id = id;

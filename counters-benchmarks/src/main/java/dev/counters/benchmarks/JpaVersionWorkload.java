@@ -27,12 +27,14 @@ final class JpaVersionWorkload implements Workload {
         Configuration configuration = new Configuration().addAnnotatedClass(JpaCounter.class);
         configuration.getProperties().put(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, dataSource);
         // Named, not detected: Connector/J's keyword metadata query fails on MariaDB, and detection needs it.
-        configuration.setProperty(AvailableSettings.DIALECT, switch (database.vendor()) {
-            case H2 -> "org.hibernate.dialect.H2Dialect";
-            case MARIADB -> "org.hibernate.dialect.MariaDBDialect";
-            case POSTGRES -> "org.hibernate.dialect.PostgreSQLDialect";
-            default -> throw new IllegalStateException(database + " is not a vendor");
-        });
+        configuration.setProperty(
+                AvailableSettings.DIALECT,
+                switch (database.vendor()) {
+                    case H2 -> "org.hibernate.dialect.H2Dialect";
+                    case MARIADB -> "org.hibernate.dialect.MariaDBDialect";
+                    case POSTGRES -> "org.hibernate.dialect.PostgreSQLDialect";
+                    default -> throw new IllegalStateException(database + " is not a vendor");
+                });
         configuration.setProperty("hibernate.boot.allow_jdbc_metadata_access", "false");
         configuration.setProperty(AvailableSettings.HBM2DDL_AUTO, "create");
         configuration.setProperty(AvailableSettings.SHOW_SQL, "false");
@@ -56,7 +58,8 @@ final class JpaVersionWorkload implements Workload {
                 if (!isConflict(e) || attempt == MAX_ATTEMPTS) {
                     throw e;
                 }
-                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(ThreadLocalRandom.current().nextInt(100, 2_000)));
+                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(
+                        ThreadLocalRandom.current().nextInt(100, 2_000)));
             }
         }
     }
@@ -71,8 +74,7 @@ final class JpaVersionWorkload implements Workload {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     @Override
     public long[] totals() {

@@ -23,7 +23,11 @@ import org.HdrHistogram.Histogram;
  */
 final class LoadDriver {
 
-    private enum Phase { WARMUP, MEASURE, STOP }
+    private enum Phase {
+        WARMUP,
+        MEASURE,
+        STOP
+    }
 
     /** The most connections virtual callers share. */
     static final int MAX_POOL = 64;
@@ -35,11 +39,11 @@ final class LoadDriver {
     private static final com.sun.management.OperatingSystemMXBean PROCESS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
-    private LoadDriver() {
-    }
+    private LoadDriver() {}
 
-    static LoadResult run(BenchDatabase database, Workload.Kind kind, int threads, int counters, Duration warmup,
-            Duration duration) throws Exception {
+    static LoadResult run(
+            BenchDatabase database, Workload.Kind kind, int threads, int counters, Duration warmup, Duration duration)
+            throws Exception {
         return run(database, kind, threads, false, counters, warmup, duration);
     }
 
@@ -47,8 +51,15 @@ final class LoadDriver {
      * {@code threads} callers, on virtual threads if {@code virtual} (as a Boot 4 web server with virtual threads
      * gives); virtual callers share a pool of at most {@value #MAX_POOL} connections, as an application's would.
      */
-    static LoadResult run(BenchDatabase database, Workload.Kind kind, int threads, boolean virtual, int counters,
-            Duration warmup, Duration duration) throws Exception {
+    static LoadResult run(
+            BenchDatabase database,
+            Workload.Kind kind,
+            int threads,
+            boolean virtual,
+            int counters,
+            Duration warmup,
+            Duration duration)
+            throws Exception {
         StatementCounter statements = new StatementCounter();
         List<HikariDataSource> pools = new ArrayList<>();
         try {
@@ -58,8 +69,8 @@ final class LoadDriver {
                 pools.add(pool);
                 return statements.wrap(pool);
             };
-            Workload workload = kind.opener().open(new Workload.Setup(newPool.apply(poolSize), database, counters,
-                    threads, poolSize, newPool));
+            Workload workload = kind.opener()
+                    .open(new Workload.Setup(newPool.apply(poolSize), database, counters, threads, poolSize, newPool));
             LongAdder[] acknowledged = new LongAdder[counters];
             for (int i = 0; i < counters; i++) {
                 acknowledged[i] = new LongAdder();
@@ -96,13 +107,15 @@ final class LoadDriver {
      * slow every later point down, and ratios would then depend on the order.
      */
     private static void emptyH2(DataSource dataSource) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement drop = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement drop = connection.createStatement()) {
             drop.execute("DROP ALL OBJECTS");
         }
     }
 
-    static LoadResult runSequence(BenchDatabase database, SequenceWorkload.Kind kind, int threads, Duration warmup,
-            Duration duration) throws Exception {
+    static LoadResult runSequence(
+            BenchDatabase database, SequenceWorkload.Kind kind, int threads, Duration warmup, Duration duration)
+            throws Exception {
         StatementCounter statements = new StatementCounter();
         try (HikariDataSource pool = database.pool(threads + 8)) {
             SequenceWorkload workload = kind.opener().open(statements.wrap(pool), database);
@@ -118,8 +131,8 @@ final class LoadDriver {
                 }
             });
             workload.close();
-            return measurement.result(database, kind.name(), threads, false, 1, failures.get(),
-                    numbers.uniqueAndIncreasing());
+            return measurement.result(
+                    database, kind.name(), threads, false, 1, failures.get(), numbers.uniqueAndIncreasing());
         }
     }
 
@@ -129,18 +142,45 @@ final class LoadDriver {
         boolean run();
     }
 
-    private record Measurement(long operations, double seconds, Histogram latency, double statementsPerOperation,
+    private record Measurement(
+            long operations,
+            double seconds,
+            Histogram latency,
+            double statementsPerOperation,
             double cpuMicrosPerOperation) {
 
-        LoadResult result(BenchDatabase database, String workload, int threads, boolean virtual, int counters,
-                long failures, boolean correct) {
-            return new LoadResult(database, workload, threads, virtual, counters, operations, seconds, latency,
-                    statementsPerOperation, cpuMicrosPerOperation, failures, correct);
+        LoadResult result(
+                BenchDatabase database,
+                String workload,
+                int threads,
+                boolean virtual,
+                int counters,
+                long failures,
+                boolean correct) {
+            return new LoadResult(
+                    database,
+                    workload,
+                    threads,
+                    virtual,
+                    counters,
+                    operations,
+                    seconds,
+                    latency,
+                    statementsPerOperation,
+                    cpuMicrosPerOperation,
+                    failures,
+                    correct);
         }
     }
 
-    private static Measurement measure(int threads, boolean virtual, Duration warmup, Duration duration, StatementCounter statements,
-            Operation operation) throws InterruptedException {
+    private static Measurement measure(
+            int threads,
+            boolean virtual,
+            Duration warmup,
+            Duration duration,
+            StatementCounter statements,
+            Operation operation)
+            throws InterruptedException {
         AtomicReference<Phase> phase = new AtomicReference<>(Phase.WARMUP);
         List<Histogram> histograms = new ArrayList<>();
         LongAdder measured = new LongAdder();
@@ -148,18 +188,20 @@ final class LoadDriver {
         for (int t = 0; t < threads; t++) {
             Histogram histogram = new Histogram(Duration.ofMinutes(1).toNanos(), 3);
             histograms.add(histogram);
-            workers.add((virtual ? Thread.ofVirtual() : Thread.ofPlatform()).name("bench-" + t).start(() -> {
-                Phase current;
-                while ((current = phase.get()) != Phase.STOP) {
-                    long started = System.nanoTime();
-                    boolean ok = operation.run();
-                    long took = System.nanoTime() - started;
-                    if (ok && current == Phase.MEASURE && phase.get() == Phase.MEASURE) {
-                        histogram.recordValue(Math.min(took, histogram.getHighestTrackableValue()));
-                        measured.increment();
-                    }
-                }
-            }));
+            workers.add((virtual ? Thread.ofVirtual() : Thread.ofPlatform())
+                    .name("bench-" + t)
+                    .start(() -> {
+                        Phase current;
+                        while ((current = phase.get()) != Phase.STOP) {
+                            long started = System.nanoTime();
+                            boolean ok = operation.run();
+                            long took = System.nanoTime() - started;
+                            if (ok && current == Phase.MEASURE && phase.get() == Phase.MEASURE) {
+                                histogram.recordValue(Math.min(took, histogram.getHighestTrackableValue()));
+                                measured.increment();
+                            }
+                        }
+                    }));
         }
         Thread.sleep(warmup.toMillis());
         long statementsBefore = statements.count();
@@ -181,7 +223,10 @@ final class LoadDriver {
         Histogram latency = new Histogram(Duration.ofMinutes(1).toNanos(), 3);
         histograms.forEach(latency::add);
         long operations = measured.sum();
-        return new Measurement(operations, seconds, latency,
+        return new Measurement(
+                operations,
+                seconds,
+                latency,
                 operations == 0 ? Double.NaN : (double) statementsDuring / operations,
                 operations == 0 ? Double.NaN : cpuDuring / 1e3 / operations);
     }

@@ -7,9 +7,19 @@ import org.HdrHistogram.Histogram;
  * operation, and whether the end state was right (counters: stored total = acknowledged increments; sequences: no
  * duplicate and strictly increasing per thread).
  */
-record LoadResult(BenchDatabase database, String workload, int threads, boolean virtual, int counters,
-        long operations, double seconds, Histogram latency, double statementsPerOperation,
-        double cpuMicrosPerOperation, long failures, boolean correct) {
+record LoadResult(
+        BenchDatabase database,
+        String workload,
+        int threads,
+        boolean virtual,
+        int counters,
+        long operations,
+        double seconds,
+        Histogram latency,
+        double statementsPerOperation,
+        double cpuMicrosPerOperation,
+        long failures,
+        boolean correct) {
 
     double operationsPerSecond() {
         return operations / seconds;
@@ -26,9 +36,20 @@ record LoadResult(BenchDatabase database, String workload, int threads, boolean 
     }
 
     String line() {
-        return String.format("%-8s %-18s threads=%4s counters=%3d %,12.0f ops/s  p50=%8.1fµs p99=%9.1fµs"
-                        + " p99.9=%9.1fµs  %.3f stmts/op  %.1f µs CPU/op  failures=%d  %s", database, workload,
-                callers(), counters, operationsPerSecond(), micros(50), micros(99), micros(99.9),
-                statementsPerOperation, cpuMicrosPerOperation, failures, correct ? "exact" : "NOT EXACT");
+        return String.format(
+                "%-8s %-18s threads=%4s counters=%3d %,12.0f ops/s  p50=%8.1fµs p99=%9.1fµs"
+                        + " p99.9=%9.1fµs  %.3f stmts/op  %.1f µs CPU/op  failures=%d  %s",
+                database,
+                workload,
+                callers(),
+                counters,
+                operationsPerSecond(),
+                micros(50),
+                micros(99),
+                micros(99.9),
+                statementsPerOperation,
+                cpuMicrosPerOperation,
+                failures,
+                correct ? "exact" : "NOT EXACT");
     }
 }

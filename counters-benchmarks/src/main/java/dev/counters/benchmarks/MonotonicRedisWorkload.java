@@ -43,21 +43,29 @@ final class MonotonicRedisWorkload implements Workload {
 
     private MonotonicRedisWorkload(Setup setup, MonotonicSettings settings, int instances) throws Exception {
         this.settings = settings;
-        this.names = IntStream.range(0, setup.counters()).mapToObj(i -> "bench.c" + i).toArray(String[]::new);
-        this.values = IntStream.range(0, setup.counters()).mapToObj(i -> new NumberLog()).toArray(NumberLog[]::new);
+        this.names = IntStream.range(0, setup.counters())
+                .mapToObj(i -> "bench.c" + i)
+                .toArray(String[]::new);
+        this.values = IntStream.range(0, setup.counters())
+                .mapToObj(i -> new NumberLog())
+                .toArray(NumberLog[]::new);
         this.instances = new CounterService[instances];
-        this.instance = ThreadLocal.withInitial(
-                () -> this.instances[nextCaller.getAndIncrement() % this.instances.length]);
+        this.instance =
+                ThreadLocal.withInitial(() -> this.instances[nextCaller.getAndIncrement() % this.instances.length]);
         this.server = RedisWorkload.Server.start(RedisWorkload.Persistence.NONE);
         try {
             String prefix = FreshTables.name("b") + "_";
             this.store = FreshTables.store(setup.dataSource(), prefix);
             int poolSize = Math.ceilDiv(setup.connections(), instances) + 2;
             for (int i = 0; i < instances; i++) {
-                JooqCounterStore own = i == 0 ? store : FreshTables.store(setup.pools().apply(poolSize), prefix);
-                RedisMonotonicCache cache = RedisMonotonicCache.lettuce(connect()).build();
+                JooqCounterStore own =
+                        i == 0 ? store : FreshTables.store(setup.pools().apply(poolSize), prefix);
+                RedisMonotonicCache cache =
+                        RedisMonotonicCache.lettuce(connect()).build();
                 this.instances[i] = CounterService.builder(own)
-                        .defaultStrategy(settings).monotonicCache(cache).build();
+                        .defaultStrategy(settings)
+                        .monotonicCache(cache)
+                        .build();
             }
         } catch (Exception | Error e) { // a redis-server left running would outlive this JVM
             clients.forEach(RedisClient::shutdown);
@@ -73,8 +81,11 @@ final class MonotonicRedisWorkload implements Workload {
 
     /** A client of its own, as another application node would have. */
     private StatefulRedisConnection<String, String> connect() {
-        RedisClient client = RedisClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(server.port())
-                .withTimeout(TIMEOUT).build());
+        RedisClient client = RedisClient.create(RedisURI.builder()
+                .withHost("127.0.0.1")
+                .withPort(server.port())
+                .withTimeout(TIMEOUT)
+                .build());
         clients.add(client);
         return client.connect();
     }
@@ -95,14 +106,16 @@ final class MonotonicRedisWorkload implements Workload {
         try {
             // The database's maximum as a restarted application reads it with an empty cache of its own.
             RedisMonotonicCache cached = RedisMonotonicCache.lettuce(connect()).build();
-            try (CounterService database = CounterService.builder(store).defaultStrategy(MonotonicSettings.defaults())
+            try (CounterService database = CounterService.builder(store)
+                    .defaultStrategy(MonotonicSettings.defaults())
                     .build()) {
                 for (int i = 0; i < names.length; i++) {
                     NumberLog log = values[i];
                     long highest = log.highest();
                     long inCache = cached.get(CounterName.of(names[i])).orElse(Long.MIN_VALUE);
                     long stored = database.get(names[i]);
-                    boolean right = log.uniqueAndIncreasing() && inCache >= highest
+                    boolean right = log.uniqueAndIncreasing()
+                            && inCache >= highest
                             && (settings.chanceToWrite() < 1.0 || stored >= highest);
                     if (names.length == 1 || !right) { // below 1.0, how far the database's maximum trails
                         Report.log(names[i] + ": " + log.count() + " values handed out, highest " + highest

@@ -15,17 +15,18 @@ import java.util.Optional;
 final class OverheadSection {
 
     /** A strategy and the hand-written JDBC it is measured against. */
-    private record Pair(String strategy, String jdbc) {
-    }
+    private record Pair(String strategy, String jdbc) {}
 
-    private static final List<Pair> PAIRS = List.of(new Pair("atomic", "jdbc-upsert"), new Pair("node", "jdbc-upsert"),
-            new Pair("sharded", "jdbc-upsert-sharded"), new Pair("optimistic", "jdbc-cas"),
+    private static final List<Pair> PAIRS = List.of(
+            new Pair("atomic", "jdbc-upsert"),
+            new Pair("node", "jdbc-upsert"),
+            new Pair("sharded", "jdbc-upsert-sharded"),
+            new Pair("optimistic", "jdbc-cas"),
             new Pair("delta-log", "jdbc-insert"));
     private static final double TARGET = 0.9;
     private static final int REPETITIONS = 2;
 
-    private record Point(int repetition, LoadResult result) {
-    }
+    private record Point(int repetition, LoadResult result) {}
 
     private final boolean quick;
     private final List<Point> points = new ArrayList<>();
@@ -41,12 +42,16 @@ final class OverheadSection {
     void run(Report.Attempts attempts) {
         Duration warmup = Duration.ofMillis(quick ? 200 : 3_000);
         Duration duration = Duration.ofMillis(quick ? 300 : 3_000);
-        List<String> workloads = PAIRS.stream().flatMap(pair -> java.util.stream.Stream.of(pair.jdbc(),
-                pair.strategy())).distinct().toList();
+        List<String> workloads = PAIRS.stream()
+                .flatMap(pair -> java.util.stream.Stream.of(pair.jdbc(), pair.strategy()))
+                .distinct()
+                .toList();
         for (BenchDatabase database : BenchDatabase.relaxed()) {
             Report.log("overhead on " + database);
-            attempts.attempt("warm-up on " + database, () -> Report.logged(LoadDriver.run(database,
-                    Workloads.counting("jdbc-upsert"), 1, 1, warmup, duration)));
+            attempts.attempt(
+                    "warm-up on " + database,
+                    () -> Report.logged(
+                            LoadDriver.run(database, Workloads.counting("jdbc-upsert"), 1, 1, warmup, duration)));
             for (int repetition = 0; repetition < REPETITIONS; repetition++) {
                 List<String> order = new ArrayList<>(workloads);
                 if (repetition % 2 == 1) {
@@ -54,9 +59,12 @@ final class OverheadSection {
                 }
                 int round = repetition;
                 for (String workload : order) {
-                    attempts.attempt(workload + " on " + database, () -> points.add(new Point(round,
-                            Report.logged(LoadDriver.run(database, Workloads.counting(workload), 1, 1, warmup,
-                                    duration)))));
+                    attempts.attempt(
+                            workload + " on " + database,
+                            () -> points.add(new Point(
+                                    round,
+                                    Report.logged(LoadDriver.run(
+                                            database, Workloads.counting(workload), 1, 1, warmup, duration)))));
                 }
             }
         }
@@ -64,17 +72,23 @@ final class OverheadSection {
 
     void write(StringBuilder md) {
         md.append("## The library's own cost\n\nOne thread, one counter, relaxed servers (a commit costs little, so"
-                + " the client's work shows): each strategy against the statement(s) it sends written by hand in"
-                + " JDBC on the same tables. Target: ≥ ").append(TARGET).append("× the hand-written JDBC. ")
-                .append(quick ? "0.2 s warm-up, 0.3 s" : "3 s warm-up, 3 s").append(" measured per point, ")
-                .append(REPETITIONS).append(" repetitions; µs CPU is the benchmark JVM's per increment (on H2 it"
+                        + " the client's work shows): each strategy against the statement(s) it sends written by hand in"
+                        + " JDBC on the same tables. Target: ≥ ")
+                .append(TARGET)
+                .append("× the hand-written JDBC. ")
+                .append(quick ? "0.2 s warm-up, 0.3 s" : "3 s warm-up, 3 s")
+                .append(" measured per point, ")
+                .append(REPETITIONS)
+                .append(" repetitions; µs CPU is the benchmark JVM's per increment (on H2 it"
                         + " includes the database).\n\n");
         if (points.isEmpty()) {
             md.append("Not run.\n\n");
             return;
         }
         md.append("| database | strategy | increments/s | µs CPU | JDBC by hand | increments/s | µs CPU | ratio"
-                + " (range) | ≥ ").append(TARGET).append("× |\n|---|---|---|---|---|---|---|---|---|\n");
+                        + " (range) | ≥ ")
+                .append(TARGET)
+                .append("× |\n|---|---|---|---|---|---|---|---|---|\n");
         for (BenchDatabase database : BenchDatabase.relaxed()) {
             for (Pair pair : PAIRS) {
                 List<LoadResult> strategy = results(database, pair.strategy());
@@ -83,18 +97,29 @@ final class OverheadSection {
                 if (strategy.isEmpty() || jdbc.isEmpty() || range.isEmpty()) {
                     continue;
                 }
-                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.1f | %s | %s | %.1f | %s–%s | %s |%n",
-                        database.name(), pair.strategy(), opsRange(strategy), cpu(strategy), pair.jdbc(),
-                        opsRange(jdbc), cpu(jdbc), ProductionSection.times(range.get()[0]),
-                        ProductionSection.times(range.get()[1]), range.get()[0] >= TARGET ? "yes" : "**no**"));
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %s | %.1f | %s | %s | %.1f | %s–%s | %s |%n",
+                        database.name(),
+                        pair.strategy(),
+                        opsRange(strategy),
+                        cpu(strategy),
+                        pair.jdbc(),
+                        opsRange(jdbc),
+                        cpu(jdbc),
+                        ProductionSection.times(range.get()[0]),
+                        ProductionSection.times(range.get()[1]),
+                        range.get()[0] >= TARGET ? "yes" : "**no**"));
             }
         }
         md.append('\n');
     }
 
     private List<LoadResult> results(BenchDatabase database, String workload) {
-        return points.stream().map(Point::result)
-                .filter(r -> r.database() == database && r.workload().equals(workload)).toList();
+        return points.stream()
+                .map(Point::result)
+                .filter(r -> r.database() == database && r.workload().equals(workload))
+                .toList();
     }
 
     private Optional<double[]> range(BenchDatabase database, Pair pair) {
@@ -112,17 +137,26 @@ final class OverheadSection {
     }
 
     private Optional<Double> ops(BenchDatabase database, String workload, int repetition) {
-        return points.stream().filter(p -> p.repetition() == repetition).map(Point::result)
-                .filter(r -> r.database() == database && r.workload().equals(workload)).findFirst()
+        return points.stream()
+                .filter(p -> p.repetition() == repetition)
+                .map(Point::result)
+                .filter(r -> r.database() == database && r.workload().equals(workload))
+                .findFirst()
                 .map(LoadResult::operationsPerSecond);
     }
 
     private static String opsRange(List<LoadResult> results) {
-        double[] ops = results.stream().mapToDouble(LoadResult::operationsPerSecond).sorted().toArray();
+        double[] ops = results.stream()
+                .mapToDouble(LoadResult::operationsPerSecond)
+                .sorted()
+                .toArray();
         return String.format(Locale.ROOT, "%,.0f–%,.0f", ops[0], ops[ops.length - 1]);
     }
 
     private static double cpu(List<LoadResult> results) {
-        return results.stream().mapToDouble(LoadResult::cpuMicrosPerOperation).average().orElse(0);
+        return results.stream()
+                .mapToDouble(LoadResult::cpuMicrosPerOperation)
+                .average()
+                .orElse(0);
     }
 }

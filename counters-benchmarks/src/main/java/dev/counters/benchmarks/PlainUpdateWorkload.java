@@ -38,7 +38,8 @@ class PlainUpdateWorkload implements Workload {
         this.dataSource = dataSource;
         this.table = FreshTables.name("plain_");
         this.counters = counters;
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, v BIGINT NOT NULL)");
             for (int i = 0; i < counters; i++) {
                 statement.execute("INSERT INTO " + table + " (id, v) VALUES (" + i + ", 0)");
@@ -49,21 +50,21 @@ class PlainUpdateWorkload implements Workload {
     @Override
     public void increment(int counter) throws Exception {
         try (Connection connection = callerPool.get().getConnection();
-                PreparedStatement update = connection.prepareStatement(
-                        "UPDATE " + table + " SET v = v + 1 WHERE id = ?")) {
+                PreparedStatement update =
+                        connection.prepareStatement("UPDATE " + table + " SET v = v + 1 WHERE id = ?")) {
             update.setInt(1, counter);
             update.executeUpdate();
         }
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     @Override
     public long[] totals() throws Exception {
         long[] totals = new long[counters];
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT id, v FROM " + table)) {
             while (rows.next()) {
                 totals[rows.getInt(1)] = rows.getLong(2);

@@ -22,12 +22,11 @@ import java.util.function.Predicate;
  */
 final class ProductionSection {
 
-    static final List<BenchDatabase> DATABASES = List.of(BenchDatabase.MARIADB_DURABLE,
-            BenchDatabase.POSTGRES_DURABLE);
-    private static final List<String> STRATEGIES = List.of("plain-update", "atomic", "sharded", "node", "optimistic",
-            "delta-log", "buffered-durable");
-    private static final List<Callers> CALLERS = List.of(new Callers(1, false), new Callers(8, false),
-            new Callers(64, false), new Callers(256, true));
+    static final List<BenchDatabase> DATABASES = List.of(BenchDatabase.MARIADB_DURABLE, BenchDatabase.POSTGRES_DURABLE);
+    private static final List<String> STRATEGIES =
+            List.of("plain-update", "atomic", "sharded", "node", "optimistic", "delta-log", "buffered-durable");
+    private static final List<Callers> CALLERS =
+            List.of(new Callers(1, false), new Callers(8, false), new Callers(64, false), new Callers(256, true));
     private static final Callers HOT = new Callers(64, false);
     private static final Callers WEB = new Callers(256, true);
     /** Several application instances, at the concurrency where they matter. */
@@ -36,59 +35,81 @@ final class ProductionSection {
     private static final List<String> REDIS = List.of("redis-always", "redis-everysec");
     /** This library's block sequence against the database's own key generation, where it replaces it. */
     private static final List<String> SEQUENCES = List.of("sequence-block", "auto-increment");
+
     private static final Callers SEQUENCE_CALLERS = new Callers(8, false);
     /** What an idempotency key costs: each workload with keys, and the same strategy without. */
-    private static final List<List<String>> KEYED = List.of(List.of("atomic-keyed", "atomic"),
-            List.of("sharded-keyed", "sharded"), List.of("buffered-keyed", "buffered"));
+    private static final List<List<String>> KEYED = List.of(
+            List.of("atomic-keyed", "atomic"),
+            List.of("sharded-keyed", "sharded"),
+            List.of("buffered-keyed", "buffered"));
+
     private static final List<Callers> KEYED_CALLERS = List.of(new Callers(1, false), HOT);
     private static final double SEQUENCE_TARGET = 1_000;
     private static final int SPREAD = 100;
     private static final int REPETITIONS = 2;
 
     /** Targets: × plain update, one hot counter, 64 threads. */
-    private static final Map<String, Double> TARGETS = Map.of("atomic", 10.0, "node", 10.0, "sharded", 15.0,
-            "delta-log", 20.0, "optimistic", 30.0, "buffered-durable", 60.0);
+    private static final Map<String, Double> TARGETS = Map.of(
+            "atomic",
+            10.0,
+            "node",
+            10.0,
+            "sharded",
+            15.0,
+            "delta-log",
+            20.0,
+            "optimistic",
+            30.0,
+            "buffered-durable",
+            60.0);
 
     /** Why a target can be missed, and what would close it; printed only for the targets a run missed. */
     private static final Map<String, String> WHY = Map.of(
-            "buffered-durable", "a durable increment returns only once a commit carrying it is on disk, so 64"
-                    + " callers that each wait for their own make at most 64 increments per latency, and the"
-                    + " latency has a floor: a caller that arrives while a sync is under way waits for the rest of"
-                    + " it and then for the next, about one and a half sync cycles on average. More flushes in"
-                    + " flight do not lower it, because the database's group commit gathers the commits of one"
-                    + " cycle the same way: node with 2 instances (two writers in flight) is level with one, and"
-                    + " several flushes in flight on connections of their own, built and measured earlier, gained"
-                    + " nothing at 64 callers (and were taken out: a cell per flush loses the write-time check that"
-                    + " the total stays in the 64-bit range). A plain update commits once per cycle, so 60× plain"
-                    + " asks each caller to wait about one cycle (64 ÷ 60); durable buffered's p50 is within a"
-                    + " fraction of a cycle of that, level with atomic's combined writes and with Redis's own"
-                    + " durable increments where the sync cycle is alike (PostgreSQL).",
-            "optimistic", "a combined write is one compare-and-set while the row is as this JVM's last write"
-                    + " left it, as atomic's is one upsert; but its new value is computed in the client, so a batch"
-                    + " can only start once the previous one's result is back, and on 2 cores shared with the"
-                    + " database that turnaround is what separates it from atomic.",
-            "sharded", "combining works per shard: spreading 64 callers over 16 shards makes smaller batches, so more"
-                    + " commits for the same increments, and the commits are CPU-bound on 2 cores. Fewer shards, or"
-                    + " per-thread shards, trade contention for batch size.",
-            "delta-log", "concurrent increments share a delta row, but each row is an insert into a growing log,"
-                    + " and a recount every 1,000 rows or second folds them in a transaction of its own that"
-                    + " competes for the same 2 cores.",
-            "redis", "Redis's `appendfsync always` syncs once per event-loop turn for every client served in it, as"
-                    + " a database's group commit syncs once for the commits of one cycle. For callers that each wait"
-                    + " for their own increment, throughput is callers ÷ latency, so the number of syncs per commit"
-                    + " decides: MariaDB's durable commit with binlog syncs twice, and durable buffered stays below"
-                    + " durable Redis by about the second sync; PostgreSQL syncs once, and the two are level within"
-                    + " the run-to-run spread. `everysec`"
-                    + " answers before anything is synced: at 256 callers it is compared with increments that wait"
-                    + " for a sync.",
-            "sequence", "the load driver times every number and records it for the uniqueness check, which tops"
-                    + " 8 threads on 2 cores out at some tens of millions of numbers a second.",
-            "spread", "with 100 counters the plain update's 64 callers rarely meet on a row, so it is no longer"
-                    + " bound by one row lock, and there is little for combining to fold (each row sees few"
-                    + " concurrent callers). What a strategy writes beyond one statement then shows: delta-log"
-                    + " writes each increment three times (its append, the recount that marks it folded, the purge),"
-                    + " where the plain update writes the row once in place; the log pays that back only on a hot"
-                    + " row.");
+            "buffered-durable",
+                    "a durable increment returns only once a commit carrying it is on disk, so 64"
+                            + " callers that each wait for their own make at most 64 increments per latency, and the"
+                            + " latency has a floor: a caller that arrives while a sync is under way waits for the rest of"
+                            + " it and then for the next, about one and a half sync cycles on average. More flushes in"
+                            + " flight do not lower it, because the database's group commit gathers the commits of one"
+                            + " cycle the same way: node with 2 instances (two writers in flight) is level with one, and"
+                            + " several flushes in flight on connections of their own, built and measured earlier, gained"
+                            + " nothing at 64 callers (and were taken out: a cell per flush loses the write-time check that"
+                            + " the total stays in the 64-bit range). A plain update commits once per cycle, so 60× plain"
+                            + " asks each caller to wait about one cycle (64 ÷ 60); durable buffered's p50 is within a"
+                            + " fraction of a cycle of that, level with atomic's combined writes and with Redis's own"
+                            + " durable increments where the sync cycle is alike (PostgreSQL).",
+            "optimistic",
+                    "a combined write is one compare-and-set while the row is as this JVM's last write"
+                            + " left it, as atomic's is one upsert; but its new value is computed in the client, so a batch"
+                            + " can only start once the previous one's result is back, and on 2 cores shared with the"
+                            + " database that turnaround is what separates it from atomic.",
+            "sharded",
+                    "combining works per shard: spreading 64 callers over 16 shards makes smaller batches, so more"
+                            + " commits for the same increments, and the commits are CPU-bound on 2 cores. Fewer shards, or"
+                            + " per-thread shards, trade contention for batch size.",
+            "delta-log",
+                    "concurrent increments share a delta row, but each row is an insert into a growing log,"
+                            + " and a recount every 1,000 rows or second folds them in a transaction of its own that"
+                            + " competes for the same 2 cores.",
+            "redis",
+                    "Redis's `appendfsync always` syncs once per event-loop turn for every client served in it, as"
+                            + " a database's group commit syncs once for the commits of one cycle. For callers that each wait"
+                            + " for their own increment, throughput is callers ÷ latency, so the number of syncs per commit"
+                            + " decides: MariaDB's durable commit with binlog syncs twice, and durable buffered stays below"
+                            + " durable Redis by about the second sync; PostgreSQL syncs once, and the two are level within"
+                            + " the run-to-run spread. `everysec`"
+                            + " answers before anything is synced: at 256 callers it is compared with increments that wait"
+                            + " for a sync.",
+            "sequence",
+                    "the load driver times every number and records it for the uniqueness check, which tops"
+                            + " 8 threads on 2 cores out at some tens of millions of numbers a second.",
+            "spread",
+                    "with 100 counters the plain update's 64 callers rarely meet on a row, so it is no longer"
+                            + " bound by one row lock, and there is little for combining to fold (each row sees few"
+                            + " concurrent callers). What a strategy writes beyond one statement then shows: delta-log"
+                            + " writes each increment three times (its append, the recount that marks it folded, the purge),"
+                            + " where the plain update writes the row once in place; the log pays that back only on a hot"
+                            + " row.");
 
     /** Concurrent callers: platform threads, or virtual ones as a Boot 4 web server with virtual threads runs. */
     record Callers(int threads, boolean virtual) {
@@ -98,16 +119,15 @@ final class ProductionSection {
         }
     }
 
-    private record Step(String workload, Callers callers, int counters) {
-    }
+    private record Step(String workload, Callers callers, int counters) {}
 
-    private record Point(int repetition, LoadResult result) {
-    }
+    private record Point(int repetition, LoadResult result) {}
 
     private final boolean quick;
     private final List<Point> points = new ArrayList<>();
     /** Plain updates on the same durable settings without the emulated sync cost. */
     private final List<LoadResult> undelayed = new ArrayList<>();
+
     private final Set<String> missed = new LinkedHashSet<>();
 
     ProductionSection(boolean quick) {
@@ -152,17 +172,26 @@ final class ProductionSection {
         Duration warmup = Duration.ofMillis(quick ? 300 : 5_000);
         Duration duration = Duration.ofMillis(quick ? 500 : 5_000);
         Report.log("production-like: the emulation's effect");
-        for (BenchDatabase database : List.of(BenchDatabase.MARIADB_DURABLE_NO_DELAY,
-                BenchDatabase.POSTGRES_DURABLE_NO_DELAY)) {
+        for (BenchDatabase database :
+                List.of(BenchDatabase.MARIADB_DURABLE_NO_DELAY, BenchDatabase.POSTGRES_DURABLE_NO_DELAY)) {
             for (Callers callers : List.of(new Callers(1, false), HOT)) {
-                attempts.attempt("plain-update on " + database, () -> undelayed.add(Report.logged(LoadDriver.run(
-                        database, Workloads.counting("plain-update"), callers.threads(), 1, warmup, duration))));
+                attempts.attempt(
+                        "plain-update on " + database,
+                        () -> undelayed.add(Report.logged(LoadDriver.run(
+                                database,
+                                Workloads.counting("plain-update"),
+                                callers.threads(),
+                                1,
+                                warmup,
+                                duration))));
             }
         }
         for (BenchDatabase database : DATABASES) {
             Report.log("production-like " + database);
-            attempts.attempt("warm-up on " + database, () -> Report.logged(LoadDriver.run(database,
-                    Workloads.counting("atomic"), 8, 1, warmup, duration)));
+            attempts.attempt(
+                    "warm-up on " + database,
+                    () -> Report.logged(
+                            LoadDriver.run(database, Workloads.counting("atomic"), 8, 1, warmup, duration)));
             for (int repetition = 0; repetition < REPETITIONS; repetition++) {
                 List<Step> steps = plan(database);
                 if (repetition % 2 == 1) {
@@ -170,13 +199,26 @@ final class ProductionSection {
                 }
                 int round = repetition;
                 for (Step step : steps) {
-                    attempts.attempt(step.workload() + " on " + database, () -> points.add(new Point(round,
-                            Report.logged(SEQUENCES.contains(step.workload())
-                                    ? LoadDriver.runSequence(database, Workloads.sequence(step.workload()),
-                                            step.callers().threads(), warmup, duration)
-                                    : LoadDriver.run(database, Workloads.counting(step.workload()),
-                                            step.callers().threads(), step.callers().virtual(), step.counters(),
-                                            warmup, duration)))));
+                    attempts.attempt(
+                            step.workload() + " on " + database,
+                            () -> points.add(new Point(
+                                    round,
+                                    Report.logged(
+                                            SEQUENCES.contains(step.workload())
+                                                    ? LoadDriver.runSequence(
+                                                            database,
+                                                            Workloads.sequence(step.workload()),
+                                                            step.callers().threads(),
+                                                            warmup,
+                                                            duration)
+                                                    : LoadDriver.run(
+                                                            database,
+                                                            Workloads.counting(step.workload()),
+                                                            step.callers().threads(),
+                                                            step.callers().virtual(),
+                                                            step.counters(),
+                                                            warmup,
+                                                            duration)))));
                 }
             }
         }
@@ -187,10 +229,14 @@ final class ProductionSection {
     void write(StringBuilder md, Path charts) throws IOException {
         md.append("## Production-like mode\n\n");
         md.append("Durable commits, each disk sync made to cost about a millisecond: ")
-                .append(BenchDatabase.MARIADB_DURABLE.description).append("; ")
-                .append(BenchDatabase.POSTGRES_DURABLE.description).append(". Each point: ")
-                .append(quick ? "0.3 s warm-up, 0.5 s" : "5 s warm-up, 5 s").append(" measured, ")
-                .append(REPETITIONS).append(" repetitions (the second in reverse order); ranges are the lowest and"
+                .append(BenchDatabase.MARIADB_DURABLE.description)
+                .append("; ")
+                .append(BenchDatabase.POSTGRES_DURABLE.description)
+                .append(". Each point: ")
+                .append(quick ? "0.3 s warm-up, 0.5 s" : "5 s warm-up, 5 s")
+                .append(" measured, ")
+                .append(REPETITIONS)
+                .append(" repetitions (the second in reverse order); ranges are the lowest and"
                         + " highest of them, and each ratio is taken within one repetition. The first workload of the"
                         + " JVM ran once before, unmeasured. Exactness is checked after every point. Callers are"
                         + " platform threads with a connection each, or virtual threads sharing "
@@ -207,20 +253,36 @@ final class ProductionSection {
             String vendor = database.vendor().name();
             md.append("### ").append(vendor).append("\n\n");
             String prefix = "production-" + vendor.toLowerCase(Locale.ROOT);
-            Charts.throughputByThreads(charts, prefix + "-threads.png", vendor + ", durable: one hot counter",
-                    results(r -> r.database() == database && r.counters() == 1 && !REDIS.contains(r.workload())
-                            && !INSTANCES.contains(r.workload()), 0));
+            Charts.throughputByThreads(
+                    charts,
+                    prefix + "-threads.png",
+                    vendor + ", durable: one hot counter",
+                    results(
+                            r -> r.database() == database
+                                    && r.counters() == 1
+                                    && !REDIS.contains(r.workload())
+                                    && !INSTANCES.contains(r.workload()),
+                            0));
             Map<String, double[]> latency = new LinkedHashMap<>();
-            for (LoadResult r : results(r -> r.counters() == 1 && r.threads() == HOT.threads() && !r.virtual()
-                    && (r.database() == database || REDIS.contains(r.workload())), 0)) {
+            for (LoadResult r : results(
+                    r -> r.counters() == 1
+                            && r.threads() == HOT.threads()
+                            && !r.virtual()
+                            && (r.database() == database || REDIS.contains(r.workload())),
+                    0)) {
                 latency.put(r.workload(), new double[] {r.micros(50), r.micros(99)});
             }
-            Charts.latency(charts, prefix + "-latency.png", vendor + ", durable: latency at 64 threads (log scale)",
-                    latency);
-            md.append("![throughput by threads](benchmarks/").append(prefix).append("-threads.png)\n")
-                    .append("![latency at 64 threads](benchmarks/").append(prefix).append("-latency.png)\n\n");
-            md.append("| workload | callers | counters | increments/s | × plain update | p50 µs | p99 µs | µs CPU/increment"
-                    + " | statements/increment | exact |\n|---|---|---|---|---|---|---|---|---|---|\n");
+            Charts.latency(
+                    charts, prefix + "-latency.png", vendor + ", durable: latency at 64 threads (log scale)", latency);
+            md.append("![throughput by threads](benchmarks/")
+                    .append(prefix)
+                    .append("-threads.png)\n")
+                    .append("![latency at 64 threads](benchmarks/")
+                    .append(prefix)
+                    .append("-latency.png)\n\n");
+            md.append(
+                    "| workload | callers | counters | increments/s | × plain update | p50 µs | p99 µs | µs CPU/increment"
+                            + " | statements/increment | exact |\n|---|---|---|---|---|---|---|---|---|---|\n");
             for (Step step : plan(database)) {
                 if (!SEQUENCES.contains(step.workload())) {
                     row(md, database, step);
@@ -250,11 +312,21 @@ final class ProductionSection {
                 if (all.isEmpty()) {
                     continue;
                 }
-                double[] ops = all.stream().mapToDouble(LoadResult::operationsPerSecond).sorted().toArray();
+                double[] ops = all.stream()
+                        .mapToDouble(LoadResult::operationsPerSecond)
+                        .sorted()
+                        .toArray();
                 String ratio = range(database, pair.get(0), callers, 1, pair.get(1))
-                        .map(r -> times(r[0]) + "–" + times(r[1])).orElse("");
-                md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f–%,.0f | %s | %.3f |%n", pair.get(0),
-                        callers.label(), ops[0], ops[ops.length - 1], ratio,
+                        .map(r -> times(r[0]) + "–" + times(r[1]))
+                        .orElse("");
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %,.0f–%,.0f | %s | %.3f |%n",
+                        pair.get(0),
+                        callers.label(),
+                        ops[0],
+                        ops[ops.length - 1],
+                        ratio,
                         all.getFirst().statementsPerOperation()));
             }
         }
@@ -263,19 +335,30 @@ final class ProductionSection {
 
     /** Unique numbers: each run checks that none repeats and that each thread's numbers increase. */
     private void sequences(StringBuilder md, BenchDatabase database) {
-        md.append("| sequence | callers | numbers/s | × AUTO_INCREMENT | p50 µs | p99 µs | statements/number | correct |"
-                + "\n|---|---|---|---|---|---|---|---|\n");
+        md.append(
+                "| sequence | callers | numbers/s | × AUTO_INCREMENT | p50 µs | p99 µs | statements/number | correct |"
+                        + "\n|---|---|---|---|---|---|---|---|\n");
         for (String workload : SEQUENCES) {
             Step step = new Step(workload, SEQUENCE_CALLERS, 1);
             List<LoadResult> all = results(matching(database, step), -1);
             if (all.isEmpty()) {
                 continue;
             }
-            double[] ops = all.stream().mapToDouble(LoadResult::operationsPerSecond).sorted().toArray();
+            double[] ops = all.stream()
+                    .mapToDouble(LoadResult::operationsPerSecond)
+                    .sorted()
+                    .toArray();
             String ratio = range(database, workload, SEQUENCE_CALLERS, 1, "auto-increment")
-                    .map(r -> times(r[0]) + "–" + times(r[1])).orElse("");
-            md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f–%,.0f | %s | %.1f | %.1f | %.4f | %s |%n",
-                    workload, step.callers().label(), ops[0], ops[ops.length - 1], ratio,
+                    .map(r -> times(r[0]) + "–" + times(r[1]))
+                    .orElse("");
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %,.0f–%,.0f | %s | %.1f | %.1f | %.4f | %s |%n",
+                    workload,
+                    step.callers().label(),
+                    ops[0],
+                    ops[ops.length - 1],
+                    ratio,
                     all.stream().mapToDouble(r -> r.micros(50)).max().orElse(0),
                     all.stream().mapToDouble(r -> r.micros(99)).max().orElse(0),
                     all.getFirst().statementsPerOperation(),
@@ -293,14 +376,22 @@ final class ProductionSection {
                 + " and with the delay per sync:\n\n| database | callers | without: increments/s | with: increments/s"
                 + " |\n|---|---|---|---|\n");
         for (LoadResult plain : undelayed) {
-            BenchDatabase delayed = plain.database().vendor() == BenchDatabase.MARIADB ? BenchDatabase.MARIADB_DURABLE
+            BenchDatabase delayed = plain.database().vendor() == BenchDatabase.MARIADB
+                    ? BenchDatabase.MARIADB_DURABLE
                     : BenchDatabase.POSTGRES_DURABLE;
-            List<LoadResult> with = results(matching(delayed, new Step("plain-update",
-                    new Callers(plain.threads(), false), 1)), -1);
-            double[] ops = with.stream().mapToDouble(LoadResult::operationsPerSecond).sorted().toArray();
-            md.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %s |%n", plain.database().vendor().name(),
-                    plain.threads(), plain.operationsPerSecond(), ops.length == 0 ? ""
-                            : String.format(Locale.ROOT, "%,.0f–%,.0f", ops[0], ops[ops.length - 1])));
+            List<LoadResult> with =
+                    results(matching(delayed, new Step("plain-update", new Callers(plain.threads(), false), 1)), -1);
+            double[] ops = with.stream()
+                    .mapToDouble(LoadResult::operationsPerSecond)
+                    .sorted()
+                    .toArray();
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %,.0f | %s |%n",
+                    plain.database().vendor().name(),
+                    plain.threads(),
+                    plain.operationsPerSecond(),
+                    ops.length == 0 ? "" : String.format(Locale.ROOT, "%,.0f–%,.0f", ops[0], ops[ops.length - 1])));
         }
         md.append('\n');
     }
@@ -310,83 +401,140 @@ final class ProductionSection {
         if (all.isEmpty()) {
             return;
         }
-        double[] ops = all.stream().mapToDouble(LoadResult::operationsPerSecond).sorted().toArray();
+        double[] ops = all.stream()
+                .mapToDouble(LoadResult::operationsPerSecond)
+                .sorted()
+                .toArray();
         String vsPlain = range(database, step.workload(), step.callers(), step.counters(), "plain-update")
-                .map(r -> times(r[0]) + "–" + times(r[1])).orElse("");
-        md.append(String.format(Locale.ROOT, "| %s | %s | %d | %,.0f–%,.0f | %s | %.0f | %.0f | %.1f | %.3f | %s |%n",
-                step.workload(), step.callers().label(), step.counters(), ops[0], ops[ops.length - 1], vsPlain,
+                .map(r -> times(r[0]) + "–" + times(r[1]))
+                .orElse("");
+        md.append(String.format(
+                Locale.ROOT,
+                "| %s | %s | %d | %,.0f–%,.0f | %s | %.0f | %.0f | %.1f | %.3f | %s |%n",
+                step.workload(),
+                step.callers().label(),
+                step.counters(),
+                ops[0],
+                ops[ops.length - 1],
+                vsPlain,
                 all.stream().mapToDouble(r -> r.micros(50)).max().orElse(0),
                 all.stream().mapToDouble(r -> r.micros(99)).max().orElse(0),
-                all.stream().mapToDouble(LoadResult::cpuMicrosPerOperation).average().orElse(0),
+                all.stream()
+                        .mapToDouble(LoadResult::cpuMicrosPerOperation)
+                        .average()
+                        .orElse(0),
                 all.getFirst().statementsPerOperation(),
                 all.stream().allMatch(LoadResult::correct) ? "yes" : "**NO**"));
     }
 
     private void targets(StringBuilder md) {
         md.append("### Targets\n\n| target | database | measured (range) | met |\n|---|---|---|---|\n");
-        for (Map.Entry<String, Double> target : TARGETS.entrySet().stream()
-                .sorted(Map.Entry.comparingByValue()).toList()) {
+        for (Map.Entry<String, Double> target :
+                TARGETS.entrySet().stream().sorted(Map.Entry.comparingByValue()).toList()) {
             for (BenchDatabase database : DATABASES) {
-                range(database, target.getKey(), HOT, 1, "plain-update").ifPresent(range -> target(md,
-                        target.getKey(), target.getKey() + " ≥ " + times(target.getValue()) + " plain update, 64 threads",
-                        database, range, target.getValue()));
+                range(database, target.getKey(), HOT, 1, "plain-update")
+                        .ifPresent(range -> target(
+                                md,
+                                target.getKey(),
+                                target.getKey() + " ≥ " + times(target.getValue()) + " plain update, 64 threads",
+                                database,
+                                range,
+                                target.getValue()));
             }
         }
         for (BenchDatabase database : DATABASES) {
-            range(database, "buffered-durable", HOT, 1, "redis-always").ifPresent(range -> target(md, "redis",
-                    "buffered-durable ≥ Redis INCR (`appendfsync always`), 64 threads", database, range, 1));
-            range(database, "buffered-durable", WEB, 1, "redis-everysec").ifPresent(range -> target(md, "redis",
-                    "buffered-durable ≥ Redis INCR (`everysec`), 256 virtual threads", database, range, 1));
+            range(database, "buffered-durable", HOT, 1, "redis-always")
+                    .ifPresent(range -> target(
+                            md,
+                            "redis",
+                            "buffered-durable ≥ Redis INCR (`appendfsync always`), 64 threads",
+                            database,
+                            range,
+                            1));
+            range(database, "buffered-durable", WEB, 1, "redis-everysec")
+                    .ifPresent(range -> target(
+                            md,
+                            "redis",
+                            "buffered-durable ≥ Redis INCR (`everysec`), 256 virtual threads",
+                            database,
+                            range,
+                            1));
         }
         for (BenchDatabase database : DATABASES) {
-            range(database, "sequence-block", SEQUENCE_CALLERS, 1, "auto-increment").ifPresent(range -> target(md,
-                    "sequence", "block sequence ≥ 1,000× AUTO_INCREMENT inserts, 8 threads", database, range,
-                    SEQUENCE_TARGET));
+            range(database, "sequence-block", SEQUENCE_CALLERS, 1, "auto-increment")
+                    .ifPresent(range -> target(
+                            md,
+                            "sequence",
+                            "block sequence ≥ 1,000× AUTO_INCREMENT inserts, 8 threads",
+                            database,
+                            range,
+                            SEQUENCE_TARGET));
         }
         for (BenchDatabase database : DATABASES) {
             for (String workload : STRATEGIES.subList(1, STRATEGIES.size())) {
-                range(database, workload, HOT, SPREAD, "plain-update").ifPresent(range -> target(md, "spread",
-                        workload + " ≥ 0.9× plain update, 100 counters, 64 threads", database, range, 0.9));
+                range(database, workload, HOT, SPREAD, "plain-update")
+                        .ifPresent(range -> target(
+                                md,
+                                "spread",
+                                workload + " ≥ 0.9× plain update, 100 counters, 64 threads",
+                                database,
+                                range,
+                                0.9));
             }
         }
         md.append('\n');
         for (String id : missed) {
-            md.append("- **").append(id).append("** missed: ").append(WHY.getOrDefault(id,
-                    "this run's numbers for it, in the tables below, are the ones to investigate.")).append('\n');
+            md.append("- **")
+                    .append(id)
+                    .append("** missed: ")
+                    .append(WHY.getOrDefault(
+                            id, "this run's numbers for it, in the tables below, are the ones to investigate."))
+                    .append('\n');
         }
         md.append(missed.isEmpty() ? "" : "\n");
     }
 
-    private void target(StringBuilder md, String id, String label, BenchDatabase database, double[] range,
-            double wanted) {
+    private void target(
+            StringBuilder md, String id, String label, BenchDatabase database, double[] range, double wanted) {
         boolean met = range[0] >= wanted;
         if (!met) {
             missed.add(id);
         }
-        md.append(String.format(Locale.ROOT, "| %s | %s | %s–%s | %s |%n", label, database.vendor().name(),
-                times(range[0]), times(range[1]), met ? "yes" : "**no**"));
+        md.append(String.format(
+                Locale.ROOT,
+                "| %s | %s | %s–%s | %s |%n",
+                label,
+                database.vendor().name(),
+                times(range[0]),
+                times(range[1]),
+                met ? "yes" : "**no**"));
     }
 
     // ---- lookups ----
 
     /** Results of one repetition, or of all ({@code repetition} -1). */
     private List<LoadResult> results(Predicate<LoadResult> which, int repetition) {
-        return points.stream().filter(p -> repetition < 0 || p.repetition() == repetition).map(Point::result)
-                .filter(which).toList();
+        return points.stream()
+                .filter(p -> repetition < 0 || p.repetition() == repetition)
+                .map(Point::result)
+                .filter(which)
+                .toList();
     }
 
     private static Predicate<LoadResult> matching(BenchDatabase database, Step step) {
         return r -> (r.database() == database || REDIS.contains(step.workload()))
-                && r.workload().equals(step.workload()) && r.threads() == step.callers().threads()
-                && r.virtual() == step.callers().virtual() && r.counters() == step.counters();
+                && r.workload().equals(step.workload())
+                && r.threads() == step.callers().threads()
+                && r.virtual() == step.callers().virtual()
+                && r.counters() == step.counters();
     }
 
     /**
      * The lowest and highest ratio of a workload to a baseline, each within one repetition. Redis baselines come from
      * the first database's runs of the same repetition.
      */
-    private Optional<double[]> range(BenchDatabase database, String workload, Callers callers, int counters,
-            String baseline) {
+    private Optional<double[]> range(
+            BenchDatabase database, String workload, Callers callers, int counters, String baseline) {
         double low = Double.MAX_VALUE;
         double high = 0;
         for (int repetition = 0; repetition < REPETITIONS; repetition++) {
@@ -402,7 +550,8 @@ final class ProductionSection {
     }
 
     private Optional<Double> ops(BenchDatabase database, Step step, int repetition) {
-        return results(matching(database, step), repetition).stream().findFirst()
+        return results(matching(database, step), repetition).stream()
+                .findFirst()
                 .map(LoadResult::operationsPerSecond);
     }
 

@@ -27,7 +27,10 @@ import javax.sql.DataSource;
 final class RawJdbcWorkload implements Workload {
 
     enum Statements {
-        UPSERT, SHARDED_UPSERT, INSERT, COMPARE_AND_SET;
+        UPSERT,
+        SHARDED_UPSERT,
+        INSERT,
+        COMPARE_AND_SET;
 
         /** The cells of one counter this statement writes. */
         int cells() {
@@ -59,19 +62,25 @@ final class RawJdbcWorkload implements Workload {
         this.cells = prefix + "counter_cells";
         this.deltas = prefix + "counter_deltas";
         this.write = switch (statements) {
-            case UPSERT, SHARDED_UPSERT -> switch (setup.database().vendor()) {
-                case MARIADB -> "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, ?, ?, 1)"
-                        + " ON DUPLICATE KEY UPDATE cell_value = cell_value + VALUES(cell_value), version = version + 1";
-                case POSTGRES -> "INSERT INTO " + cells + " AS c (counter_name, cell, cell_value, version)"
-                        + " VALUES (?, ?, ?, 1) ON CONFLICT (counter_name, cell) DO UPDATE"
-                        + " SET cell_value = c.cell_value + EXCLUDED.cell_value, version = c.version + 1";
-                default -> "UPDATE " + cells + " SET cell_value = cell_value + ?, version = version + 1"
-                        + " WHERE counter_name = ? AND cell = ?";
-            };
-            case INSERT -> "INSERT INTO " + deltas + " (counter_name, delta_id, delta, appended_at, folded)"
-                    + " VALUES (?, ?, ?, ?, 0)";
-            case COMPARE_AND_SET -> "UPDATE " + cells + " SET cell_value = ?, version = version + 1"
-                    + " WHERE counter_name = ? AND cell = ? AND version = ? AND cell_value = ?";
+            case UPSERT, SHARDED_UPSERT ->
+                switch (setup.database().vendor()) {
+                    case MARIADB ->
+                        "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, ?, ?, 1)"
+                                + " ON DUPLICATE KEY UPDATE cell_value = cell_value + VALUES(cell_value), version = version + 1";
+                    case POSTGRES ->
+                        "INSERT INTO " + cells + " AS c (counter_name, cell, cell_value, version)"
+                                + " VALUES (?, ?, ?, 1) ON CONFLICT (counter_name, cell) DO UPDATE"
+                                + " SET cell_value = c.cell_value + EXCLUDED.cell_value, version = c.version + 1";
+                    default ->
+                        "UPDATE " + cells + " SET cell_value = cell_value + ?, version = version + 1"
+                                + " WHERE counter_name = ? AND cell = ?";
+                };
+            case INSERT ->
+                "INSERT INTO " + deltas + " (counter_name, delta_id, delta, appended_at, folded)"
+                        + " VALUES (?, ?, ?, ?, 0)";
+            case COMPARE_AND_SET ->
+                "UPDATE " + cells + " SET cell_value = ?, version = version + 1"
+                        + " WHERE counter_name = ? AND cell = ? AND version = ? AND cell_value = ?";
         };
         if (statements != Statements.INSERT) {
             for (int i = 0; i < counters; i++) {
@@ -100,8 +109,9 @@ final class RawJdbcWorkload implements Workload {
     }
 
     private void insertCell(int counter, String cell) {
-        try (Connection connection = dataSource.getConnection(); PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, ?, 0, 0)")) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement insert = connection.prepareStatement(
+                        "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, ?, 0, 0)")) {
             insert.setString(1, name(counter));
             insert.setString(2, cell);
             insert.executeUpdate();
@@ -176,8 +186,7 @@ final class RawJdbcWorkload implements Workload {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     @Override
     public long[] totals() throws SQLException {

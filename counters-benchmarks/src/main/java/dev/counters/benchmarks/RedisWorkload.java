@@ -25,7 +25,11 @@ import redis.clients.jedis.JedisPoolConfig;
  */
 final class RedisWorkload implements Workload {
 
-    enum Persistence { NONE, ALWAYS, EVERYSEC }
+    enum Persistence {
+        NONE,
+        ALWAYS,
+        EVERYSEC
+    }
 
     private final Server server;
     private final JedisPool pool;
@@ -48,14 +52,24 @@ final class RedisWorkload implements Workload {
                 port = socket.getLocalPort();
             }
             Path directory = Files.createTempDirectory("counters-redis-");
-            List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind",
-                    "127.0.0.1", "--save", "", "--dir", directory.toString()));
-            command.addAll(switch (persistence) {
-                case NONE -> List.of("--appendonly", "no");
-                case ALWAYS -> List.of("--appendonly", "yes", "--appendfsync", "always");
-                case EVERYSEC -> List.of("--appendonly", "yes", "--appendfsync", "everysec");
-            });
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+            List<String> command = new ArrayList<>(List.of(
+                    "redis-server",
+                    "--port",
+                    String.valueOf(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--dir",
+                    directory.toString()));
+            command.addAll(
+                    switch (persistence) {
+                        case NONE -> List.of("--appendonly", "no");
+                        case ALWAYS -> List.of("--appendonly", "yes", "--appendfsync", "always");
+                        case EVERYSEC -> List.of("--appendonly", "yes", "--appendfsync", "everysec");
+                    });
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD);
             if (persistence != Persistence.NONE) {
                 builder.environment().putAll(DurableServers.syncDelay());
@@ -83,7 +97,8 @@ final class RedisWorkload implements Workload {
                 process.destroyForcibly();
             }
             try (var files = Files.walk(directory)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+                files.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(file -> file.toFile().delete());
             }
         }
     }
@@ -115,8 +130,7 @@ final class RedisWorkload implements Workload {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     @Override
     public long[] totals() throws IOException, InterruptedException {

@@ -16,11 +16,9 @@ import java.util.UUID;
 final class ScaleSuite {
 
     /** One measurement: what grew ({@code size}), and what it cost. */
-    record Row(String measure, BenchDatabase database, long size, double value, String unit) {
-    }
+    record Row(String measure, BenchDatabase database, long size, double value, String unit) {}
 
-    private ScaleSuite() {
-    }
+    private ScaleSuite() {}
 
     /** Heap per pending counter, and the time of the one flush that writes them all. */
     static List<Row> bufferedFlush(BenchDatabase database, long... dirtyCounters) {
@@ -28,11 +26,13 @@ final class ScaleSuite {
         try (HikariDataSource pool = database.pool(4)) {
             JooqCounterStore store = store(pool);
             for (long size : dirtyCounters) {
-                BufferedSettings settings = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1))
-                        .withFlushThreshold(Long.MAX_VALUE).withMaxPendingCounters((int) size + 1)
+                BufferedSettings settings = BufferedSettings.defaults()
+                        .withFlushInterval(Duration.ofHours(1))
+                        .withFlushThreshold(Long.MAX_VALUE)
+                        .withMaxPendingCounters((int) size + 1)
                         .withShutdownTimeout(Duration.ofMinutes(5));
-                try (CounterService counters = CounterService.builder(store)
-                        .defaultStrategy(settings).build()) {
+                try (CounterService counters =
+                        CounterService.builder(store).defaultStrategy(settings).build()) {
                     String prefix = "flush" + size + ".";
                     counters.increment(prefix + "warm");
                     long before = usedHeap();
@@ -43,10 +43,13 @@ final class ScaleSuite {
                     long started = System.nanoTime();
                     counters.flush().join();
                     double seconds = (System.nanoTime() - started) / 1e9;
-                    rows.add(new Row("buffered heap per pending counter", database, size,
-                            (double) (after - before) / size, "bytes"));
-                    rows.add(new Row("buffered flush of all pending counters", database, size, seconds * 1_000,
-                            "ms"));
+                    rows.add(new Row(
+                            "buffered heap per pending counter",
+                            database,
+                            size,
+                            (double) (after - before) / size,
+                            "bytes"));
+                    rows.add(new Row("buffered flush of all pending counters", database, size, seconds * 1_000, "ms"));
                 }
             }
         }
@@ -80,8 +83,12 @@ final class ScaleSuite {
                 for (int i = 0; i < deltas; i++) {
                     store.appendDelta(name, UUID.randomUUID().toString(), 1, now);
                 }
-                rows.add(new Row("delta-log read with unfolded deltas", database, deltas,
-                        readMicros(() -> store.getAll(List.of(name)).get(name), deltas), "µs"));
+                rows.add(new Row(
+                        "delta-log read with unfolded deltas",
+                        database,
+                        deltas,
+                        readMicros(() -> store.getAll(List.of(name)).get(name), deltas),
+                        "µs"));
             }
         }
         return rows;

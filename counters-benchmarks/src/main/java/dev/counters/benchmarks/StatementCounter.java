@@ -35,14 +35,14 @@ final class StatementCounter {
             }
             Object result = invoke(target, method, args);
             return result instanceof Statement statement && !method.getName().equals("unwrap")
-                    ? wrap(statement) : result;
+                    ? wrap(statement)
+                    : result;
         });
     }
 
     private Statement wrap(Statement statement) {
-        return (Statement) Proxy.newProxyInstance(StatementCounter.class.getClassLoader(),
-                allStatementInterfaces(statement),
-                (proxy, method, args) -> {
+        return (Statement) Proxy.newProxyInstance(
+                StatementCounter.class.getClassLoader(), allStatementInterfaces(statement), (proxy, method, args) -> {
                     if (method.getName().startsWith("execute")) {
                         statements.increment();
                     }

@@ -24,9 +24,10 @@ final class StrategyWorkload implements Workload {
     private final Mode mode;
     /** Each caller's keys: its number and a sequence, unique within the run's fresh tables. */
     private final ThreadLocal<long[]> keySequence = ThreadLocal.withInitial(() -> new long[1]);
+
     private final AtomicInteger nextKeyPrefix = new AtomicInteger();
-    private final ThreadLocal<String> keyPrefix = ThreadLocal.withInitial(() -> "k" + nextKeyPrefix.incrementAndGet()
-            + "-");
+    private final ThreadLocal<String> keyPrefix =
+            ThreadLocal.withInitial(() -> "k" + nextKeyPrefix.incrementAndGet() + "-");
 
     /** How each increment is made. */
     enum Mode {
@@ -37,6 +38,7 @@ final class StrategyWorkload implements Workload {
         /** {@code increment} under a new idempotency key each. */
         KEYED
     }
+
     private final AtomicInteger nextCaller = new AtomicInteger();
     private final ThreadLocal<CounterService> instance;
 
@@ -45,15 +47,20 @@ final class StrategyWorkload implements Workload {
         this.store = FreshTables.store(setup.dataSource(), prefix);
         this.strategy = strategy;
         this.instances = new CounterService[instances];
-        this.instances[0] = CounterService.builder(store).defaultStrategy(strategy).build();
+        this.instances[0] =
+                CounterService.builder(store).defaultStrategy(strategy).build();
         int poolSize = Math.ceilDiv(setup.connections(), instances) + 2;
         for (int i = 1; i < instances; i++) {
-            this.instances[i] = CounterService.builder(FreshTables.store(setup.pools().apply(poolSize), prefix))
-                    .defaultStrategy(strategy).build();
+            this.instances[i] = CounterService.builder(
+                            FreshTables.store(setup.pools().apply(poolSize), prefix))
+                    .defaultStrategy(strategy)
+                    .build();
         }
-        this.instance = ThreadLocal.withInitial(
-                () -> this.instances[nextCaller.getAndIncrement() % this.instances.length]);
-        this.names = IntStream.range(0, setup.counters()).mapToObj(i -> "bench.c" + i).toArray(String[]::new);
+        this.instance =
+                ThreadLocal.withInitial(() -> this.instances[nextCaller.getAndIncrement() % this.instances.length]);
+        this.names = IntStream.range(0, setup.counters())
+                .mapToObj(i -> "bench.c" + i)
+                .toArray(String[]::new);
         this.mode = mode;
     }
 
@@ -88,8 +95,11 @@ final class StrategyWorkload implements Workload {
         switch (mode) {
             case PLAIN -> counters.increment(names[counter]);
             case DURABLE -> counters.incrementDurably(names[counter], 1).join();
-            case KEYED -> counters.increment(names[counter], 1,
-                    IdempotencyKey.of(keyPrefix.get() + keySequence.get()[0]++));
+            case KEYED ->
+                counters.increment(
+                        names[counter],
+                        1,
+                        IdempotencyKey.of(keyPrefix.get() + keySequence.get()[0]++));
         }
     }
 
@@ -101,7 +111,8 @@ final class StrategyWorkload implements Workload {
     @Override
     public long[] totals() {
         // A new service, as a restarted application would read them (node: another node id; monotonic: its max).
-        try (CounterService reader = CounterService.builder(store).defaultStrategy(strategy).build()) {
+        try (CounterService reader =
+                CounterService.builder(store).defaultStrategy(strategy).build()) {
             Map<String, Long> values = reader.get(List.of(names));
             return Arrays.stream(names).mapToLong(values::get).toArray();
         }

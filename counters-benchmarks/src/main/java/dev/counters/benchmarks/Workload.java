@@ -27,11 +27,14 @@ interface Workload extends AutoCloseable {
      * and callers, and more pools for workloads that model several application instances. Every pool counts its
      * statements for the report and is closed by the driver after the run.
      */
-    record Setup(DataSource dataSource, BenchDatabase database, int counters, int callers, int connections,
-            IntFunction<DataSource> pools) {
-    }
+    record Setup(
+            DataSource dataSource,
+            BenchDatabase database,
+            int counters,
+            int callers,
+            int connections,
+            IntFunction<DataSource> pools) {}
 
     /** A named workload, as chosen on the command line. */
-    record Kind(String name, String description, Opener opener) {
-    }
+    record Kind(String name, String description, Opener opener) {}
 }

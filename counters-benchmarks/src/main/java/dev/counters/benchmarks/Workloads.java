@@ -15,54 +15,93 @@ import java.util.List;
 /** Every workload the driver knows, by the name used on the command line and in the report. */
 final class Workloads {
 
-    private Workloads() {
-    }
+    private Workloads() {}
 
     static List<Workload.Kind> counting() {
         List<Workload.Kind> kinds = new ArrayList<>(List.of(
                 new Workload.Kind("atomic", "one upsert per increment", StrategyWorkload.of(AtomicSettings.defaults())),
-                new Workload.Kind("optimistic", "compare-and-set, concurrent increments combined",
+                new Workload.Kind(
+                        "optimistic",
+                        "compare-and-set, concurrent increments combined",
                         StrategyWorkload.of(OptimisticSettings.defaults())),
-                new Workload.Kind("sharded", "16 shards, random selection", StrategyWorkload.of(ShardedSettings.defaults())),
-                new Workload.Kind("node", "one row per node (one node here)", StrategyWorkload.of(NodeSettings.defaults())),
-                new Workload.Kind("node-2", "two service instances, each with its pool and node id",
+                new Workload.Kind(
+                        "sharded", "16 shards, random selection", StrategyWorkload.of(ShardedSettings.defaults())),
+                new Workload.Kind(
+                        "node", "one row per node (one node here)", StrategyWorkload.of(NodeSettings.defaults())),
+                new Workload.Kind(
+                        "node-2",
+                        "two service instances, each with its pool and node id",
                         StrategyWorkload.instances(NodeSettings.defaults(), 2)),
-                new Workload.Kind("node-4", "four service instances, each with its pool and node id",
+                new Workload.Kind(
+                        "node-4",
+                        "four service instances, each with its pool and node id",
                         StrategyWorkload.instances(NodeSettings.defaults(), 4)),
-                new Workload.Kind("buffered", "in memory, flushed every second",
+                new Workload.Kind(
+                        "buffered",
+                        "in memory, flushed every second",
                         StrategyWorkload.of(BufferedSettings.defaults())),
-                new Workload.Kind("buffered-durable", "incrementDurably(...).join(): acknowledged after the commit",
+                new Workload.Kind(
+                        "buffered-durable",
+                        "incrementDurably(...).join(): acknowledged after the commit",
                         StrategyWorkload.durable(BufferedSettings.defaults())),
-                new Workload.Kind("atomic-keyed", "atomic, each increment under an idempotency key of its own",
+                new Workload.Kind(
+                        "atomic-keyed",
+                        "atomic, each increment under an idempotency key of its own",
                         StrategyWorkload.keyed(AtomicSettings.defaults())),
-                new Workload.Kind("sharded-keyed", "sharded, each increment under an idempotency key of its own",
+                new Workload.Kind(
+                        "sharded-keyed",
+                        "sharded, each increment under an idempotency key of its own",
                         StrategyWorkload.keyed(ShardedSettings.defaults())),
-                new Workload.Kind("buffered-keyed", "buffered, each increment under an idempotency key of its own;"
-                        + " callers wait for room when 100,000 keys are pending (when-full: block)",
+                new Workload.Kind(
+                        "buffered-keyed",
+                        "buffered, each increment under an idempotency key of its own;"
+                                + " callers wait for room when 100,000 keys are pending (when-full: block)",
                         StrategyWorkload.keyed(BufferedSettings.defaults()
                                 .withWhenFull(BufferedSettings.WhenFull.BLOCK, Duration.ofSeconds(5)))),
-                new Workload.Kind("delta-log", "one insert per increment, folded by recounts",
+                new Workload.Kind(
+                        "delta-log",
+                        "one insert per increment, folded by recounts",
                         StrategyWorkload.of(DeltaLogSettings.defaults())),
-                new Workload.Kind("monotonic", "cached, every value written (chance-to-write 1.0)",
+                new Workload.Kind(
+                        "monotonic",
+                        "cached, every value written (chance-to-write 1.0)",
                         StrategyWorkload.of(MonotonicSettings.defaults())),
-                new Workload.Kind("plain-update", "baseline: UPDATE … SET v = v + 1, one commit each",
+                new Workload.Kind(
+                        "plain-update",
+                        "baseline: UPDATE … SET v = v + 1, one commit each",
                         setup -> new PlainUpdateWorkload(setup.dataSource(), setup.counters())),
-                new Workload.Kind("jdbc-upsert", "baseline: the upsert atomic and node send, by hand in JDBC",
+                new Workload.Kind(
+                        "jdbc-upsert",
+                        "baseline: the upsert atomic and node send, by hand in JDBC",
                         RawJdbcWorkload.opener(RawJdbcWorkload.Statements.UPSERT)),
-                new Workload.Kind("jdbc-upsert-sharded", "baseline: sharded's upsert of a random one of 16 shards,"
-                        + " by hand in JDBC", RawJdbcWorkload.opener(RawJdbcWorkload.Statements.SHARDED_UPSERT)),
-                new Workload.Kind("jdbc-insert", "baseline: the delta row delta-log appends, by hand in JDBC",
+                new Workload.Kind(
+                        "jdbc-upsert-sharded",
+                        "baseline: sharded's upsert of a random one of 16 shards," + " by hand in JDBC",
+                        RawJdbcWorkload.opener(RawJdbcWorkload.Statements.SHARDED_UPSERT)),
+                new Workload.Kind(
+                        "jdbc-insert",
+                        "baseline: the delta row delta-log appends, by hand in JDBC",
                         RawJdbcWorkload.opener(RawJdbcWorkload.Statements.INSERT)),
-                new Workload.Kind("jdbc-cas", "baseline: optimistic's versioned update (and its read after a lost update), by hand in JDBC",
+                new Workload.Kind(
+                        "jdbc-cas",
+                        "baseline: optimistic's versioned update (and its read after a lost update), by hand in JDBC",
                         RawJdbcWorkload.opener(RawJdbcWorkload.Statements.COMPARE_AND_SET)),
-                new Workload.Kind("jpa-version", "baseline: Hibernate entity with @Version, retried on conflicts",
+                new Workload.Kind(
+                        "jpa-version",
+                        "baseline: Hibernate entity with @Version, retried on conflicts",
                         setup -> new JpaVersionWorkload(setup.dataSource(), setup.database(), setup.counters()))));
         if (RedisWorkload.available()) {
-            kinds.add(new Workload.Kind("redis-incr", "baseline: Redis INCR (in memory, no persistence)",
+            kinds.add(new Workload.Kind(
+                    "redis-incr",
+                    "baseline: Redis INCR (in memory, no persistence)",
                     RedisWorkload.opener(RedisWorkload.Persistence.NONE)));
-            kinds.add(new Workload.Kind("redis-always", "baseline: Redis INCR, appendfsync always, ~1 ms per sync",
+            kinds.add(new Workload.Kind(
+                    "redis-always",
+                    "baseline: Redis INCR, appendfsync always, ~1 ms per sync",
                     RedisWorkload.opener(RedisWorkload.Persistence.ALWAYS)));
-            kinds.add(new Workload.Kind("redis-everysec", "baseline: Redis INCR, appendfsync everysec",
+            kinds.add(new Workload.Kind(
+                    "redis-everysec",
+                    "baseline: Redis INCR, appendfsync everysec",
                     RedisWorkload.opener(RedisWorkload.Persistence.EVERYSEC)));
         }
         return kinds;
@@ -74,18 +113,33 @@ final class Workloads {
      */
     static List<Workload.Kind> threeInstances() {
         return List.of(
-                new Workload.Kind("plain-update-3", "baseline: UPDATE … SET v = v + 1 from three instances",
+                new Workload.Kind(
+                        "plain-update-3",
+                        "baseline: UPDATE … SET v = v + 1 from three instances",
                         setup -> PlainUpdateWorkload.instances(setup, 3)),
-                new Workload.Kind("atomic-3", "atomic, three instances", StrategyWorkload.instances(AtomicSettings.defaults(), 3)),
-                new Workload.Kind("optimistic-3", "optimistic, three instances",
+                new Workload.Kind(
+                        "atomic-3",
+                        "atomic, three instances",
+                        StrategyWorkload.instances(AtomicSettings.defaults(), 3)),
+                new Workload.Kind(
+                        "optimistic-3",
+                        "optimistic, three instances",
                         StrategyWorkload.instances(OptimisticSettings.defaults(), 3)),
-                new Workload.Kind("sharded-3", "sharded, three instances",
+                new Workload.Kind(
+                        "sharded-3",
+                        "sharded, three instances",
                         StrategyWorkload.instances(ShardedSettings.defaults(), 3)),
-                new Workload.Kind("node-3", "node, three instances, a node id each",
+                new Workload.Kind(
+                        "node-3",
+                        "node, three instances, a node id each",
                         StrategyWorkload.instances(NodeSettings.defaults(), 3)),
-                new Workload.Kind("delta-log-3", "delta-log, three instances",
+                new Workload.Kind(
+                        "delta-log-3",
+                        "delta-log, three instances",
                         StrategyWorkload.instances(DeltaLogSettings.defaults(), 3)),
-                new Workload.Kind("buffered-durable-3", "buffered, incrementDurably(...).join(), three instances",
+                new Workload.Kind(
+                        "buffered-durable-3",
+                        "buffered, incrementDurably(...).join(), three instances",
                         StrategyWorkload.durableInstances(BufferedSettings.defaults(), 3)));
     }
 
@@ -99,31 +153,47 @@ final class Workloads {
         }
         MonotonicSettings everyValue = MonotonicSettings.defaults();
         return List.of(
-                new Workload.Kind("monotonic-redis-3", "monotonic, cache on Redis, three instances, every value"
-                        + " written (chance-to-write 1.0)", MonotonicRedisWorkload.opener(everyValue, 3)),
-                new Workload.Kind("monotonic-redis-3-chance-0.01", "monotonic, cache on Redis, three instances,"
-                        + " chance-to-write 0.01", MonotonicRedisWorkload.opener(everyValue.withChanceToWrite(0.01), 3)));
+                new Workload.Kind(
+                        "monotonic-redis-3",
+                        "monotonic, cache on Redis, three instances, every value" + " written (chance-to-write 1.0)",
+                        MonotonicRedisWorkload.opener(everyValue, 3)),
+                new Workload.Kind(
+                        "monotonic-redis-3-chance-0.01",
+                        "monotonic, cache on Redis, three instances," + " chance-to-write 0.01",
+                        MonotonicRedisWorkload.opener(everyValue.withChanceToWrite(0.01), 3)));
     }
 
     static List<SequenceWorkload.Kind> sequences() {
         return List.of(
-                new SequenceWorkload.Kind("sequence-block", "this library, blocks of 1,000",
+                new SequenceWorkload.Kind(
+                        "sequence-block",
+                        "this library, blocks of 1,000",
                         SequenceWorkload.library(SequenceSettings.defaults())),
-                new SequenceWorkload.Kind("sequence-gapless", "this library, one transaction per number",
+                new SequenceWorkload.Kind(
+                        "sequence-gapless",
+                        "this library, one transaction per number",
                         SequenceWorkload.library(SequenceSettings.gapless())),
-                new SequenceWorkload.Kind("auto-increment", "baseline: insert into an AUTO_INCREMENT/identity table",
+                new SequenceWorkload.Kind(
+                        "auto-increment",
+                        "baseline: insert into an AUTO_INCREMENT/identity table",
                         SequenceWorkload.autoIncrement()),
-                new SequenceWorkload.Kind("db-sequence", "baseline: NEXT VALUE FOR / nextval of a database sequence",
+                new SequenceWorkload.Kind(
+                        "db-sequence",
+                        "baseline: NEXT VALUE FOR / nextval of a database sequence",
                         SequenceWorkload.databaseSequence()));
     }
 
     static SequenceWorkload.Kind sequence(String name) {
-        return sequences().stream().filter(kind -> kind.name().equals(name)).findFirst()
+        return sequences().stream()
+                .filter(kind -> kind.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("Unknown sequence workload '" + name + "'"));
     }
 
     static Workload.Kind counting(String name) {
-        return counting().stream().filter(kind -> kind.name().equals(name)).findFirst()
+        return counting().stream()
+                .filter(kind -> kind.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("Unknown workload '" + name + "'; known: "
                         + counting().stream().map(Workload.Kind::name).toList()));
     }

@@ -11,14 +11,36 @@ class SmokeTest {
     @Test
     void everyWorkloadRunsAndEndsExact() throws Exception {
         // smoke() leaves out the Redis workloads without a redis-server: the test fails instead of passing on less.
-        assertThat(RedisWorkload.available()).as("redis-server is not on the PATH: the monotonic-redis workloads need "
-                + "Debian's redis-server package (./test installs it)").isTrue();
+        assertThat(RedisWorkload.available())
+                .as("redis-server is not on the PATH: the monotonic-redis workloads need "
+                        + "Debian's redis-server package (./test installs it)")
+                .isTrue();
         List<LoadResult> results = Benchmarks.smoke();
 
-        assertThat(results).extracting(LoadResult::workload)
-                .contains("atomic", "optimistic", "sharded", "node", "node-2", "node-4", "buffered", "buffered-durable",
-                        "delta-log", "monotonic", "plain-update", "jdbc-upsert", "jdbc-insert", "jdbc-cas", "jpa-version", "sequence-block", "sequence-gapless",
-                        "auto-increment", "db-sequence", "monotonic-redis-3", "monotonic-redis-3-chance-0.01");
+        assertThat(results)
+                .extracting(LoadResult::workload)
+                .contains(
+                        "atomic",
+                        "optimistic",
+                        "sharded",
+                        "node",
+                        "node-2",
+                        "node-4",
+                        "buffered",
+                        "buffered-durable",
+                        "delta-log",
+                        "monotonic",
+                        "plain-update",
+                        "jdbc-upsert",
+                        "jdbc-insert",
+                        "jdbc-cas",
+                        "jpa-version",
+                        "sequence-block",
+                        "sequence-gapless",
+                        "auto-increment",
+                        "db-sequence",
+                        "monotonic-redis-3",
+                        "monotonic-redis-3-chance-0.01");
         assertThat(results).allSatisfy(result -> {
             assertThat(result.correct()).as(result.line()).isTrue();
             assertThat(result.operations()).as(result.line()).isPositive();
@@ -28,9 +50,12 @@ class SmokeTest {
 
     @Test
     void theExactnessCheckCatchesALostIncrement() throws Exception {
-        Workload.Kind losing = new Workload.Kind("losing", "drops every 100th acknowledged increment",
+        Workload.Kind losing = new Workload.Kind(
+                "losing",
+                "drops every 100th acknowledged increment",
                 setup -> new PlainUpdateWorkload(setup.dataSource(), setup.counters()) {
-                    private final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
+                    private final java.util.concurrent.atomic.AtomicLong calls =
+                            new java.util.concurrent.atomic.AtomicLong();
 
                     @Override
                     public void increment(int counter) throws Exception {
@@ -39,8 +64,8 @@ class SmokeTest {
                         }
                     }
                 });
-        LoadResult result = LoadDriver.run(BenchDatabase.H2, losing, 2, 1, java.time.Duration.ofMillis(50),
-                java.time.Duration.ofMillis(300));
+        LoadResult result = LoadDriver.run(
+                BenchDatabase.H2, losing, 2, 1, java.time.Duration.ofMillis(50), java.time.Duration.ofMillis(300));
         assertThat(result.operations()).isGreaterThan(100);
         assertThat(result.correct()).isFalse();
     }

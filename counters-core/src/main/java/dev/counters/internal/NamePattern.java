@@ -9,8 +9,7 @@ import java.util.regex.Pattern;
  */
 public final class NamePattern {
 
-    private NamePattern() {
-    }
+    private NamePattern() {}
 
     /** Whether {@code nameOrPattern} has a wildcard. */
     public static boolean isPattern(String nameOrPattern) {

@@ -15,8 +15,7 @@ import java.util.regex.Pattern;
  */
 public final class NameRules<T> {
 
-    private record Route<T>(Pattern pattern, T value) {
-    }
+    private record Route<T>(Pattern pattern, T value) {}
 
     private final Map<String, T> exact;
     private final List<Route<T>> patterns;

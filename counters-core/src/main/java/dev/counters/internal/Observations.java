@@ -17,8 +17,8 @@ import java.util.function.Supplier;
 public final class Observations {
 
     /** No observations: nothing is built per operation. */
-    public static final Observations NONE = new Observations(ObservationRegistry.NOOP,
-            DefaultCountersObservationConvention.INSTANCE);
+    public static final Observations NONE =
+            new Observations(ObservationRegistry.NOOP, DefaultCountersObservationConvention.INSTANCE);
 
     private final ObservationRegistry registry;
     private final CountersObservationConvention convention;

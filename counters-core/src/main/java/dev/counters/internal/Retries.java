@@ -14,8 +14,7 @@ import java.util.function.Supplier;
  */
 public final class Retries {
 
-    private Retries() {
-    }
+    private Retries() {}
 
     /** Runs {@code write} through {@code retry}; its failure, if an earlier attempt's outcome was unknown, says so. */
     public static <T> T write(Retry retry, Supplier<T> write) {
@@ -31,8 +30,10 @@ public final class Retries {
             });
         } catch (RuntimeException e) {
             if (unknown[0] && !mayHaveBeenApplied(e)) {
-                throw new CounterStoreException("An earlier attempt's outcome is unknown, so this may have been"
-                        + " applied (the last attempt failed: " + e.getMessage() + ")", e);
+                throw new CounterStoreException(
+                        "An earlier attempt's outcome is unknown, so this may have been"
+                                + " applied (the last attempt failed: " + e.getMessage() + ")",
+                        e);
             }
             throw e;
         }

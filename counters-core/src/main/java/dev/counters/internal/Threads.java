@@ -8,8 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** The library's own background threads, on Java 17: platform daemon threads, named for thread dumps. */
 public final class Threads {
 
-    private Threads() {
-    }
+    private Threads() {}
 
     /** Daemon threads named {@code prefix} and a number counted from 1: none keeps the JVM from exiting. */
     public static ThreadFactory daemon(String prefix) {

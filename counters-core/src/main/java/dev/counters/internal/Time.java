@@ -40,8 +40,7 @@ public final class Time {
     static final long MAX_ROUND_TRIP_NANOS = 1_000_000_000L;
 
     /** Steady time {@code time} at ticker value {@code nanos}. */
-    private record Anchor(Instant time, long nanos) {
-    }
+    private record Anchor(Instant time, long nanos) {}
 
     private final Clock clock;
     private final LongSupplier ticker;
@@ -51,6 +50,7 @@ public final class Time {
     private volatile boolean onDatabase;
     /** The last wall-clock millisecond seen, and the forward movements summed up to it. */
     private final AtomicLong lastMillis;
+
     private final AtomicLong elapsedMillis = new AtomicLong();
 
     public Time(Clock clock, LongSupplier ticker) {
@@ -72,8 +72,12 @@ public final class Time {
 
     /** Time on {@code store}'s database clock if it tells it; call {@link #synchronize()} before use. */
     public static Time of(Clock clock, CounterStore store) {
-        return new Time(clock, System::nanoTime, store.capability(DatabaseClock.class)
-                .<Supplier<Instant>>map(database -> database::databaseTime).orElse(null));
+        return new Time(
+                clock,
+                System::nanoTime,
+                store.capability(DatabaseClock.class)
+                        .<Supplier<Instant>>map(database -> database::databaseTime)
+                        .orElse(null));
     }
 
     /** Whether {@link #steady()} follows the database's clock. */

@@ -3,8 +3,8 @@ package dev.counters.memory;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.sequence.Reservation;
-import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.DeltaLog;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.IdempotentBatches;
@@ -34,8 +34,16 @@ import org.jspecify.annotations.Nullable;
  * A {@link CounterStore} in this JVM's memory. Every operation on one counter is atomic; nothing survives the JVM.
  * It passes the same contract tests as the database stores.
  */
-public final class InMemoryCounterStore implements CounterStore, Leases, IdempotentBatches, IdempotencyKeys,
-        IdleCounters, DeltaLog, ShardCounts, Maxima, Sequences {
+public final class InMemoryCounterStore
+        implements CounterStore,
+                Leases,
+                IdempotentBatches,
+                IdempotencyKeys,
+                IdleCounters,
+                DeltaLog,
+                ShardCounts,
+                Maxima,
+                Sequences {
 
     // Each counter's cells are an immutable map replaced atomically, so reads need no lock.
     private final ConcurrentHashMap<CounterName, Map<String, VersionedValue>> counters = new ConcurrentHashMap<>();
@@ -45,22 +53,19 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
     private final ConcurrentHashMap<String, RecordedKey> keys = new ConcurrentHashMap<>();
     /** The undo journal of the keyed write under way on this thread, if any. */
     private final ThreadLocal<@Nullable List<Runnable>> undo = new ThreadLocal<>();
+
     private final ConcurrentHashMap<CounterName, ConcurrentHashMap<String, Delta>> deltas = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Map<Integer, Long>> maxShards = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Long> sequences = new ConcurrentHashMap<>();
 
     /** An empty store. */
-    public InMemoryCounterStore() {
-    }
+    public InMemoryCounterStore() {}
 
-    private record Delta(long delta, Instant appendedAt, boolean folded) {
-    }
+    private record Delta(long delta, Instant appendedAt, boolean folded) {}
 
-    private record Lease(String owner, Instant expiresAt) {
-    }
+    private record Lease(String owner, Instant expiresAt) {}
 
-    private record RecordedKey(CounterName counter, long delta, OptionalLong value, Instant appliedAt) {
-    }
+    private record RecordedKey(CounterName counter, long delta, OptionalLong value, Instant appliedAt) {}
 
     @Override
     public void add(CounterName counter, String cell, long delta) {
@@ -130,7 +135,8 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
     }
 
     private boolean hasUnfolded(CounterName counter) {
-        return deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values().stream().anyMatch(d -> !d.folded());
+        return deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values().stream()
+                .anyMatch(d -> !d.folded());
     }
 
     @Override
@@ -155,10 +161,11 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
             }
         });
         names.addAll(maxShards.keySet());
-        return (after == null ? names : names.tailSet(after, false)).stream()
-                .filter(name -> name.value().startsWith(prefix))
-                .limit(limit)
-                .toList();
+        return (after == null ? names : names.tailSet(after, false))
+                .stream()
+                        .filter(name -> name.value().startsWith(prefix))
+                        .limit(limit)
+                        .toList();
     }
 
     @Override
@@ -206,8 +213,8 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
     }
 
     @Override
-    public synchronized AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> batch,
-            Map<String, KeyedDelta> keyed, Instant now) {
+    public synchronized AppliedBatch applyBatch(
+            String key, String cell, Map<CounterName, Long> batch, Map<String, KeyedDelta> keyed, Instant now) {
         if (batchKeys.containsKey(key)) {
             return AppliedBatch.NOT_APPLIED;
         }
@@ -230,8 +237,8 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
             applied.forEach((counter, delta) -> add(counter, cell, -delta)); // all or nothing
             throw e;
         }
-        keyed.forEach((idempotencyKey, increment) -> keys.putIfAbsent(idempotencyKey,
-                new RecordedKey(increment.counter(), increment.delta(), OptionalLong.empty(), now)));
+        keyed.forEach((idempotencyKey, increment) -> keys.putIfAbsent(
+                idempotencyKey, new RecordedKey(increment.counter(), increment.delta(), OptionalLong.empty(), now)));
         batchKeys.put(key, now);
         return new AppliedBatch(true, repeated);
     }
@@ -254,8 +261,10 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
     public boolean deleteIfUnchanged(CounterName counter, Map<String, Long> cellVersions) {
         boolean[] deleted = {false};
         counters.computeIfPresent(counter, (name, cells) -> {
-            boolean unchanged = cells.size() == cellVersions.size() && cells.entrySet().stream().allMatch(
-                    cell -> Long.valueOf(cell.getValue().version()).equals(cellVersions.get(cell.getKey())));
+            boolean unchanged = cells.size() == cellVersions.size()
+                    && cells.entrySet().stream()
+                            .allMatch(cell ->
+                                    Long.valueOf(cell.getValue().version()).equals(cellVersions.get(cell.getKey())));
             boolean unfolded = deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values().stream()
                     .anyMatch(delta -> !delta.folded());
             deleted[0] = unchanged && !unfolded;
@@ -265,8 +274,8 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
     }
 
     @Override
-    public synchronized KeyedIncrement applyOnce(String key, CounterName counter, long delta, Instant now,
-            KeyedWrite write) {
+    public synchronized KeyedIncrement applyOnce(
+            String key, CounterName counter, long delta, Instant now, KeyedWrite write) {
         RecordedKey recorded = keys.get(key);
         if (recorded != null) {
             return new KeyedIncrement(recorded.counter(), recorded.delta(), recorded.value(), false);
@@ -320,7 +329,8 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
     @Override
     public Map<String, Long> unfoldedDeltas(CounterName counter, int limit) {
         Map<String, Long> unfolded = new HashMap<>();
-        for (Map.Entry<String, Delta> entry : deltas.getOrDefault(counter, new ConcurrentHashMap<>()).entrySet()) {
+        for (Map.Entry<String, Delta> entry :
+                deltas.getOrDefault(counter, new ConcurrentHashMap<>()).entrySet()) {
             if (unfolded.size() >= limit) {
                 break;
             }
@@ -332,8 +342,8 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
     }
 
     @Override
-    public synchronized boolean foldDeltas(CounterName counter, String cell, Collection<String> deltaIds, long sum,
-            Instant purgeBefore) {
+    public synchronized boolean foldDeltas(
+            CounterName counter, String cell, Collection<String> deltaIds, long sum, Instant purgeBefore) {
         ConcurrentHashMap<String, Delta> log = deltas.getOrDefault(counter, new ConcurrentHashMap<>());
         for (String id : deltaIds) {
             Delta delta = log.get(id);
@@ -363,12 +373,15 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
     @Override
     public List<CounterName> maximumNames(@Nullable CounterName after, int limit) {
         TreeSet<CounterName> names = new TreeSet<>(maxShards.keySet());
-        return (after == null ? names : names.tailSet(after, false)).stream().limit(limit).toList();
+        return (after == null ? names : names.tailSet(after, false))
+                .stream().limit(limit).toList();
     }
 
     @Override
     public OptionalLong maxOfShards(CounterName counter) {
-        return maxShards.getOrDefault(counter, Map.of()).values().stream().mapToLong(Long::longValue).max();
+        return maxShards.getOrDefault(counter, Map.of()).values().stream()
+                .mapToLong(Long::longValue)
+                .max();
     }
 
     @Override
@@ -383,9 +396,13 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
 
     @Override
     public boolean tryLease(String key, String owner, Instant expiresAt, Instant now) {
-        Lease result = leases.compute(key, (k, lease) ->
-                lease == null || lease.owner().equals(owner) || !lease.expiresAt().isAfter(now)
-                        ? new Lease(owner, expiresAt) : lease);
+        Lease result = leases.compute(
+                key,
+                (k, lease) -> lease == null
+                                || lease.owner().equals(owner)
+                                || !lease.expiresAt().isAfter(now)
+                        ? new Lease(owner, expiresAt)
+                        : lease);
         return result.owner().equals(owner) && result.expiresAt().equals(expiresAt);
     }
 
@@ -407,7 +424,8 @@ public final class InMemoryCounterStore implements CounterStore, Leases, Idempot
                 total = Math.addExact(total, cell.value());
             }
             if (withDeltas) {
-                for (Delta delta : deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values()) {
+                for (Delta delta :
+                        deltas.getOrDefault(counter, new ConcurrentHashMap<>()).values()) {
                     if (!delta.folded()) {
                         total = Math.addExact(total, delta.delta());
                     }

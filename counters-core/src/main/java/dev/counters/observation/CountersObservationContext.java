@@ -39,8 +39,12 @@ public final class CountersObservationContext extends Observation.Context {
     private final @Nullable String counterName;
     private final @Nullable String sequenceMode;
 
-    private CountersObservationContext(Operation operation, @Nullable String rule, @Nullable String strategy,
-            @Nullable String counterName, @Nullable String sequenceMode) {
+    private CountersObservationContext(
+            Operation operation,
+            @Nullable String rule,
+            @Nullable String strategy,
+            @Nullable String counterName,
+            @Nullable String sequenceMode) {
         this.operation = Objects.requireNonNull(operation, "operation");
         this.rule = rule;
         this.strategy = strategy;
@@ -55,10 +59,14 @@ public final class CountersObservationContext extends Observation.Context {
      * @param strategy the strategy's name: {@code atomic}, {@code buffered}, ...
      * @param counterName the counter's name, or null for an operation that carries several counters (a flush)
      */
-    public static CountersObservationContext counter(Operation operation, String rule, String strategy,
-            @Nullable String counterName) {
-        return new CountersObservationContext(operation, Objects.requireNonNull(rule, "rule"),
-                Objects.requireNonNull(strategy, "strategy"), counterName, null);
+    public static CountersObservationContext counter(
+            Operation operation, String rule, String strategy, @Nullable String counterName) {
+        return new CountersObservationContext(
+                operation,
+                Objects.requireNonNull(rule, "rule"),
+                Objects.requireNonNull(strategy, "strategy"),
+                counterName,
+                null);
     }
 
     /**
@@ -68,8 +76,12 @@ public final class CountersObservationContext extends Observation.Context {
      * @param mode the sequence's mode: {@code block} or {@code gapless}
      */
     public static CountersObservationContext sequence(String sequenceName, String mode) {
-        return new CountersObservationContext(Operation.RESERVE, null, null,
-                Objects.requireNonNull(sequenceName, "sequenceName"), Objects.requireNonNull(mode, "mode"));
+        return new CountersObservationContext(
+                Operation.RESERVE,
+                null,
+                null,
+                Objects.requireNonNull(sequenceName, "sequenceName"),
+                Objects.requireNonNull(mode, "mode"));
     }
 
     /** The store operation observed. */

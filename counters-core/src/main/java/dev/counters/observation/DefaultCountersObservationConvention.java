@@ -18,6 +18,7 @@ public class DefaultCountersObservationConvention implements CountersObservation
         if (context.getSequenceMode() != null) {
             return KeyValues.of("mode", context.getSequenceMode());
         }
-        return KeyValues.of("rule", String.valueOf(context.getRule()), "strategy", String.valueOf(context.getStrategy()));
+        return KeyValues.of(
+                "rule", String.valueOf(context.getRule()), "strategy", String.valueOf(context.getStrategy()));
     }
 }

@@ -50,11 +50,16 @@ final class BlockSequence implements Sequence {
      * A reserved block, how many of its numbers were taken (it may count past the block's size), when its next block
      * is reserved, and when it was put in use.
      */
-    private record Block(Reservation reservation, AtomicLong taken, long prefetchAt, long startedAt) {
-    }
+    private record Block(Reservation reservation, AtomicLong taken, long prefetchAt, long startedAt) {}
 
-    BlockSequence(CounterName name, Sequences store, Retry retry, SequenceSettings settings, Executor prefetcher,
-            LongSupplier ticker, Observations observations) {
+    BlockSequence(
+            CounterName name,
+            Sequences store,
+            Retry retry,
+            SequenceSettings settings,
+            Executor prefetcher,
+            LongSupplier ticker,
+            Observations observations) {
         this.name = name;
         this.store = store;
         this.retry = retry;
@@ -127,7 +132,9 @@ final class BlockSequence implements Sequence {
                 }
             }
             Reservation next = takePrefetched();
-            if (next != null && exhausted != null && next.first() < exhausted.reservation().last()) {
+            if (next != null
+                    && exhausted != null
+                    && next.first() < exhausted.reservation().last()) {
                 // Reserved before the block it should follow: handing it out would make numbers go down for some
                 // callers. Prefetches are decided under the lock, so this should not happen; if it does, a gap.
                 next = null;
@@ -204,7 +211,10 @@ final class BlockSequence implements Sequence {
     private Reservation reserve(long count) {
         // Retried only when surely not reserved (by default); a reservation whose outcome is unknown is a gap at worst,
         // and makes the call's failure unknown whatever a later attempt says (Retries).
-        return observations.observe(() -> CountersObservationContext.sequence(name.value(), "block"), () -> Retries.write(retry,
-                () -> store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue())));
+        return observations.observe(
+                () -> CountersObservationContext.sequence(name.value(), "block"),
+                () -> Retries.write(
+                        retry,
+                        () -> store.reserve(name, count, settings.start(), settings.increment(), settings.maxValue())));
     }
 }

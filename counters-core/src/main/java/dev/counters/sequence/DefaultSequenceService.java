@@ -21,11 +21,15 @@ final class DefaultSequenceService implements SequenceService {
     private final Observations observations;
     private final ConcurrentHashMap<String, Sequence> sequences = new ConcurrentHashMap<>();
     /** Fetches the next blocks in the background: a thread per concurrent fetch, idle ones ended after a minute. */
-    private final ExecutorService prefetcher = Executors.newCachedThreadPool(
-            Threads.daemon("counters-sequence-prefetch-"));
+    private final ExecutorService prefetcher =
+            Executors.newCachedThreadPool(Threads.daemon("counters-sequence-prefetch-"));
 
-    DefaultSequenceService(CounterStore store, Sequences sequencesStore, Retry retry,
-            NameRules<SequenceSettings> settings, Observations observations) {
+    DefaultSequenceService(
+            CounterStore store,
+            Sequences sequencesStore,
+            Retry retry,
+            NameRules<SequenceSettings> settings,
+            Observations observations) {
         this.store = store;
         this.sequencesStore = sequencesStore;
         this.retry = retry;
@@ -45,8 +49,8 @@ final class DefaultSequenceService implements SequenceService {
 
     private Sequence create(CounterName name, SequenceSettings settings) {
         return switch (settings.mode()) {
-            case BLOCK -> new BlockSequence(name, sequencesStore, retry, settings, prefetcher, System::nanoTime,
-                    observations);
+            case BLOCK ->
+                new BlockSequence(name, sequencesStore, retry, settings, prefetcher, System::nanoTime, observations);
             case GAPLESS -> new GaplessSequence(name, store, sequencesStore, retry, settings, observations);
         };
     }

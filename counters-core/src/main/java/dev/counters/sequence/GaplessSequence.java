@@ -27,7 +27,12 @@ final class GaplessSequence implements Sequence {
     private final SequenceSettings settings;
     private final Observations observations;
 
-    GaplessSequence(CounterName name, CounterStore store, Sequences sequences, Retry retry, SequenceSettings settings,
+    GaplessSequence(
+            CounterName name,
+            CounterStore store,
+            Sequences sequences,
+            Retry retry,
+            SequenceSettings settings,
             Observations observations) {
         this.name = name;
         this.store = store;
@@ -52,8 +57,8 @@ final class GaplessSequence implements Sequence {
         if (count < 1) {
             throw new IllegalArgumentException("Sequence '" + name + "': count must be >= 1, was " + count);
         }
-        Optional<Sequences> callerTransaction = store.callerTransaction()
-                .flatMap(joined -> joined.capability(Sequences.class));
+        Optional<Sequences> callerTransaction =
+                store.callerTransaction().flatMap(joined -> joined.capability(Sequences.class));
         if (callerTransaction.isPresent()) {
             // Not retried: the database may have rolled back the caller's whole transaction.
             return reserve(callerTransaction.get(), count);
@@ -62,7 +67,8 @@ final class GaplessSequence implements Sequence {
     }
 
     private Reservation reserve(Sequences from, int count) {
-        return observations.observe(() -> CountersObservationContext.sequence(name.value(), "gapless"),
+        return observations.observe(
+                () -> CountersObservationContext.sequence(name.value(), "gapless"),
                 () -> from.reserve(name, count, settings.start(), settings.increment(), settings.maxValue()));
     }
 }

@@ -20,8 +20,7 @@ public record Reservation(long first, long count, long increment) {
      *
      * @throws SequenceExhaustedException when {@code next} is already past {@code maxValue}
      */
-    public static Reservation starting(CounterName sequence, long next, long count, long increment,
-            long maxValue) {
+    public static Reservation starting(CounterName sequence, long next, long count, long increment, long maxValue) {
         if (next > maxValue) {
             throw new SequenceExhaustedException(sequence.value(), maxValue);
         }

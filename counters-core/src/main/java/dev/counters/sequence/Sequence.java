@@ -1,6 +1,5 @@
 package dev.counters.sequence;
 
-
 /** A source of unique, increasing numbers. Thread-safe. */
 public interface Sequence {
 

@@ -73,11 +73,14 @@ public final class SequenceServiceBuilder {
      * @throws IllegalStateException if the store does not offer {@link Sequences}
      */
     public SequenceService build() {
-        Sequences sequences = store.capability(Sequences.class).orElseThrow(() -> new IllegalStateException(
-                "Sequences need a store that offers Sequences, and " + store.getClass().getName()
-                        + " does not"));
-        return new DefaultSequenceService(store, sequences,
-                retries.retry("counters-sequences", StrategyContext::transientFailures), NameRules.of(rules, defaults),
+        Sequences sequences = store.capability(Sequences.class)
+                .orElseThrow(() -> new IllegalStateException("Sequences need a store that offers Sequences, and "
+                        + store.getClass().getName() + " does not"));
+        return new DefaultSequenceService(
+                store,
+                sequences,
+                retries.retry("counters-sequences", StrategyContext::transientFailures),
+                NameRules.of(rules, defaults),
                 new Observations(observations, observationConvention));
     }
 }

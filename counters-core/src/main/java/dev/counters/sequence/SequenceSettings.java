@@ -16,8 +16,7 @@ import java.util.Objects;
  * @param maxValue the largest number handed out; at most {@code Long.MAX_VALUE - increment}; past it,
  *     {@link dev.counters.SequenceExhaustedException}
  */
-public record SequenceSettings(Mode mode, int blockSize, int maxBlockSize, long start, long increment,
-        long maxValue) {
+public record SequenceSettings(Mode mode, int blockSize, int maxBlockSize, long start, long increment, long maxValue) {
 
     /** How numbers are reserved. */
     public enum Mode {
@@ -37,8 +36,8 @@ public record SequenceSettings(Mode mode, int blockSize, int maxBlockSize, long 
             throw new IllegalArgumentException("sequence block-size must be >= 1, was " + blockSize);
         }
         if (maxBlockSize < blockSize) {
-            throw new IllegalArgumentException("sequence max-block-size (" + maxBlockSize
-                    + ") must not be below block-size (" + blockSize + ")");
+            throw new IllegalArgumentException(
+                    "sequence max-block-size (" + maxBlockSize + ") must not be below block-size (" + blockSize + ")");
         }
         if (increment < 1) {
             throw new IllegalArgumentException("sequence increment must be >= 1, was " + increment);
@@ -48,8 +47,8 @@ public record SequenceSettings(Mode mode, int blockSize, int maxBlockSize, long 
                     + (Long.MAX_VALUE - increment) + "), was " + maxValue);
         }
         if (start > maxValue) {
-            throw new IllegalArgumentException("sequence start (" + start + ") must not be above max-value ("
-                    + maxValue + ")");
+            throw new IllegalArgumentException(
+                    "sequence start (" + start + ") must not be above max-value (" + maxValue + ")");
         }
     }
 
@@ -84,8 +83,8 @@ public record SequenceSettings(Mode mode, int blockSize, int maxBlockSize, long 
     }
 
     public SequenceSettings withIncrement(long increment) {
-        return new SequenceSettings(mode, blockSize, maxBlockSize, start, increment,
-                Math.min(maxValue, Long.MAX_VALUE - increment));
+        return new SequenceSettings(
+                mode, blockSize, maxBlockSize, start, increment, Math.min(maxValue, Long.MAX_VALUE - increment));
     }
 
     public SequenceSettings withMaxValue(long maxValue) {

@@ -28,8 +28,7 @@ public interface IdempotencyKeys {
     int pruneKeys(Instant appliedBefore, int limit);
 
     /** An increment as an idempotency key records it: the counter and the delta. */
-    record KeyedDelta(CounterName counter, long delta) {
-    }
+    record KeyedDelta(CounterName counter, long delta) {}
 
     /** The write an idempotency key guards, on the store bound to the key's transaction. */
     @FunctionalInterface
@@ -43,6 +42,5 @@ public interface IdempotencyKeys {
      * An increment recorded under an idempotency key: the counter and delta it was recorded for, the counter's
      * value after it if that was recorded, and whether the call that returned this applied it.
      */
-    record KeyedIncrement(CounterName counter, long delta, OptionalLong value, boolean appliedNow) {
-    }
+    record KeyedIncrement(CounterName counter, long delta, OptionalLong value, boolean appliedNow) {}
 }

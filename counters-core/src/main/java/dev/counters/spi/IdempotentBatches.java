@@ -25,8 +25,8 @@ public interface IdempotentBatches {
      *     the idempotency keys it skipped
      * @throws dev.counters.CounterOverflowException naming a counter that would overflow; nothing is written
      */
-    AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed,
-            Instant now);
+    AppliedBatch applyBatch(
+            String key, String cell, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, Instant now);
 
     /** Forgets batch keys recorded before {@code appliedBefore}; returns how many. */
     int pruneBatchKeys(Instant appliedBefore);

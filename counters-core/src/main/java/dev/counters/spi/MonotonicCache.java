@@ -62,6 +62,5 @@ public interface MonotonicCache {
      * @param value the sum
      * @param copy the id of the cached copy the delta was added to
      */
-    record Added(long value, long copy) {
-    }
+    record Added(long value, long copy) {}
 }

@@ -21,8 +21,15 @@ import java.util.Objects;
  * @param keyRetention how long the keys of applied flushes are kept; it must exceed the longest time a flush can
  *     stay unacknowledged (a store outage), since a retry after its key is forgotten could apply twice
  */
-public record BufferedSettings(Duration flushInterval, long flushThreshold, int maxPendingCounters, WhenFull whenFull,
-        Duration blockTimeout, Duration shutdownTimeout, Duration keyRetention) implements StrategySettings {
+public record BufferedSettings(
+        Duration flushInterval,
+        long flushThreshold,
+        int maxPendingCounters,
+        WhenFull whenFull,
+        Duration blockTimeout,
+        Duration shutdownTimeout,
+        Duration keyRetention)
+        implements StrategySettings {
 
     /** What an increment of a counter that is not yet buffered does when the buffer is full. */
     public enum WhenFull {
@@ -65,33 +72,69 @@ public record BufferedSettings(Duration flushInterval, long flushThreshold, int 
      * everything on close; flush keys kept 7 days.
      */
     public static BufferedSettings defaults() {
-        return new BufferedSettings(Duration.ofSeconds(1), 100_000, 100_000, WhenFull.FAIL, Duration.ofSeconds(1),
-                Duration.ofSeconds(30), Duration.ofDays(7));
+        return new BufferedSettings(
+                Duration.ofSeconds(1),
+                100_000,
+                100_000,
+                WhenFull.FAIL,
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(30),
+                Duration.ofDays(7));
     }
 
     public BufferedSettings withFlushInterval(Duration flushInterval) {
-        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
-                shutdownTimeout, keyRetention);
+        return new BufferedSettings(
+                flushInterval,
+                flushThreshold,
+                maxPendingCounters,
+                whenFull,
+                blockTimeout,
+                shutdownTimeout,
+                keyRetention);
     }
 
     public BufferedSettings withFlushThreshold(long flushThreshold) {
-        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
-                shutdownTimeout, keyRetention);
+        return new BufferedSettings(
+                flushInterval,
+                flushThreshold,
+                maxPendingCounters,
+                whenFull,
+                blockTimeout,
+                shutdownTimeout,
+                keyRetention);
     }
 
     public BufferedSettings withMaxPendingCounters(int maxPendingCounters) {
-        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
-                shutdownTimeout, keyRetention);
+        return new BufferedSettings(
+                flushInterval,
+                flushThreshold,
+                maxPendingCounters,
+                whenFull,
+                blockTimeout,
+                shutdownTimeout,
+                keyRetention);
     }
 
     public BufferedSettings withWhenFull(WhenFull whenFull, Duration blockTimeout) {
-        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
-                shutdownTimeout, keyRetention);
+        return new BufferedSettings(
+                flushInterval,
+                flushThreshold,
+                maxPendingCounters,
+                whenFull,
+                blockTimeout,
+                shutdownTimeout,
+                keyRetention);
     }
 
     public BufferedSettings withShutdownTimeout(Duration shutdownTimeout) {
-        return new BufferedSettings(flushInterval, flushThreshold, maxPendingCounters, whenFull, blockTimeout,
-                shutdownTimeout, keyRetention);
+        return new BufferedSettings(
+                flushInterval,
+                flushThreshold,
+                maxPendingCounters,
+                whenFull,
+                blockTimeout,
+                shutdownTimeout,
+                keyRetention);
     }
 
     @Override

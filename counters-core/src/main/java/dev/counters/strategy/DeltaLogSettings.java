@@ -16,8 +16,9 @@ import java.util.Objects;
  * @param foldedRetention how long a folded delta is kept as a tombstone, so that a late retry of its append is
  *     recognised; retries stop once half of it has passed since the first attempt
  */
-public record DeltaLogSettings(Duration recountAfter, long recountAtDeltas, boolean readFolded, int appendAttempts,
-        Duration foldedRetention) implements StrategySettings {
+public record DeltaLogSettings(
+        Duration recountAfter, long recountAtDeltas, boolean readFolded, int appendAttempts, Duration foldedRetention)
+        implements StrategySettings {
 
     public DeltaLogSettings {
         Objects.requireNonNull(recountAfter, "recountAfter");
@@ -32,8 +33,8 @@ public record DeltaLogSettings(Duration recountAfter, long recountAtDeltas, bool
         }
         Objects.requireNonNull(foldedRetention, "foldedRetention");
         if (foldedRetention.compareTo(Duration.ofSeconds(10)) < 0) {
-            throw new IllegalArgumentException("delta-log folded-retention must be at least 10s, was "
-                    + foldedRetention);
+            throw new IllegalArgumentException(
+                    "delta-log folded-retention must be at least 10s, was " + foldedRetention);
         }
     }
 

@@ -20,11 +20,12 @@ public record MonotonicSettings(int shards, double chanceToWrite, CacheChoice ca
     public MonotonicSettings {
         Objects.requireNonNull(cache, "cache");
         if (shards < 1 || shards > MAX_SHARDS) {
-            throw new IllegalArgumentException("monotonic shards must be between 1 and " + MAX_SHARDS + ", was " + shards);
+            throw new IllegalArgumentException(
+                    "monotonic shards must be between 1 and " + MAX_SHARDS + ", was " + shards);
         }
         if (!(chanceToWrite >= 0.0 && chanceToWrite <= 1.0)) {
-            throw new IllegalArgumentException("monotonic chance-to-write must be between 0.0 and 1.0, was "
-                    + chanceToWrite);
+            throw new IllegalArgumentException(
+                    "monotonic chance-to-write must be between 0.0 and 1.0, was " + chanceToWrite);
         }
     }
 

@@ -21,8 +21,8 @@ public record NodeSettings(@Nullable String nodeId, boolean decrements, Duration
 
     public NodeSettings {
         if (nodeId != null && !NODE_ID.matcher(nodeId).matches()) {
-            throw new IllegalArgumentException("Node id '" + nodeId
-                    + "' is invalid: use 1 to 40 ASCII letters, digits, '.', '_' or '-'");
+            throw new IllegalArgumentException(
+                    "Node id '" + nodeId + "' is invalid: use 1 to 40 ASCII letters, digits, '.', '_' or '-'");
         }
         Objects.requireNonNull(leaseTtl, "leaseTtl");
         if (leaseTtl.compareTo(Duration.ofSeconds(1)) < 0) {

@@ -19,8 +19,13 @@ import org.jspecify.annotations.Nullable;
  * @param cache where the cached totals are kept, when {@code cachedTotalExpiry} enables them: in the service's shared
  *     cache (given to the builder; it sees the increments of every node) or in this JVM
  */
-public record ShardedSettings(int shards, Selection selection, @Nullable Duration cachedTotalExpiry,
-        Duration shardCountRefresh, CacheChoice cache) implements StrategySettings {
+public record ShardedSettings(
+        int shards,
+        Selection selection,
+        @Nullable Duration cachedTotalExpiry,
+        Duration shardCountRefresh,
+        CacheChoice cache)
+        implements StrategySettings {
 
     public static final int MAX_SHARDS = 1024;
 
@@ -30,23 +35,26 @@ public record ShardedSettings(int shards, Selection selection, @Nullable Duratio
         Objects.requireNonNull(shardCountRefresh, "shardCountRefresh");
         Objects.requireNonNull(cache, "cache");
         if (cachedTotalExpiry != null && (cachedTotalExpiry.isNegative() || cachedTotalExpiry.isZero())) {
-            throw new IllegalArgumentException("sharded cached-total-expiry must be positive, was " + cachedTotalExpiry);
+            throw new IllegalArgumentException(
+                    "sharded cached-total-expiry must be positive, was " + cachedTotalExpiry);
         }
         if (shardCountRefresh.isNegative() || shardCountRefresh.isZero()) {
-            throw new IllegalArgumentException("sharded shard-count-refresh must be positive, was " + shardCountRefresh);
+            throw new IllegalArgumentException(
+                    "sharded shard-count-refresh must be positive, was " + shardCountRefresh);
         }
     }
 
     static int checkShards(int shards) {
         if (shards < 1 || shards > MAX_SHARDS) {
-            throw new IllegalArgumentException("sharded shards must be between 1 and " + MAX_SHARDS + ", was " + shards);
+            throw new IllegalArgumentException(
+                    "sharded shards must be between 1 and " + MAX_SHARDS + ", was " + shards);
         }
         return shards;
     }
 
     /** With {@link CacheChoice#DEFAULT}: the shared cache if the builder was given one, else one in this JVM. */
-    public ShardedSettings(int shards, Selection selection, @Nullable Duration cachedTotalExpiry,
-            Duration shardCountRefresh) {
+    public ShardedSettings(
+            int shards, Selection selection, @Nullable Duration cachedTotalExpiry, Duration shardCountRefresh) {
         this(shards, selection, cachedTotalExpiry, shardCountRefresh, CacheChoice.DEFAULT);
     }
 

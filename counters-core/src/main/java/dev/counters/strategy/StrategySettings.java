@@ -8,8 +8,14 @@ package dev.counters.strategy;
  * <p>The interface is sealed and its {@link Visitor} has one method per record, so the compiler points at every place a
  * new strategy must be handled (see {@code docs/architecture.md}, "Adding a strategy").
  */
-public sealed interface StrategySettings permits AtomicSettings, OptimisticSettings, ShardedSettings, NodeSettings,
-        BufferedSettings, DeltaLogSettings, MonotonicSettings {
+public sealed interface StrategySettings
+        permits AtomicSettings,
+                OptimisticSettings,
+                ShardedSettings,
+                NodeSettings,
+                BufferedSettings,
+                DeltaLogSettings,
+                MonotonicSettings {
 
     /**
      * The strategy's name in configuration ({@code atomic}, {@code delta-log}). It names the strategy's Resilience4j

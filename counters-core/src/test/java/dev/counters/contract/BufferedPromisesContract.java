@@ -1,6 +1,5 @@
 package dev.counters.contract;
 
-import dev.counters.testing.TestThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -14,6 +13,7 @@ import dev.counters.CounterStoreException;
 import dev.counters.CountersException;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.BufferedSettings;
+import dev.counters.testing.TestThreads;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -79,10 +79,14 @@ public abstract class BufferedPromisesContract extends ContractSupport {
             for (int i = 0; i < 10; i++) {
                 calls.add(counters.incrementDurably(counter, 1));
             }
-            List<CompletableFuture<Void>> refused = calls.stream().filter(CompletableFuture::isCompletedExceptionally)
+            List<CompletableFuture<Void>> refused = calls.stream()
+                    .filter(CompletableFuture::isCompletedExceptionally)
                     .toList();
-            assertThat(refused).as("refused at once: at most 3 wait for the next batch").hasSize(7);
-            refused.forEach(call -> assertThat(failure(call)).isInstanceOf(BufferFullException.class)
+            assertThat(refused)
+                    .as("refused at once: at most 3 wait for the next batch")
+                    .hasSize(7);
+            refused.forEach(call -> assertThat(failure(call))
+                    .isInstanceOf(BufferFullException.class)
                     .hasMessageContaining("durable increments and flushes waiting")
                     .hasMessageContaining("max-pending-counters"));
             assertThat(failure(counters.flush())).isInstanceOf(BufferFullException.class);
@@ -112,15 +116,21 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         held.increment(7);
         counters.close();
         // Every caller has its answer once close returns: the batch in doubt may have been applied, the queued never.
-        assertThat(failure(inFlight)).isInstanceOf(CounterStoreException.class)
-                .satisfies(e -> assertThat(((CountersException) e).mayHaveBeenApplied()).isTrue());
+        assertThat(failure(inFlight))
+                .isInstanceOf(CounterStoreException.class)
+                .satisfies(e ->
+                        assertThat(((CountersException) e).mayHaveBeenApplied()).isTrue());
         for (CompletableFuture<Void> call : queued) {
-            assertThat(failure(call)).isInstanceOf(CounterStoreException.class)
+            assertThat(failure(call))
+                    .isInstanceOf(CounterStoreException.class)
                     .hasMessageContaining("Not applied")
-                    .satisfies(e -> assertThat(((CountersException) e).mayHaveBeenApplied()).isFalse());
+                    .satisfies(e -> assertThat(((CountersException) e).mayHaveBeenApplied())
+                            .isFalse());
         }
-        assertThat(failure(counters.flush())).as("a flush after a close that wrote nothing")
-                .isInstanceOf(CounterStoreException.class).hasMessageContaining("Closed without writing everything");
+        assertThat(failure(counters.flush()))
+                .as("a flush after a close that wrote nothing")
+                .isInstanceOf(CounterStoreException.class)
+                .hasMessageContaining("Closed without writing everything");
         assertThatThrownBy(() -> held.increment(1)).isInstanceOf(IllegalStateException.class);
         assertThat(failure(held.incrementDurably(1))).isInstanceOf(IllegalStateException.class);
         try (CounterService reader = CounterService.builder(store()).build()) {
@@ -186,7 +196,9 @@ public abstract class BufferedPromisesContract extends ContractSupport {
             for (Thread caller : callers) {
                 caller.join(TimeUnit.SECONDS.toMillis(30));
             }
-            assertThat(acceptedAfterClose).as("round %d: accepted after close", round).hasValue(0);
+            assertThat(acceptedAfterClose)
+                    .as("round %d: accepted after close", round)
+                    .hasValue(0);
             try (CounterService reader = CounterService.builder(store()).build()) {
                 long stored = 0;
                 for (int t = 0; t < threads; t++) {
@@ -195,7 +207,9 @@ public abstract class BufferedPromisesContract extends ContractSupport {
                         stored += reader.getExact(counter + "." + t + "." + k);
                     }
                 }
-                assertThat(stored).as("round %d: acknowledged increments stored", round).isEqualTo(acknowledged.get());
+                assertThat(stored)
+                        .as("round %d: acknowledged increments stored", round)
+                        .isEqualTo(acknowledged.get());
             }
         }
     }
@@ -210,8 +224,10 @@ public abstract class BufferedPromisesContract extends ContractSupport {
             Counter held = counters.counter(counter);
             held.increment(Long.MAX_VALUE - 1);
             held.increment();
-            assertThatThrownBy(held::increment).isInstanceOf(CounterOverflowException.class)
-                    .hasMessageContaining(counter).hasMessageContaining("Long.MAX_VALUE");
+            assertThatThrownBy(held::increment)
+                    .isInstanceOf(CounterOverflowException.class)
+                    .hasMessageContaining(counter)
+                    .hasMessageContaining("Long.MAX_VALUE");
             assertThatThrownBy(() -> counters.increment(counter, 1)).isInstanceOf(CounterOverflowException.class);
             assertThatThrownBy(() -> counters.incrementAndGet(counter, 2)).isInstanceOf(CounterOverflowException.class);
             counters.increment(down, Long.MIN_VALUE + 1);
@@ -229,7 +245,9 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         try (CounterService counters = service(store(), hourly())) {
             counters.increment(pending, Long.MAX_VALUE);
             CompletableFuture<Void> over = counters.incrementDurably(pending, 1);
-            assertThat(catchFailure(over)).isInstanceOf(CounterOverflowException.class).hasMessageContaining(pending);
+            assertThat(catchFailure(over))
+                    .isInstanceOf(CounterOverflowException.class)
+                    .hasMessageContaining(pending);
             assertThat(counters.getExact(pending)).isEqualTo(Long.MAX_VALUE);
         }
         // Two durable increments in one batch: a first flush is held in the store while both arrive.
@@ -238,8 +256,12 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         AtomicInteger batches = new AtomicInteger();
         ForwardingCounterStore holding = new ForwardingCounterStore(store()) {
             @Override
-            public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
-                    Map<String, KeyedDelta> keyed, Instant now) {
+            public AppliedBatch applyBatch(
+                    String key,
+                    String cell,
+                    Map<CounterName, Long> deltas,
+                    Map<String, KeyedDelta> keyed,
+                    Instant now) {
                 if (batches.incrementAndGet() == 1) {
                     try {
                         release.await(30, TimeUnit.SECONDS);
@@ -258,7 +280,9 @@ public abstract class BufferedPromisesContract extends ContractSupport {
             release.countDown();
             first.get(30, TimeUnit.SECONDS);
             max.get(30, TimeUnit.SECONDS);
-            assertThat(catchFailure(one)).isInstanceOf(CounterOverflowException.class).hasMessageContaining(both);
+            assertThat(catchFailure(one))
+                    .isInstanceOf(CounterOverflowException.class)
+                    .hasMessageContaining(both);
             assertThat(counters.getExact(both)).isEqualTo(Long.MAX_VALUE);
         }
     }
@@ -296,11 +320,13 @@ public abstract class BufferedPromisesContract extends ContractSupport {
             long started = System.nanoTime();
             assertThat(counters.get(counter)).isEqualTo(2);
             assertThat(counters.incrementAndGet(counter, 1)).isEqualTo(3);
-            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("no wait for a flush in doubt")
+            assertThat(Duration.ofNanos(System.nanoTime() - started))
+                    .as("no wait for a flush in doubt")
                     .isLessThan(Duration.ofSeconds(1));
             counters.flush().get(10, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(10)).until(() -> prunes.get() >= 2); // tried again after this flush
-            assertThat(counters.statistics().get(0).activity().buffer().failing()).isFalse();
+            assertThat(counters.statistics().get(0).activity().buffer().failing())
+                    .isFalse();
         }
     }
 }

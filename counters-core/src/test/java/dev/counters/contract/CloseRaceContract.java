@@ -53,7 +53,9 @@ public abstract class CloseRaceContract extends ContractSupport {
         AtomicBoolean closeReturned = new AtomicBoolean();
         List<CompletableFuture<?>> futures = new ArrayList<>();
         List<Throwable> unexpected = new ArrayList<>();
-        CounterService counters = CounterService.builder(store()).defaultStrategy(shortFlushes(label, strategy)).build();
+        CounterService counters = CounterService.builder(store())
+                .defaultStrategy(shortFlushes(label, strategy))
+                .build();
         CountDownLatch warmedUp = new CountDownLatch(threads);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<String>> callers = new ArrayList<>();
@@ -126,15 +128,18 @@ public abstract class CloseRaceContract extends ContractSupport {
             assertThat(unexpected).as("failures other than a refusal").isEmpty();
         }
         assertThatThrownBy(() -> counters.increment(counter)).isInstanceOf(IllegalStateException.class);
-        try (CounterService reader = CounterService.builder(store()).defaultStrategy(strategy).build()) {
-            assertThat(reader.getExact(counter)).as("every acknowledged increment stored, nothing else")
+        try (CounterService reader =
+                CounterService.builder(store()).defaultStrategy(strategy).build()) {
+            assertThat(reader.getExact(counter))
+                    .as("every acknowledged increment stored, nothing else")
                     .isEqualTo(acknowledged.get());
         }
     }
 
     private static StrategySettings shortFlushes(String label, StrategySettings strategy) {
         return label.equals("buffered")
-                ? BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(20))
+                ? BufferedSettings.defaults()
+                        .withFlushInterval(Duration.ofMillis(20))
                         .withShutdownTimeout(SHUTDOWN_TIMEOUT)
                 : strategy;
     }
@@ -150,7 +155,8 @@ public abstract class CloseRaceContract extends ContractSupport {
      * fill the buffer's queue).
      */
     private static boolean refused(Throwable failure) {
-        Throwable e = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable e =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         return e instanceof IllegalStateException || e instanceof CountersException c && !c.mayHaveBeenApplied();
     }
 }

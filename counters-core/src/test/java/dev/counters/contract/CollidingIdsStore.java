@@ -1,9 +1,9 @@
 package dev.counters.contract;
 
 import dev.counters.CounterName;
-import dev.counters.spi.IdempotentBatches.AppliedBatch;
-import dev.counters.spi.IdempotencyKeys.KeyedDelta;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import dev.counters.spi.IdempotentBatches.AppliedBatch;
 import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -32,8 +32,8 @@ public final class CollidingIdsStore extends ForwardingCounterStore {
     }
 
     @Override
-    public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
-            Map<String, KeyedDelta> keyed, Instant now) {
+    public AppliedBatch applyBatch(
+            String key, String cell, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, Instant now) {
         return super.applyBatch(number(key), cell, deltas, keyed, now);
     }
 }

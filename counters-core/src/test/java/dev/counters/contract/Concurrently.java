@@ -16,8 +16,7 @@ public final class Concurrently {
         void run(int thread) throws Exception;
     }
 
-    private Concurrently() {
-    }
+    private Concurrently() {}
 
     public static void run(int threads, ThreadTask task) {
         ExecutorService pool = Executors.newFixedThreadPool(threads);

@@ -50,8 +50,9 @@ abstract class ContractSupport {
 
     /** The store's capability: the stores under contract test offer every one. */
     protected static <T> T capability(CounterStore store, Class<T> capability) {
-        return store.capability(capability).orElseThrow(() -> new AssertionError(
-                store.getClass().getSimpleName() + " does not offer " + capability.getSimpleName()));
+        return store.capability(capability)
+                .orElseThrow(() -> new AssertionError(
+                        store.getClass().getSimpleName() + " does not offer " + capability.getSimpleName()));
     }
 
     protected static Leases leases(CounterStore store) {

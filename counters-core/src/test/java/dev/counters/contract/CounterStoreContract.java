@@ -76,7 +76,8 @@ public abstract class CounterStoreContract extends ContractSupport {
         store().add(a, "main", 1);
         store().add(b, "s0", 2);
         store().add(b, "s1", 3);
-        assertThat(store().getAll(List.of(a, b, name("unknown")))).containsExactlyInAnyOrderEntriesOf(Map.of(a, 1L, b, 5L));
+        assertThat(store().getAll(List.of(a, b, name("unknown"))))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(a, 1L, b, 5L));
     }
 
     @Test
@@ -152,7 +153,8 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(store().read(views, "main")).contains(new VersionedValue(5, 1));
         store().add(views, "main", 2);
         assertThat(store().read(views, "main")).contains(new VersionedValue(7, 2));
-        assertThat(store().compareAndSet(views, "main", new VersionedValue(7, 2), 100)).isTrue();
+        assertThat(store().compareAndSet(views, "main", new VersionedValue(7, 2), 100))
+                .isTrue();
         assertThat(store().read(views, "main")).contains(new VersionedValue(100, 3));
     }
 
@@ -161,10 +163,13 @@ public abstract class CounterStoreContract extends ContractSupport {
         CounterName likes = name("likes");
         assertThat(store().compareAndSet(likes, "main", null, 10)).isTrue();
         assertThat(store().compareAndSet(likes, "main", null, 99)).isFalse();
-        assertThat(store().compareAndSet(likes, "main", new VersionedValue(10, 2), 99)).isFalse();
+        assertThat(store().compareAndSet(likes, "main", new VersionedValue(10, 2), 99))
+                .isFalse();
         assertThat(store().read(likes, "main")).contains(new VersionedValue(10, 1));
-        assertThat(store().compareAndSet(likes, "main", new VersionedValue(10, 1), 11)).isTrue();
-        assertThat(store().compareAndSet(likes, "main", new VersionedValue(10, 1), 12)).isFalse();
+        assertThat(store().compareAndSet(likes, "main", new VersionedValue(10, 1), 11))
+                .isTrue();
+        assertThat(store().compareAndSet(likes, "main", new VersionedValue(10, 1), 12))
+                .isFalse();
         assertThat(store().get(likes)).isEqualTo(11);
     }
 
@@ -204,8 +209,8 @@ public abstract class CounterStoreContract extends ContractSupport {
 
     @Test
     void counterNamesPageThroughEveryStoredCounterOnce() {
-        List<CounterName> mine = List.of(name("listed.cell"), name("listed.delta"), name("listed.max"),
-                name("listed.gone"));
+        List<CounterName> mine =
+                List.of(name("listed.cell"), name("listed.delta"), name("listed.max"), name("listed.gone"));
         store().add(mine.get(0), "main", 1);
         deltaLog(store()).appendDelta(mine.get(1), "d1", 2, Instant.now());
         maxima(store()).raiseShard(mine.get(2), 0, 3);
@@ -214,7 +219,9 @@ public abstract class CounterStoreContract extends ContractSupport {
 
         List<CounterName> all = new ArrayList<>();
         CounterName after = null;
-        for (List<CounterName> page; !(page = store().counterNames("", after, 7)).isEmpty(); after = page.get(page.size() - 1)) {
+        for (List<CounterName> page;
+                !(page = store().counterNames("", after, 7)).isEmpty();
+                after = page.get(page.size() - 1)) {
             assertThat(page).hasSizeLessThanOrEqualTo(7);
             all.addAll(page);
         }
@@ -264,7 +271,8 @@ public abstract class CounterStoreContract extends ContractSupport {
             store().add(name(suffix), "main", 1);
         }
         String prefix = prefix() + "p_x.";
-        assertThat(store().counterNames(prefix, null, 10)).as("'_' is no wildcard")
+        assertThat(store().counterNames(prefix, null, 10))
+                .as("'_' is no wildcard")
                 .containsExactly(name("p_x.1"), name("p_x.2"), name("p_x.3"));
         List<CounterName> first = store().counterNames(prefix, null, 2);
         assertThat(first).containsExactly(name("p_x.1"), name("p_x.2"));
@@ -286,19 +294,22 @@ public abstract class CounterStoreContract extends ContractSupport {
             store().add(counter, "s0", 1);
             store().add(counter, "s1", 2);
         }
-        Map<CounterName, Map<String, Long>> seen = idle(store()).cellVersions(List.of(quiet, busy, grown,
-                name("never")));
+        Map<CounterName, Map<String, Long>> seen =
+                idle(store()).cellVersions(List.of(quiet, busy, grown, name("never")));
         assertThat(seen).containsOnlyKeys(quiet, busy, grown);
         assertThat(seen.get(quiet)).containsOnlyKeys("s0", "s1");
         store().add(busy, "s1", 5); // written after the look
         store().add(grown, "s2", 7); // a new cell after the look
 
-        assertThat(idle(anotherStore()).deleteIfUnchanged(quiet, seen.get(quiet))).isTrue();
+        assertThat(idle(anotherStore()).deleteIfUnchanged(quiet, seen.get(quiet)))
+                .isTrue();
         assertThat(idle(store()).deleteIfUnchanged(busy, seen.get(busy))).isFalse();
         assertThat(idle(store()).deleteIfUnchanged(grown, seen.get(grown))).isFalse();
         assertThat(store().getAll(List.of(quiet, busy, grown)))
                 .containsExactlyInAnyOrderEntriesOf(Map.of(busy, 8L, grown, 10L));
-        assertThat(idle(store()).deleteIfUnchanged(quiet, seen.get(quiet))).as("gone already").isFalse();
+        assertThat(idle(store()).deleteIfUnchanged(quiet, seen.get(quiet)))
+                .as("gone already")
+                .isFalse();
     }
 
     @Test
@@ -320,10 +331,14 @@ public abstract class CounterStoreContract extends ContractSupport {
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         String key = prefix() + "flush-1";
         assertThat(applied(store(), key, "main", Map.of(a, 3L, b, 4L), now)).isTrue();
-        assertThat(applied(anotherStore(), key, "main", Map.of(a, 3L, b, 4L), now)).as("a retry").isFalse();
-        assertThat(applied(store(), prefix() + "flush-2", "main", Map.of(a, 10L), now)).isTrue();
+        assertThat(applied(anotherStore(), key, "main", Map.of(a, 3L, b, 4L), now))
+                .as("a retry")
+                .isFalse();
+        assertThat(applied(store(), prefix() + "flush-2", "main", Map.of(a, 10L), now))
+                .isTrue();
         assertThat(store().getAll(List.of(a, b))).containsExactlyInAnyOrderEntriesOf(Map.of(a, 13L, b, 4L));
-        assertThat(applied(store(), prefix() + "flush-3", "main", Map.of(), now)).isTrue();
+        assertThat(applied(store(), prefix() + "flush-3", "main", Map.of(), now))
+                .isTrue();
     }
 
     /** A flush of many counters: more rows than one statement carries, half of them new, applied once. */
@@ -339,7 +354,9 @@ public abstract class CounterStoreContract extends ContractSupport {
             deltas.put(counter, i % 3 == 0 ? -(long) i : (long) i);
         }
         assertThat(applied(store(), prefix() + "many", "main", deltas, now)).isTrue();
-        assertThat(applied(anotherStore(), prefix() + "many", "main", deltas, now)).as("a retry").isFalse();
+        assertThat(applied(anotherStore(), prefix() + "many", "main", deltas, now))
+                .as("a retry")
+                .isFalse();
         Map<CounterName, Long> stored = store().getAll(deltas.keySet());
         deltas.forEach((counter, delta) -> {
             int i = Integer.parseInt(counter.value().substring(counter.value().lastIndexOf('.') + 1));
@@ -370,10 +387,13 @@ public abstract class CounterStoreContract extends ContractSupport {
         store().add(full, "main", Long.MAX_VALUE - 1);
         store().add(fine, "main", 1);
         assertThatThrownBy(() -> applied(store(), prefix() + "k", "main", Map.of(fine, 1L, full, 5L), now))
-                .isInstanceOf(CounterOverflowException.class).hasMessageContaining(full.value());
+                .isInstanceOf(CounterOverflowException.class)
+                .hasMessageContaining(full.value());
         assertThat(store().getAll(List.of(full, fine)))
                 .containsExactlyInAnyOrderEntriesOf(Map.of(full, Long.MAX_VALUE - 1, fine, 1L));
-        assertThat(applied(store(), prefix() + "k", "main", Map.of(fine, 1L), now)).as("key not recorded").isTrue();
+        assertThat(applied(store(), prefix() + "k", "main", Map.of(fine, 1L), now))
+                .as("key not recorded")
+                .isTrue();
         assertThat(store().get(fine)).isEqualTo(2);
     }
 
@@ -381,15 +401,17 @@ public abstract class CounterStoreContract extends ContractSupport {
     void prunedKeysAreForgotten() {
         CounterName counter = name("pruned");
         Instant old = Instant.parse("2020-01-01T00:00:00Z");
-        assertThat(applied(store(), prefix() + "old", "main", Map.of(counter, 1L), old)).isTrue();
+        assertThat(applied(store(), prefix() + "old", "main", Map.of(counter, 1L), old))
+                .isTrue();
         assertThat(batches(store()).pruneBatchKeys(old.plusSeconds(1))).isGreaterThanOrEqualTo(1);
-        assertThat(applied(store(), prefix() + "old", "main", Map.of(counter, 1L), old)).isTrue();
+        assertThat(applied(store(), prefix() + "old", "main", Map.of(counter, 1L), old))
+                .isTrue();
         assertThat(store().get(counter)).isEqualTo(2);
     }
 
     /** Applies a batch without keyed increments: whether it was applied. */
-    private static boolean applied(CounterStore store, String key, String cell, Map<CounterName, Long> deltas,
-            Instant now) {
+    private static boolean applied(
+            CounterStore store, String key, String cell, Map<CounterName, Long> deltas, Instant now) {
         return batches(store).applyBatch(key, cell, deltas, Map.of(), now).applied();
     }
 
@@ -412,13 +434,14 @@ public abstract class CounterStoreContract extends ContractSupport {
         IdempotencyKeys.KeyedIncrement first = keys(store()).applyOnce(key, counter, 5, now, addToMain(counter, 5));
         assertThat(first).isEqualTo(new IdempotencyKeys.KeyedIncrement(counter, 5, OptionalLong.of(5), true));
         store().add(counter, "main", 100);
-        IdempotencyKeys.KeyedIncrement repeat = keys(anotherStore()).applyOnce(key, counter, 5, now,
-                addToMain(counter, 5));
-        assertThat(repeat).as("recorded with the first call's value; nothing written")
+        IdempotencyKeys.KeyedIncrement repeat =
+                keys(anotherStore()).applyOnce(key, counter, 5, now, addToMain(counter, 5));
+        assertThat(repeat)
+                .as("recorded with the first call's value; nothing written")
                 .isEqualTo(new IdempotencyKeys.KeyedIncrement(counter, 5, OptionalLong.of(5), false));
         assertThat(store().get(counter)).isEqualTo(105);
-        IdempotencyKeys.KeyedIncrement misuse = keys(store()).applyOnce(key, name("other"), 7, now,
-                addToMain(name("other"), 7));
+        IdempotencyKeys.KeyedIncrement misuse =
+                keys(store()).applyOnce(key, name("other"), 7, now, addToMain(name("other"), 7));
         assertThat(misuse.counter()).as("what the key was recorded with").isEqualTo(counter);
         assertThat(misuse.appliedNow()).isFalse();
         assertThat(store().get(name("other"))).isZero();
@@ -430,11 +453,15 @@ public abstract class CounterStoreContract extends ContractSupport {
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         String key = prefix() + "request-failing";
         assertThatThrownBy(() -> keys(store()).applyOnce(key, counter, 5, now, transaction -> {
-            transaction.add(counter, "main", 5);
-            throw new IllegalStateException("the write fails after its add (test)");
-        })).hasMessageContaining("(test)");
+                    transaction.add(counter, "main", 5);
+                    throw new IllegalStateException("the write fails after its add (test)");
+                }))
+                .hasMessageContaining("(test)");
         assertThat(store().get(counter)).as("rolled back with the key").isZero();
-        assertThat(keys(store()).applyOnce(key, counter, 5, now, addToMain(counter, 5)).appliedNow()).isTrue();
+        assertThat(keys(store())
+                        .applyOnce(key, counter, 5, now, addToMain(counter, 5))
+                        .appliedNow())
+                .isTrue();
         assertThat(store().get(counter)).isEqualTo(5);
     }
 
@@ -445,7 +472,8 @@ public abstract class CounterStoreContract extends ContractSupport {
         java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
         Concurrently.run(8, thread -> {
             CounterStore mine = thread % 2 == 0 ? store() : anotherStore();
-            if (retried(() -> keys(mine).applyOnce(prefix() + "same-key", counter, 5, now, addToMain(counter, 5))
+            if (retried(() -> keys(mine)
+                    .applyOnce(prefix() + "same-key", counter, 5, now, addToMain(counter, 5))
                     .appliedNow())) {
                 applied.incrementAndGet();
             }
@@ -461,15 +489,20 @@ public abstract class CounterStoreContract extends ContractSupport {
         String before = prefix() + "batch-key-before";
         String fresh = prefix() + "batch-key-fresh";
         keys(store()).applyOnce(before, counter, 5, now, addToMain(counter, 5));
-        Map<String, IdempotencyKeys.KeyedDelta> keyed = Map.of(before, new IdempotencyKeys.KeyedDelta(counter, 5),
-                fresh, new IdempotencyKeys.KeyedDelta(counter, 7));
-        IdempotentBatches.AppliedBatch result = batches(store()).applyBatch(prefix() + "keyed-flush", "main",
-                Map.of(counter, 5L + 7 + 1), keyed, now);
+        Map<String, IdempotencyKeys.KeyedDelta> keyed = Map.of(
+                before, new IdempotencyKeys.KeyedDelta(counter, 5), fresh, new IdempotencyKeys.KeyedDelta(counter, 7));
+        IdempotentBatches.AppliedBatch result =
+                batches(store()).applyBatch(prefix() + "keyed-flush", "main", Map.of(counter, 5L + 7 + 1), keyed, now);
         assertThat(result.applied()).isTrue();
         assertThat(result.repeatedKeys()).containsOnlyKeys(before);
         assertThat(store().get(counter)).as("5 once, 7 and an unkeyed 1").isEqualTo(13);
-        IdempotentBatches.AppliedBatch repeat = batches(anotherStore()).applyBatch(prefix() + "keyed-flush-2", "main",
-                Map.of(counter, 7L), Map.of(fresh, new IdempotencyKeys.KeyedDelta(counter, 7)), now);
+        IdempotentBatches.AppliedBatch repeat = batches(anotherStore())
+                .applyBatch(
+                        prefix() + "keyed-flush-2",
+                        "main",
+                        Map.of(counter, 7L),
+                        Map.of(fresh, new IdempotencyKeys.KeyedDelta(counter, 7)),
+                        now);
         assertThat(repeat.repeatedKeys()).as("recorded by the batch").containsOnlyKeys(fresh);
         assertThat(store().get(counter)).isEqualTo(13);
     }
@@ -482,11 +515,17 @@ public abstract class CounterStoreContract extends ContractSupport {
             keys(store()).applyOnce(prefix() + "old-key-" + i, counter, 1, old.plusSeconds(i), addToMain(counter, 1));
         }
         assertThat(keys(store()).pruneKeys(old.plusSeconds(3), 2)).isEqualTo(2);
-        assertThat(keys(store()).applyOnce(prefix() + "old-key-2", counter, 1, old, addToMain(counter, 1))
-                .appliedNow()).as("the newest is kept").isFalse();
+        assertThat(keys(store())
+                        .applyOnce(prefix() + "old-key-2", counter, 1, old, addToMain(counter, 1))
+                        .appliedNow())
+                .as("the newest is kept")
+                .isFalse();
         assertThat(keys(store()).pruneKeys(old.plusSeconds(3), 2)).isEqualTo(1);
-        assertThat(keys(store()).applyOnce(prefix() + "old-key-0", counter, 1, old, addToMain(counter, 1))
-                .appliedNow()).as("forgotten, so applied again").isTrue();
+        assertThat(keys(store())
+                        .applyOnce(prefix() + "old-key-0", counter, 1, old, addToMain(counter, 1))
+                        .appliedNow())
+                .as("forgotten, so applied again")
+                .isTrue();
         assertThat(store().get(counter)).isEqualTo(4);
     }
 
@@ -504,14 +543,23 @@ public abstract class CounterStoreContract extends ContractSupport {
         CounterName counter = name("log");
         Instant first = Instant.parse("2026-01-01T00:00:00Z");
         store().add(counter, "main", 100);
-        assertThat(deltaLog(store()).appendDelta(counter, "id-1", 5, first)).as("appended").isEmpty();
-        assertThat(deltaLog(anotherStore()).appendDelta(counter, "id-1", 5, first)).as("a retry").hasValue(5);
-        assertThat(deltaLog(store()).appendDelta(counter, "id-1", 9, first))
-                .as("another delta, same id: nothing written").hasValue(5);
-        assertThat(deltaLog(store()).appendDelta(counter, "id-2", -2, first.plusSeconds(1))).isEmpty();
-        assertThat(deltaLog(store()).appendDelta(name("log-other"), "id-1", 3, first)).as("ids are per counter")
+        assertThat(deltaLog(store()).appendDelta(counter, "id-1", 5, first))
+                .as("appended")
                 .isEmpty();
-        assertThat(store().get(counter)).as("every read of a value sees the deltas").isEqualTo(103);
+        assertThat(deltaLog(anotherStore()).appendDelta(counter, "id-1", 5, first))
+                .as("a retry")
+                .hasValue(5);
+        assertThat(deltaLog(store()).appendDelta(counter, "id-1", 9, first))
+                .as("another delta, same id: nothing written")
+                .hasValue(5);
+        assertThat(deltaLog(store()).appendDelta(counter, "id-2", -2, first.plusSeconds(1)))
+                .isEmpty();
+        assertThat(deltaLog(store()).appendDelta(name("log-other"), "id-1", 3, first))
+                .as("ids are per counter")
+                .isEmpty();
+        assertThat(store().get(counter))
+                .as("every read of a value sees the deltas")
+                .isEqualTo(103);
         assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 103L));
         assertThat(deltaLog(store()).getFolded(List.of(counter))).containsExactly(Map.entry(counter, 100L));
         assertThat(deltaLog(store()).unfoldedDeltas(counter, 10)).isEqualTo(Map.of("id-1", 5L, "id-2", -2L));
@@ -521,7 +569,9 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(store().get(counter)).isEqualTo(103);
         assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 103L));
         assertThat(deltaLog(store()).unfoldedDeltas(counter, 10)).isEmpty();
-        assertThat(foldAll(store(), counter, Instant.EPOCH)).as("nothing left: folds nothing").isTrue();
+        assertThat(foldAll(store(), counter, Instant.EPOCH))
+                .as("nothing left: folds nothing")
+                .isTrue();
         assertThat(store().get(counter)).isEqualTo(103);
 
         CounterName onlyDeltas = name("only-deltas");
@@ -539,9 +589,11 @@ public abstract class CounterStoreContract extends ContractSupport {
         deltaLog(store()).appendDelta(counter, "a", 5, now);
         deltaLog(store()).appendDelta(counter, "b", 7, now);
         Map<String, Long> seen = deltaLog(store()).unfoldedDeltas(counter, 10);
-        assertThat(deltaLog(anotherStore()).foldDeltas(counter, "main", List.of("a"), 5, Instant.EPOCH)).isTrue();
+        assertThat(deltaLog(anotherStore()).foldDeltas(counter, "main", List.of("a"), 5, Instant.EPOCH))
+                .isTrue();
         assertThat(deltaLog(store()).foldDeltas(counter, "main", seen.keySet(), 12, Instant.EPOCH))
-                .as("'a' was folded by the other recount").isFalse();
+                .as("'a' was folded by the other recount")
+                .isFalse();
         assertThat(deltaLog(store()).getFolded(List.of(counter))).containsExactly(Map.entry(counter, 5L));
         assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 12L));
         assertThat(foldAll(store(), counter, Instant.EPOCH)).isTrue();
@@ -554,11 +606,16 @@ public abstract class CounterStoreContract extends ContractSupport {
         Instant appended = Instant.parse("2026-01-01T00:00:00Z");
         assertThat(deltaLog(store()).appendDelta(counter, "late", 5, appended)).isEmpty();
         assertThat(foldAll(store(), counter, appended)).isTrue();
-        assertThat(deltaLog(store()).appendDelta(counter, "late", 5, appended)).as("the retry of a folded append")
+        assertThat(deltaLog(store()).appendDelta(counter, "late", 5, appended))
+                .as("the retry of a folded append")
                 .hasValue(5);
         assertThat(store().get(counter)).isEqualTo(5);
-        assertThat(foldAll(store(), counter, appended.plusSeconds(1))).as("purges, folds nothing").isTrue();
-        assertThat(deltaLog(store()).appendDelta(counter, "late", 5, appended)).as("purged: a new append").isEmpty();
+        assertThat(foldAll(store(), counter, appended.plusSeconds(1)))
+                .as("purges, folds nothing")
+                .isTrue();
+        assertThat(deltaLog(store()).appendDelta(counter, "late", 5, appended))
+                .as("purged: a new append")
+                .isEmpty();
         assertThat(store().getAll(List.of(counter))).containsExactly(Map.entry(counter, 10L));
         assertThat(store().delete(counter)).isTrue();
     }
@@ -606,15 +663,24 @@ public abstract class CounterStoreContract extends ContractSupport {
         String key = "lease:" + name("node").value();
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         assertThat(leases(store()).tryLease(key, "a", now.plusSeconds(30), now)).isTrue();
-        assertThat(leases(anotherStore()).tryLease(key, "b", now.plusSeconds(40), now.plusSeconds(10))).isFalse();
-        assertThat(leases(store()).tryLease(key, "a", now.plusSeconds(60), now.plusSeconds(20))).as("renewal").isTrue();
-        assertThat(leases(anotherStore()).tryLease(key, "b", now.plusSeconds(90), now.plusSeconds(59))).isFalse();
-        assertThat(leases(anotherStore()).tryLease(key, "b", now.plusSeconds(90), now.plusSeconds(60))).as("expired").isTrue();
-        assertThat(leases(store()).tryLease(key, "a", now.plusSeconds(100), now.plusSeconds(61))).isFalse();
+        assertThat(leases(anotherStore()).tryLease(key, "b", now.plusSeconds(40), now.plusSeconds(10)))
+                .isFalse();
+        assertThat(leases(store()).tryLease(key, "a", now.plusSeconds(60), now.plusSeconds(20)))
+                .as("renewal")
+                .isTrue();
+        assertThat(leases(anotherStore()).tryLease(key, "b", now.plusSeconds(90), now.plusSeconds(59)))
+                .isFalse();
+        assertThat(leases(anotherStore()).tryLease(key, "b", now.plusSeconds(90), now.plusSeconds(60)))
+                .as("expired")
+                .isTrue();
+        assertThat(leases(store()).tryLease(key, "a", now.plusSeconds(100), now.plusSeconds(61)))
+                .isFalse();
         leases(store()).releaseLease(key, "a"); // not the holder: no effect
-        assertThat(leases(store()).tryLease(key, "a", now.plusSeconds(100), now.plusSeconds(62))).isFalse();
+        assertThat(leases(store()).tryLease(key, "a", now.plusSeconds(100), now.plusSeconds(62)))
+                .isFalse();
         leases(anotherStore()).releaseLease(key, "b");
-        assertThat(leases(store()).tryLease(key, "a", now.plusSeconds(100), now.plusSeconds(62))).isTrue();
+        assertThat(leases(store()).tryLease(key, "a", now.plusSeconds(100), now.plusSeconds(62)))
+                .isTrue();
     }
 
     @Test
@@ -640,17 +706,23 @@ public abstract class CounterStoreContract extends ContractSupport {
             counters.increment(views.value(), 5);
             String injection = views.value() + "'); DROP TABLE counter_cells; --";
             assertThatThrownBy(() -> counters.increment(injection))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'''");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'''");
             assertThatThrownBy(() -> counters.increment(""))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("empty");
             assertThatThrownBy(() -> counters.increment(null))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("null");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("null");
             assertThatThrownBy(() -> counters.increment("x".repeat(CounterName.MAX_LENGTH + 1)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 128");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("at most 128");
             assertThatThrownBy(() -> counters.increment(views.value(), 0))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be 0");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("must not be 0");
             assertThatThrownBy(() -> counters.increment(views.value(), Long.MAX_VALUE))
-                    .isInstanceOf(CounterOverflowException.class).hasMessageContaining(views.value());
+                    .isInstanceOf(CounterOverflowException.class)
+                    .hasMessageContaining(views.value());
             assertThatThrownBy(() -> counters.incrementAndGet(views.value(), Long.MAX_VALUE))
                     .isInstanceOf(CounterOverflowException.class);
             assertThat(counters.get(views.value())).isEqualTo(5);
@@ -679,7 +751,8 @@ public abstract class CounterStoreContract extends ContractSupport {
     void sixteenThreadsOverHundredCountersAreExact() {
         int threads = 16;
         int perThread = incrementsPerThread();
-        List<String> names = IntStream.range(0, 100).mapToObj(i -> name("c" + i).value()).toList();
+        List<String> names =
+                IntStream.range(0, 100).mapToObj(i -> name("c" + i).value()).toList();
         try (CounterService counters = CounterService.builder(store()).build()) {
             Concurrently.run(threads, thread -> {
                 for (int i = 0; i < perThread; i++) {
@@ -702,7 +775,8 @@ public abstract class CounterStoreContract extends ContractSupport {
     @Test
     void concurrentFirstIncrementsOfNewNamesAreExact() {
         int threads = 16;
-        List<String> names = IntStream.range(0, 1_000).mapToObj(i -> name("new" + i).value()).toList();
+        List<String> names =
+                IntStream.range(0, 1_000).mapToObj(i -> name("new" + i).value()).toList();
         try (CounterService counters = CounterService.builder(store()).build()) {
             // Every thread creates every name, in its own order, so that the first inserts really collide.
             Concurrently.run(threads, thread -> {

@@ -40,10 +40,14 @@ public abstract class DependentStagesContract extends ContractSupport {
     void aStageOfADurableIncrementReadsTheSameCounter(String label, StrategySettings strategy) throws Exception {
         String likes = prefix() + "likes.1";
         try (CounterService counters = service(strategy)) {
-            assertThat(counters.incrementDurably(likes, 1).thenApply(v -> counters.get(likes))
-                    .get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
-            assertThat(counters.incrementDurably(likes, 2).thenApply(v -> counters.getExact(likes))
-                    .get(DEADLINE_SECONDS, TimeUnit.SECONDS)).isEqualTo(3);
+            assertThat(counters.incrementDurably(likes, 1)
+                            .thenApply(v -> counters.get(likes))
+                            .get(DEADLINE_SECONDS, TimeUnit.SECONDS))
+                    .isEqualTo(1);
+            assertThat(counters.incrementDurably(likes, 2)
+                            .thenApply(v -> counters.getExact(likes))
+                            .get(DEADLINE_SECONDS, TimeUnit.SECONDS))
+                    .isEqualTo(3);
             assertThat(counters.get(likes)).as("the counter can still be read").isEqualTo(3);
         }
     }

@@ -27,8 +27,17 @@ import org.jspecify.annotations.Nullable;
  * around a store (fault injection, interference) by overriding only the methods concerned. It offers a capability
  * exactly when the store it wraps does.
  */
-public abstract class ForwardingCounterStore implements CounterStore, Leases, IdempotentBatches, IdempotencyKeys,
-        IdleCounters, DeltaLog, ShardCounts, Maxima, Sequences, SessionLocks {
+public abstract class ForwardingCounterStore
+        implements CounterStore,
+                Leases,
+                IdempotentBatches,
+                IdempotencyKeys,
+                IdleCounters,
+                DeltaLog,
+                ShardCounts,
+                Maxima,
+                Sequences,
+                SessionLocks {
 
     private final CounterStore delegate;
 
@@ -42,13 +51,15 @@ public abstract class ForwardingCounterStore implements CounterStore, Leases, Id
     }
 
     private <T> T delegate(Class<T> capability) {
-        return delegate.capability(capability).orElseThrow(() -> new IllegalStateException(
-                delegate.getClass().getSimpleName() + " does not offer " + capability.getSimpleName()));
+        return delegate.capability(capability)
+                .orElseThrow(() -> new IllegalStateException(
+                        delegate.getClass().getSimpleName() + " does not offer " + capability.getSimpleName()));
     }
 
     @Override
     public <T> Optional<T> capability(Class<T> capability) {
-        return delegate.capability(capability).map(offered -> capability.isInstance(this) ? capability.cast(this) : offered);
+        return delegate.capability(capability)
+                .map(offered -> capability.isInstance(this) ? capability.cast(this) : offered);
     }
 
     @Override
@@ -112,8 +123,8 @@ public abstract class ForwardingCounterStore implements CounterStore, Leases, Id
     }
 
     @Override
-    public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
-            Map<String, KeyedDelta> keyed, Instant now) {
+    public AppliedBatch applyBatch(
+            String key, String cell, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, Instant now) {
         return delegate(IdempotentBatches.class).applyBatch(key, cell, deltas, keyed, now);
     }
 
@@ -158,8 +169,8 @@ public abstract class ForwardingCounterStore implements CounterStore, Leases, Id
     }
 
     @Override
-    public boolean foldDeltas(CounterName counter, String cell, Collection<String> deltaIds, long sum,
-            Instant purgeBefore) {
+    public boolean foldDeltas(
+            CounterName counter, String cell, Collection<String> deltaIds, long sum, Instant purgeBefore) {
         return delegate(DeltaLog.class).foldDeltas(counter, cell, deltaIds, sum, purgeBefore);
     }
 

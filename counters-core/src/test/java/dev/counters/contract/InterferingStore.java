@@ -1,9 +1,9 @@
 package dev.counters.contract;
 
-import java.util.concurrent.TimeUnit;
 import dev.counters.CounterName;
 import dev.counters.spi.CounterStore;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 

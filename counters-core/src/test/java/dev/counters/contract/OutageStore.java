@@ -1,10 +1,10 @@
 package dev.counters.contract;
 
 import dev.counters.CounterName;
-import dev.counters.spi.IdempotentBatches.AppliedBatch;
-import dev.counters.spi.IdempotencyKeys.KeyedDelta;
 import dev.counters.CounterStoreException;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import dev.counters.spi.IdempotentBatches.AppliedBatch;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,8 +23,8 @@ public final class OutageStore extends ForwardingCounterStore {
     }
 
     @Override
-    public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
-            Map<String, KeyedDelta> keyed, Instant now) {
+    public AppliedBatch applyBatch(
+            String key, String cell, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, Instant now) {
         batches.incrementAndGet();
         if (down) {
             failedBatches.incrementAndGet();

@@ -47,8 +47,11 @@ public abstract class StrategyChangeContract extends ContractSupport {
         strategies.put("sharded", ShardedSettings.defaults());
         strategies.put("node", NodeSettings.defaults());
         strategies.put("buffered", BufferedSettings.defaults());
-        strategies.put("delta-log", DeltaLogSettings.defaults()
-                .withRecountAfter(Duration.ofHours(1)).withRecountAtDeltas(1_000_000));
+        strategies.put(
+                "delta-log",
+                DeltaLogSettings.defaults()
+                        .withRecountAfter(Duration.ofHours(1))
+                        .withRecountAtDeltas(1_000_000));
         return Map.copyOf(strategies);
     }
 
@@ -80,23 +83,28 @@ public abstract class StrategyChangeContract extends ContractSupport {
     void theIssuesSequenceKeepsEveryIncrement() {
         String counter = prefix() + "moved";
         long expected = 0;
-        for (String strategy : List.of("buffered", "sharded", "node", "delta-log", "optimistic", "atomic",
-                "buffered")) {
+        for (String strategy :
+                List.of("buffered", "sharded", "node", "delta-log", "optimistic", "atomic", "buffered")) {
             try (CounterService counters = service(store(), counter, COUNTING.get(strategy))) {
                 counters.increment(counter);
                 counters.increment(counter, 1);
                 expected += 3;
-                assertThat(counters.incrementAndGet(counter, 1)).as("incrementAndGet under %s", strategy)
+                assertThat(counters.incrementAndGet(counter, 1))
+                        .as("incrementAndGet under %s", strategy)
                         .isEqualTo(expected);
                 assertThat(counters.get(counter)).as("get under %s", strategy).isEqualTo(expected);
-                assertThat(counters.getExact(counter)).as("getExact under %s", strategy).isEqualTo(expected);
-                assertThat(counters.get(List.of(counter))).as("get(names) under %s", strategy)
+                assertThat(counters.getExact(counter))
+                        .as("getExact under %s", strategy)
+                        .isEqualTo(expected);
+                assertThat(counters.get(List.of(counter)))
+                        .as("get(names) under %s", strategy)
                         .containsEntry(counter, expected);
             }
         }
         assertThatThrownBy(() -> service(store(), counter, MonotonicSettings.defaults()))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("'" + counter + "'").hasMessageContaining("monotonic");
+                .hasMessageContaining("'" + counter + "'")
+                .hasMessageContaining("monotonic");
     }
 
     /**
@@ -113,11 +121,15 @@ public abstract class StrategyChangeContract extends ContractSupport {
             old.increment(counter, 2);
             old.flush().join();
             try (CounterService changed = service(anotherStore(), counter, COUNTING.get(to))) {
-                assertThat(changed.get(counter)).as("%s reads what %s wrote", to, from).isEqualTo(3);
+                assertThat(changed.get(counter))
+                        .as("%s reads what %s wrote", to, from)
+                        .isEqualTo(3);
                 assertThat(changed.incrementAndGet(counter, 4)).isEqualTo(7);
                 changed.increment(counter, 8);
                 changed.flush().join();
-                assertThat(old.get(counter)).as("%s reads what %s wrote", from, to).isEqualTo(15);
+                assertThat(old.get(counter))
+                        .as("%s reads what %s wrote", from, to)
+                        .isEqualTo(15);
                 assertThat(old.incrementAndGet(counter, 16)).isEqualTo(31);
                 old.flush().join();
                 assertThat(changed.incrementAndGet(counter, 32)).isEqualTo(63);
@@ -167,28 +179,39 @@ public abstract class StrategyChangeContract extends ContractSupport {
     void aPatternRuleOfAnotherFamilyIsRefusedAtTheCountersFirstUse() {
         String counted = prefix() + "p.counted";
         String ids = prefix() + "p.ids";
-        try (CounterService counters = CounterService.builder(store()).strategy(ids, MonotonicSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(store())
+                .strategy(ids, MonotonicSettings.defaults())
+                .build()) {
             counters.increment(counted, 5);
             counters.increment(ids, 1);
         }
         try (CounterService counters = CounterService.builder(store())
-                .strategy(prefix() + "p.*", MonotonicSettings.defaults()).build()) {
+                .strategy(prefix() + "p.*", MonotonicSettings.defaults())
+                .build()) {
             assertThatThrownBy(() -> counters.incrementAndGet(counted, 1))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("Counter '" + counted + "'")
                     .hasMessageContaining("rule '" + prefix() + "p.*'");
-            assertThatThrownBy(() -> counters.get(counted)).as("refused again, not remembered as resolved")
+            assertThatThrownBy(() -> counters.get(counted))
+                    .as("refused again, not remembered as resolved")
                     .isInstanceOf(IllegalStateException.class);
-            assertThat(counters.incrementAndGet(ids, 1)).as("its own family's counter").isEqualTo(2);
-            assertThat(counters.incrementAndGet(prefix() + "p.fresh", 1)).as("a new counter").isEqualTo(1);
+            assertThat(counters.incrementAndGet(ids, 1))
+                    .as("its own family's counter")
+                    .isEqualTo(2);
+            assertThat(counters.incrementAndGet(prefix() + "p.fresh", 1))
+                    .as("a new counter")
+                    .isEqualTo(1);
         }
-        try (CounterService counters = CounterService.builder(store()).defaultStrategy(ShardedSettings.defaults())
+        try (CounterService counters = CounterService.builder(store())
+                .defaultStrategy(ShardedSettings.defaults())
                 .build()) {
             assertThatThrownBy(() -> counters.increment(ids, 1))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("Counter '" + ids + "'")
                     .hasMessageContaining("(default)");
-            assertThat(counters.get(counted)).as("nothing written by the refused calls").isEqualTo(5);
+            assertThat(counters.get(counted))
+                    .as("nothing written by the refused calls")
+                    .isEqualTo(5);
         }
     }
 }

@@ -1,29 +1,31 @@
 package dev.counters.contract;
 
-import dev.counters.spi.DatabaseClock;
-import dev.counters.spi.SessionLocks;
-import dev.counters.testing.TestThreads;
-import dev.counters.CounterOverflowException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.counters.BufferFullException;
+import dev.counters.CacheUnavailableException;
 import dev.counters.Counter;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.IdempotencyKey;
 import dev.counters.IdempotencyKeyReusedException;
+import dev.counters.NodeIdInUseException;
+import dev.counters.StrategyStatistics;
 import dev.counters.WindowSettings;
 import dev.counters.WindowedCounter;
 import dev.counters.history.CounterChecker;
 import dev.counters.history.History;
 import dev.counters.history.UniqueDeltas;
-import dev.counters.StrategyStatistics;
-import java.util.concurrent.ThreadFactory;
-import dev.counters.NodeIdInUseException;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.DatabaseClock;
+import dev.counters.spi.MonotonicCache;
+import dev.counters.spi.SessionLocks;
+import dev.counters.spi.TotalCache;
+import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
@@ -31,31 +33,29 @@ import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
 import dev.counters.strategy.ShardedSettings;
 import dev.counters.strategy.StrategySettings;
+import dev.counters.testing.TestThreads;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
-import dev.counters.CacheUnavailableException;
-import dev.counters.spi.MonotonicCache;
-import dev.counters.spi.TotalCache;
-import dev.counters.strategy.AtomicSettings;
-import java.io.IOException;
-import java.util.Collections;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -81,8 +81,8 @@ public abstract class StrategyContract extends ContractSupport {
                 Arguments.of("atomic", AtomicSettings.defaults()),
                 Arguments.of("optimistic", OptimisticSettings.defaults()),
                 Arguments.of("sharded-random", ShardedSettings.defaults()),
-                Arguments.of("sharded-thread", ShardedSettings.defaults()
-                        .withSelection(ShardedSettings.Selection.THREAD)),
+                Arguments.of(
+                        "sharded-thread", ShardedSettings.defaults().withSelection(ShardedSettings.Selection.THREAD)),
                 Arguments.of("node", NodeSettings.defaults()),
                 Arguments.of("buffered", BufferedSettings.defaults()),
                 Arguments.of("delta-log", DeltaLogSettings.defaults()));
@@ -94,8 +94,11 @@ public abstract class StrategyContract extends ContractSupport {
 
     /** A service whose strategies use the shared caches of {@code caches}, as every node of an application does. */
     private CounterService service(CounterStore store, StrategySettings strategy, SharedCaches caches) {
-        return CounterService.builder(store).defaultStrategy(strategy).totalCache(caches.totals)
-                .monotonicCache(caches.monotonic).build();
+        return CounterService.builder(store)
+                .defaultStrategy(strategy)
+                .totalCache(caches.totals)
+                .monotonicCache(caches.monotonic)
+                .build();
     }
 
     // ---- every exact strategy ----
@@ -127,7 +130,9 @@ public abstract class StrategyContract extends ContractSupport {
             assertThat(counters.get(List.of(name("a"), name("b"), name("c"))))
                     .containsExactly(Map.entry(name("a"), 7L), Map.entry(name("b"), 1L), Map.entry(name("c"), 0L));
             if (!label.equals("buffered") && !label.equals("delta-log")) { // cells: only what was flushed or folded
-                assertThat(counters.admin().cells(name("a")).values().stream().mapToLong(Long::longValue).sum())
+                assertThat(counters.admin().cells(name("a")).values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum())
                         .isEqualTo(7);
             }
             counters.delete(name("a"));
@@ -150,7 +155,8 @@ public abstract class StrategyContract extends ContractSupport {
         try (CounterService counters = service(store(), strategy)) {
             counters.increment(name("big"), Long.MAX_VALUE - 10);
             assertThatThrownBy(() -> counters.increment(name("big"), 11))
-                    .isInstanceOf(CounterOverflowException.class).hasMessageContaining(name("big"));
+                    .isInstanceOf(CounterOverflowException.class)
+                    .hasMessageContaining(name("big"));
             assertThat(counters.getExact(name("big"))).isEqualTo(Long.MAX_VALUE - 10);
         }
     }
@@ -185,7 +191,8 @@ public abstract class StrategyContract extends ContractSupport {
     void aKeyedIncrementCountsOnceHoweverOftenAnyNodeRepeatsIt(String label, StrategySettings strategy) {
         String counter = name("keyed");
         IdempotencyKey key = IdempotencyKey.of(prefix() + "request-1");
-        try (CounterService a = service(store(), strategy); CounterService b = service(anotherStore(), strategy)) {
+        try (CounterService a = service(store(), strategy);
+                CounterService b = service(anotherStore(), strategy)) {
             a.increment(counter, 5, key);
             a.increment(counter, 5, key); // buffered: recognised in the buffer
             a.flush().join();
@@ -218,24 +225,28 @@ public abstract class StrategyContract extends ContractSupport {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void aKeyRepeatedForAnotherDeltaOrCounterIsRefusedNamingItAndWritesNothing(String label,
-            StrategySettings strategy) {
+    void aKeyRepeatedForAnotherDeltaOrCounterIsRefusedNamingItAndWritesNothing(
+            String label, StrategySettings strategy) {
         String counter = name("keyed-misuse");
         IdempotencyKey key = IdempotencyKey.of(prefix() + "request-3");
         try (CounterService counters = service(store(), strategy)) {
             counters.increment(counter, 5, key);
             assertThatThrownBy(() -> counters.increment(counter, 6, key))
                     .isInstanceOf(IdempotencyKeyReusedException.class)
-                    .hasMessageContaining(key.value()).hasMessageContaining("counter '" + counter + "'");
+                    .hasMessageContaining(key.value())
+                    .hasMessageContaining("counter '" + counter + "'");
             counters.flush().join();
             assertThatThrownBy(() -> counters.incrementAndGet(name("keyed-other"), 5, key))
-                    .isInstanceOf(IdempotencyKeyReusedException.class).hasMessageContaining(key.value());
+                    .isInstanceOf(IdempotencyKeyReusedException.class)
+                    .hasMessageContaining(key.value());
             assertThat(counters.getExact(counter)).isEqualTo(5);
             assertThat(counters.getExact(name("keyed-other"))).isZero();
             assertThatThrownBy(() -> counters.increment(counter, 5, null))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Idempotency key");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Idempotency key");
             assertThatThrownBy(() -> IdempotencyKey.of("has space"))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 3");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("index 3");
         }
     }
 
@@ -245,7 +256,8 @@ public abstract class StrategyContract extends ContractSupport {
     void concurrentRepeatsFromTwoNodesCountEachKeyOnce(String label, StrategySettings strategy) {
         String counter = name("keyed-concurrent");
         int keys = 150;
-        try (CounterService a = service(store(), strategy); CounterService b = service(anotherStore(), strategy)) {
+        try (CounterService a = service(store(), strategy);
+                CounterService b = service(anotherStore(), strategy)) {
             Concurrently.run(4, thread -> {
                 CounterService mine = thread % 2 == 0 ? a : b;
                 for (int i = 0; i < keys; i++) {
@@ -271,8 +283,8 @@ public abstract class StrategyContract extends ContractSupport {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void eachWindowHoldsExactlyItsIncrementsWhileTheClockCrossesBoundariesUnderLoad(String label,
-            StrategySettings strategy) throws Exception {
+    void eachWindowHoldsExactlyItsIncrementsWhileTheClockCrossesBoundariesUnderLoad(
+            String label, StrategySettings strategy) throws Exception {
         MutableClock clock = new MutableClock(Instant.parse("2026-11-30T23:59:50Z"));
         WindowSettings settings = WindowSettings.of(Duration.ofSeconds(1));
         String counter = name("windowed");
@@ -280,8 +292,11 @@ public abstract class StrategyContract extends ContractSupport {
         UniqueDeltas deltas = UniqueDeltas.between(new SplittableRandom(), 1, 1L << 31, false);
         Map<String, Instant> starts = new java.util.concurrent.ConcurrentHashMap<>();
         AtomicLong acknowledged = new AtomicLong();
-        try (CounterService counters = CounterService.builder(store()).defaultStrategy(strategy)
-                .windows(counter, settings).clock(clock).build()) {
+        try (CounterService counters = CounterService.builder(store())
+                .defaultStrategy(strategy)
+                .windows(counter, settings)
+                .clock(clock)
+                .build()) {
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
             Thread ticker = TestThreads.start(() -> {
                 for (int tick = 0; tick < 25; tick++) {
@@ -299,28 +314,34 @@ public abstract class StrategyContract extends ContractSupport {
                     acknowledged.addAndGet(delta);
                     List<Instant> candidates = new ArrayList<>();
                     for (Instant start = before.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-                            !start.isAfter(after); start = start.plusSeconds(1)) {
+                            !start.isAfter(after);
+                            start = start.plusSeconds(1)) {
                         candidates.add(start);
                     }
                     for (Instant start : candidates) {
                         String window = counter + "@" + start;
                         starts.put(window, start);
-                        history.complete(history.invoke(window, delta), candidates.size() == 1
-                                ? History.Outcome.OK : History.Outcome.UNKNOWN);
+                        history.complete(
+                                history.invoke(window, delta),
+                                candidates.size() == 1 ? History.Outcome.OK : History.Outcome.UNKNOWN);
                     }
                 }
             });
             ticker.join();
             counters.flush().get(30, TimeUnit.SECONDS);
             WindowedCounter windows = counters.windowed(counter);
-            List<CounterChecker.Result> results = CounterChecker.checkAll(history,
-                    window -> windows.at(starts.get(window)));
-            assertThat(results).allSatisfy(result -> assertThat(result.valid()).as(result.toString()).isTrue());
-            List<WindowedCounter.Window> series = windows.series(Instant.parse("2026-11-30T23:59:50Z"),
-                    clock.instant().plusSeconds(1));
+            List<CounterChecker.Result> results =
+                    CounterChecker.checkAll(history, window -> windows.at(starts.get(window)));
+            assertThat(results)
+                    .allSatisfy(result ->
+                            assertThat(result.valid()).as(result.toString()).isTrue());
+            List<WindowedCounter.Window> series = windows.series(
+                    Instant.parse("2026-11-30T23:59:50Z"), clock.instant().plusSeconds(1));
             assertThat(series.stream().mapToLong(WindowedCounter.Window::value).sum())
-                    .as("every acknowledged increment, in one window each").isEqualTo(acknowledged.get());
-            assertThat(series).extracting(WindowedCounter.Window::start)
+                    .as("every acknowledged increment, in one window each")
+                    .isEqualTo(acknowledged.get());
+            assertThat(series)
+                    .extracting(WindowedCounter.Window::start)
                     .contains(Instant.parse("2026-11-30T23:59:59Z"), Instant.parse("2026-12-01T00:00:00Z"));
             assertThat(results).as("windows the run crossed").hasSizeGreaterThan(10);
         }
@@ -330,7 +351,8 @@ public abstract class StrategyContract extends ContractSupport {
     void monotonicTakesNoKeys() {
         try (CounterService counters = service(store(), MonotonicSettings.defaults())) {
             assertThatThrownBy(() -> counters.increment(name("ids-keyed"), 1, IdempotencyKey.of(prefix() + "k")))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("monotonic");
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("monotonic");
         }
     }
 
@@ -425,8 +447,11 @@ public abstract class StrategyContract extends ContractSupport {
                     .hasMessageContaining("nothing was written");
             interfering.conflictNext(0);
             assertThat(counters.get(name("x"))).isEqualTo(10);
-            assertThat(counters.statistics().get(0).activity().contentionFailures()).isEqualTo(1);
-            assertThat(counters.statistics().get(0).increments()).as("the refused one is not counted").isEqualTo(1);
+            assertThat(counters.statistics().get(0).activity().contentionFailures())
+                    .isEqualTo(1);
+            assertThat(counters.statistics().get(0).increments())
+                    .as("the refused one is not counted")
+                    .isEqualTo(1);
         }
     }
 
@@ -437,7 +462,8 @@ public abstract class StrategyContract extends ContractSupport {
         int threads = 8;
         int perThread = 2_000;
         String counter = name("growing");
-        try (CounterService counters = service(store(), ShardedSettings.defaults().withShards(4))) {
+        try (CounterService counters =
+                service(store(), ShardedSettings.defaults().withShards(4))) {
             AtomicLong done = new AtomicLong();
             Concurrently.run(threads + 1, thread -> {
                 if (thread == threads) {
@@ -471,11 +497,16 @@ public abstract class StrategyContract extends ContractSupport {
         MutableClock clock = new MutableClock();
         String counter = name("config");
         ShardedSettings eight = ShardedSettings.defaults().withShards(8).withShardCountRefresh(Duration.ofSeconds(5));
-        try (CounterService first = CounterService.builder(store()).clock(clock).random(new SplittableRandom(1))
-                        .defaultStrategy(eight).build();
-                CounterService second = CounterService.builder(anotherStore()).clock(clock)
+        try (CounterService first = CounterService.builder(store())
+                        .clock(clock)
+                        .random(new SplittableRandom(1))
+                        .defaultStrategy(eight)
+                        .build();
+                CounterService second = CounterService.builder(anotherStore())
+                        .clock(clock)
                         .random(new SplittableRandom(2))
-                        .defaultStrategy(eight.withShards(2)).build()) {
+                        .defaultStrategy(eight.withShards(2))
+                        .build()) {
             first.increment(counter);
             assertThat(shardCounts(store()).shardCount(CounterName.of(counter))).hasValue(8);
             // A node configured with fewer shards uses the persisted, larger count.
@@ -485,7 +516,9 @@ public abstract class StrategyContract extends ContractSupport {
             assertThat(second.admin().cells(counter)).hasSize(8);
             // Growth made on one node reaches the other after its refresh interval.
             first.admin().growShards(counter, 32);
-            assertThat(first.admin().growShards(counter, 16)).as("never shrinks").isEqualTo(32);
+            assertThat(first.admin().growShards(counter, 16))
+                    .as("never shrinks")
+                    .isEqualTo(32);
             clock.advance(Duration.ofSeconds(6));
             for (int i = 0; i < 2_000; i++) {
                 second.increment(counter);
@@ -499,14 +532,21 @@ public abstract class StrategyContract extends ContractSupport {
     void shardedCachedTotalIsStaleWithinItsExpiryAndExactAfter() {
         MutableClock clock = new MutableClock();
         String counter = name("cached");
-        try (CounterService cached = CounterService.builder(store()).clock(clock).defaultStrategy(ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofSeconds(10))).build();
+        try (CounterService cached = CounterService.builder(store())
+                        .clock(clock)
+                        .defaultStrategy(ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofSeconds(10)))
+                        .build();
                 CounterService elsewhere = service(anotherStore(), ShardedSettings.defaults())) {
             assertThat(cached.get(counter)).isZero();
             elsewhere.increment(counter, 5);
             assertThat(cached.get(counter)).as("stale within the expiry").isZero();
             cached.increment(counter, 1);
-            assertThat(cached.get(counter)).as("local increments update the cache").isEqualTo(1);
-            assertThat(cached.getExact(counter)).as("an exact read bypasses the cache").isEqualTo(6);
+            assertThat(cached.get(counter))
+                    .as("local increments update the cache")
+                    .isEqualTo(1);
+            assertThat(cached.getExact(counter))
+                    .as("an exact read bypasses the cache")
+                    .isEqualTo(6);
             elsewhere.increment(counter, 10);
             clock.advance(Duration.ofSeconds(9));
             assertThat(cached.get(counter)).isEqualTo(6);
@@ -524,7 +564,9 @@ public abstract class StrategyContract extends ContractSupport {
                 CounterService second = service(anotherStore(), settings, caches)) {
             assertThat(first.get(counter)).isZero();
             second.increment(counter, 5);
-            assertThat(first.get(counter)).as("the other service's increment reached the shared total").isEqualTo(5);
+            assertThat(first.get(counter))
+                    .as("the other service's increment reached the shared total")
+                    .isEqualTo(5);
             first.increment(counter, 2);
             assertThat(second.get(counter)).isEqualTo(7);
             assertThat(caches.totals.expiries).containsOnly(Duration.ofMinutes(1));
@@ -561,15 +603,20 @@ public abstract class StrategyContract extends ContractSupport {
                 sharded.increment(counter, 1);
             }
             assertThat(sharded.getExact(counter)).as("every increment stored").isEqualTo(20);
-            assertThat(caches.totals.calls.get()).as("calls to the cache once it kept failing").isLessThan(12);
+            assertThat(caches.totals.calls.get())
+                    .as("calls to the cache once it kept failing")
+                    .isLessThan(12);
             for (int i = 0; i < 5; i++) {
                 assertThatThrownBy(() -> monotonic.incrementAndGet(counter + ".ids", 1))
                         .isInstanceOf(CacheUnavailableException.class);
             }
             int calls = caches.monotonic.calls.get();
             assertThatThrownBy(() -> monotonic.incrementAndGet(counter + ".ids", 1))
-                    .isInstanceOf(CacheUnavailableException.class).hasMessageContaining("circuit breaker");
-            assertThat(caches.monotonic.calls.get()).as("no call while the breaker is open").isEqualTo(calls);
+                    .isInstanceOf(CacheUnavailableException.class)
+                    .hasMessageContaining("circuit breaker");
+            assertThat(caches.monotonic.calls.get())
+                    .as("no call while the breaker is open")
+                    .isEqualTo(calls);
         }
     }
 
@@ -613,8 +660,8 @@ public abstract class StrategyContract extends ContractSupport {
             public OptionalLong tryLoad(CounterName name, LongSupplier stored) {
                 check();
                 long value = stored.getAsLong();
-                return OptionalLong.of(values.computeIfAbsent(name,
-                        key -> new long[] {value, copies.incrementAndGet()})[0]);
+                return OptionalLong.of(
+                        values.computeIfAbsent(name, key -> new long[] {value, copies.incrementAndGet()})[0]);
             }
 
             @Override
@@ -661,8 +708,8 @@ public abstract class StrategyContract extends ContractSupport {
             @Override
             public OptionalLong addIfLoaded(CounterName name, long delta, long loadId) {
                 check();
-                long[] total = totals.computeIfPresent(name, (key, held) ->
-                        held[1] == loadId ? new long[] {held[0] + delta, loadId} : held);
+                long[] total = totals.computeIfPresent(
+                        name, (key, held) -> held[1] == loadId ? new long[] {held[0] + delta, loadId} : held);
                 return total == null ? OptionalLong.empty() : OptionalLong.of(total[1]);
             }
 
@@ -679,12 +726,15 @@ public abstract class StrategyContract extends ContractSupport {
         try (CounterService counters = service(store(), AtomicSettings.defaults());
                 CounterService sharded = service(store(), ShardedSettings.defaults())) {
             assertThatThrownBy(() -> counters.admin().growShards(name("x"), 8))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("atomic strategy");
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("atomic strategy");
             assertThatThrownBy(() -> sharded.admin().growShards(name("x"), 0))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 1024");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("between 1 and 1024");
             assertThatThrownBy(() -> sharded.admin().growShards(name("x"), 1025))
                     .isInstanceOf(IllegalArgumentException.class);
-            assertThat(shardCounts(store()).shardCount(CounterName.of(name("x")))).isEmpty();
+            assertThat(shardCounts(store()).shardCount(CounterName.of(name("x"))))
+                    .isEmpty();
         }
     }
 
@@ -700,7 +750,8 @@ public abstract class StrategyContract extends ContractSupport {
         String a = "a-" + prefix().substring(1, 9);
         String b = "b-" + prefix().substring(1, 9);
         try (CounterService nodeA = node(store(), NodeSettings.defaults().withNodeId(a));
-                CounterService nodeB = node(anotherStore(), NodeSettings.defaults().withNodeId(b))) {
+                CounterService nodeB =
+                        node(anotherStore(), NodeSettings.defaults().withNodeId(b))) {
             Concurrently.run(8, thread -> {
                 CounterService mine = thread % 2 == 0 ? nodeA : nodeB;
                 for (int i = 0; i < 1_000; i++) {
@@ -722,9 +773,12 @@ public abstract class StrategyContract extends ContractSupport {
                 .hasMessageContaining("Node id '" + id + "' is held by another live process");
         first.increment(name("x"));
         first.close();
-        try (CounterService second = node(anotherStore(), NodeSettings.defaults().withNodeId(id))) {
+        try (CounterService second =
+                node(anotherStore(), NodeSettings.defaults().withNodeId(id))) {
             second.increment(name("x"));
-            assertThat(second.get(name("x"))).as("a restarted node continues its row").isEqualTo(2);
+            assertThat(second.get(name("x")))
+                    .as("a restarted node continues its row")
+                    .isEqualTo(2);
             assertThat(second.admin().cells(name("x"))).hasSize(1);
         }
     }
@@ -734,25 +788,31 @@ public abstract class StrategyContract extends ContractSupport {
         MutableClock clock = new MutableClock();
         String id = "taken-" + prefix().substring(1, 9);
         NodeSettings settings = NodeSettings.defaults().withNodeId(id).withLeaseTtl(Duration.ofSeconds(1));
-        try (CounterService paused = CounterService.builder(store()).clock(clock)
-                .defaultStrategy(settings).build()) {
+        try (CounterService paused = CounterService.builder(store())
+                .clock(clock)
+                .defaultStrategy(settings)
+                .build()) {
             paused.increment(name("x"));
             clock.advance(Duration.ofSeconds(5)); // the holder stalled past its lease
             if (store().capability(SessionLocks.class).isPresent()) {
                 // The claim is the holder's database session, which is alive: no expiry lets anybody else in.
-                assertThatThrownBy(() -> CounterService.builder(anotherStore()).clock(clock)
-                        .defaultStrategy(settings).build())
+                assertThatThrownBy(() -> CounterService.builder(anotherStore())
+                                .clock(clock)
+                                .defaultStrategy(settings)
+                                .build())
                         .isInstanceOf(NodeIdInUseException.class);
                 paused.increment(name("x"));
                 assertThat(paused.get(name("x"))).isEqualTo(2);
                 return;
             }
-            try (CounterService successor = CounterService.builder(anotherStore()).clock(clock)
-                    .defaultStrategy(settings).build()) {
+            try (CounterService successor = CounterService.builder(anotherStore())
+                    .clock(clock)
+                    .defaultStrategy(settings)
+                    .build()) {
                 successor.increment(name("x"));
                 // Its next renewal finds the claim taken; from then on it refuses increments.
-                await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                        assertThatThrownBy(() -> paused.increment(name("probe")))
+                await().atMost(Duration.ofSeconds(10))
+                        .untilAsserted(() -> assertThatThrownBy(() -> paused.increment(name("probe")))
                                 .isInstanceOf(NodeIdInUseException.class)
                                 .hasMessageContaining("was claimed by another process"));
                 assertThatThrownBy(() -> paused.increment(name("x"))).isInstanceOf(NodeIdInUseException.class);
@@ -776,7 +836,8 @@ public abstract class StrategyContract extends ContractSupport {
         try (CounterService grow = node(store(), NodeSettings.defaults().withDecrements(false))) {
             grow.increment(name("g"), 2);
             assertThatThrownBy(() -> grow.increment(name("g"), -1))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("grow-only");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("grow-only");
             assertThat(grow.get(name("g"))).isEqualTo(2);
         }
     }
@@ -784,15 +845,18 @@ public abstract class StrategyContract extends ContractSupport {
     @Test
     void invalidNodeSettingsAreRefused() {
         assertThatThrownBy(() -> NodeSettings.defaults().withNodeId("bad id"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Node id 'bad id' is invalid");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Node id 'bad id' is invalid");
         assertThatThrownBy(() -> NodeSettings.defaults().withLeaseTtl(Duration.ofMillis(10)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease-ttl");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease-ttl");
     }
 
     // ---- buffered ----
 
     private static BufferedSettings quickFlushes() {
-        return BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(50))
+        return BufferedSettings.defaults()
+                .withFlushInterval(Duration.ofMillis(50))
                 .withShutdownTimeout(Duration.ofSeconds(20));
     }
 
@@ -812,18 +876,22 @@ public abstract class StrategyContract extends ContractSupport {
             counters.increment(name("counted.b"), -2);
             counters.incrementAndGet(name("counted.b"), 1);
             assertThat(counters.statistics().get(0).increments()).isEqualTo(8);
-            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements()).isEqualTo(8);
+            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements())
+                    .isEqualTo(8);
             counters.incrementDurably(name("counted.c"), 3).get(30, TimeUnit.SECONDS); // its flush takes them all
             assertThat(counters.statistics().get(0).increments()).isEqualTo(9);
-            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements()).isZero();
+            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements())
+                    .isZero();
             counters.delete(name("counted.a"));
             a.increment();
             assertThat(counters.statistics().get(0).increments()).isEqualTo(10);
-            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements()).isEqualTo(1);
+            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements())
+                    .isEqualTo(1);
             counters.flush().get(30, TimeUnit.SECONDS);
             assertThat(counters.get(name("counted.a"))).isEqualTo(1);
         }
-        BufferedSettings busy = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(1))
+        BufferedSettings busy = BufferedSettings.defaults()
+                .withFlushInterval(Duration.ofMillis(1))
                 .withFlushThreshold(500);
         try (CounterService counters = service(store(), busy)) {
             AtomicLong lastSeen = new AtomicLong();
@@ -848,9 +916,16 @@ public abstract class StrategyContract extends ContractSupport {
             assertThat(wentBack).as("times the count went back").hasValue(0);
             assertThat(counters.statistics().get(0).increments()).isEqualTo((long) threads * perThread);
             counters.flush().get(30, TimeUnit.SECONDS);
-            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements()).isZero();
-            assertThat(counters.get(List.of(name("counted.hot0"), name("counted.hot1"), name("counted.hot2")))
-                    .values().stream().mapToLong(Long::longValue).sum()).isEqualTo(threads * perThread * 11L / 10);
+            assertThat(counters.statistics().get(0).activity().buffer().pendingIncrements())
+                    .isZero();
+            assertThat(
+                            counters
+                                    .get(List.of(name("counted.hot0"), name("counted.hot1"), name("counted.hot2")))
+                                    .values()
+                                    .stream()
+                                    .mapToLong(Long::longValue)
+                                    .sum())
+                    .isEqualTo(threads * perThread * 11L / 10);
         }
     }
 
@@ -859,7 +934,9 @@ public abstract class StrategyContract extends ContractSupport {
         OutageStore counting = new OutageStore(store());
         int threads = 16;
         int perThread = 1_000_000;
-        List<String> names = java.util.stream.IntStream.range(0, 10).mapToObj(i -> name("buffered" + i)).toList();
+        List<String> names = java.util.stream.IntStream.range(0, 10)
+                .mapToObj(i -> name("buffered" + i))
+                .toList();
         CounterService counters = service(counting, BufferedSettings.defaults());
         Concurrently.run(threads, thread -> {
             for (int i = 0; i < perThread; i++) {
@@ -887,7 +964,9 @@ public abstract class StrategyContract extends ContractSupport {
             other.increment(counter, 100);
             assertThat(buffered.get(counter)).as("durable plus pending").isEqualTo(107);
             buffered.incrementDurably(counter, 1).join();
-            assertThat(other.get(counter)).as("a durable increment flushes what was pending").isEqualTo(108);
+            assertThat(other.get(counter))
+                    .as("a durable increment flushes what was pending")
+                    .isEqualTo(108);
         }
     }
 
@@ -921,7 +1000,8 @@ public abstract class StrategyContract extends ContractSupport {
             }
             counters.increment(name("c"));
             await().atMost(Duration.ofSeconds(10)).until(() -> flaky.failedBatches.get() >= 1);
-            StrategyStatistics.BufferActivity failing = counters.statistics().get(0).activity().buffer();
+            StrategyStatistics.BufferActivity failing =
+                    counters.statistics().get(0).activity().buffer();
             assertThat(failing.failing()).isTrue();
             assertThat(failing.lastFailure()).contains("the store is down");
             assertThat(failing.full()).isTrue();
@@ -941,12 +1021,14 @@ public abstract class StrategyContract extends ContractSupport {
             flaky.down = false;
             durable.get(30, TimeUnit.SECONDS);
             counters.increment(name("d")); // room again once the flush went through
-            StrategyStatistics.BufferActivity recovered = counters.statistics().get(0).activity().buffer();
+            StrategyStatistics.BufferActivity recovered =
+                    counters.statistics().get(0).activity().buffer();
             assertThat(recovered.failing()).isFalse();
             assertThat(recovered.flushes()).isPositive();
         }
         try (CounterService reader = service(anotherStore(), AtomicSettings.defaults())) {
-            assertThat(reader.get(List.of(name("a"), name("b"), name("c"), name("d"))).values())
+            assertThat(reader.get(List.of(name("a"), name("b"), name("c"), name("d")))
+                            .values())
                     .containsExactly(2_001L, 2_000L, 1L, 1L);
         }
     }
@@ -960,25 +1042,30 @@ public abstract class StrategyContract extends ContractSupport {
             return thread;
         };
         BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
-        try (CounterService counters = CounterService.builder(store()).defaultStrategy(hourly)
-                .threadFactory(recording).build();
+        try (CounterService counters = CounterService.builder(store())
+                        .defaultStrategy(hourly)
+                        .threadFactory(recording)
+                        .build();
                 CounterService reader = service(anotherStore(), AtomicSettings.defaults())) {
             counters.increment(name("flushed"), 7);
             assertThat(reader.get(name("flushed"))).isZero();
             counters.flush().get(30, TimeUnit.SECONDS);
             assertThat(reader.get(name("flushed"))).isEqualTo(7);
-            assertThat(counters.statistics().get(0).activity().buffer().flushes()).isEqualTo(1);
+            assertThat(counters.statistics().get(0).activity().buffer().flushes())
+                    .isEqualTo(1);
         }
         // The flusher and the thread that completed the flush; on a store that tells the database's clock, also the
         // housekeeping thread that reads it.
-        assertThat(threads).as("the service's threads came from the thread factory")
+        assertThat(threads)
+                .as("the service's threads came from the thread factory")
                 .hasSize(store().capability(DatabaseClock.class).isPresent() ? 3 : 2);
     }
 
     @Test
     void aFullBufferCanMakeCallersWaitForRoomButNeverForever() {
         OutageStore flaky = new OutageStore(store());
-        BufferedSettings blocking = quickFlushes().withMaxPendingCounters(1)
+        BufferedSettings blocking = quickFlushes()
+                .withMaxPendingCounters(1)
                 .withWhenFull(BufferedSettings.WhenFull.BLOCK, Duration.ofMillis(300));
         try (CounterService counters = service(flaky, blocking)) {
             flaky.down = true;
@@ -987,7 +1074,8 @@ public abstract class StrategyContract extends ContractSupport {
             assertThatThrownBy(() -> counters.increment(name("b"))).isInstanceOf(BufferFullException.class);
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
             flaky.down = false;
-            await().atMost(Duration.ofSeconds(10)).ignoreException(BufferFullException.class)
+            await().atMost(Duration.ofSeconds(10))
+                    .ignoreException(BufferFullException.class)
                     .until(() -> {
                         counters.increment(name("b"));
                         return true;
@@ -1008,15 +1096,19 @@ public abstract class StrategyContract extends ContractSupport {
             for (int i = 0; i < 3; i++) {
                 counters.increment(name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-" + i));
             }
-            assertThatThrownBy(() -> counters.increment(name("keyed-bounded"), 1,
-                    IdempotencyKey.of(prefix() + "bounded-3")))
-                    .isInstanceOf(BufferFullException.class).hasMessageContaining("3 idempotency keys");
-            counters.increment(name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-0")); // a repeat: no room
+            assertThatThrownBy(() ->
+                            counters.increment(name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-3")))
+                    .isInstanceOf(BufferFullException.class)
+                    .hasMessageContaining("3 idempotency keys");
+            counters.increment(
+                    name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-0")); // a repeat: no room
             flaky.down = false;
-            await().atMost(Duration.ofSeconds(10)).ignoreException(BufferFullException.class).until(() -> {
-                counters.increment(name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-3"));
-                return true;
-            });
+            await().atMost(Duration.ofSeconds(10))
+                    .ignoreException(BufferFullException.class)
+                    .until(() -> {
+                        counters.increment(name("keyed-bounded"), 1, IdempotencyKey.of(prefix() + "bounded-3"));
+                        return true;
+                    });
             counters.flush().join();
             assertThat(counters.getExact(name("keyed-bounded"))).isEqualTo(4);
         }
@@ -1076,7 +1168,10 @@ public abstract class StrategyContract extends ContractSupport {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                 first.increment(counter, 1);
                 second.increment(counter, -1);
-                assertThat(deltaLog(store()).unfoldedDeltas(CounterName.of(counter), 1_000).size()).isLessThan(100);
+                assertThat(deltaLog(store())
+                                .unfoldedDeltas(CounterName.of(counter), 1_000)
+                                .size())
+                        .isLessThan(100);
             });
             assertThat(second.getExact(counter)).isEqualTo(wanted);
         }
@@ -1086,18 +1181,27 @@ public abstract class StrategyContract extends ContractSupport {
     void deltaLogCanReadTheFoldedValueOnlyWhenStalenessIsAccepted() {
         String counter = name("folded");
         MutableClock clock = new MutableClock();
-        DeltaLogSettings folded = DeltaLogSettings.defaults().withReadFolded(true)
-                .withRecountAfter(Duration.ofSeconds(1)).withRecountAtDeltas(1_000_000);
-        try (CounterService counters = CounterService.builder(store()).clock(clock)
-                .defaultStrategy(folded).build()) {
+        DeltaLogSettings folded = DeltaLogSettings.defaults()
+                .withReadFolded(true)
+                .withRecountAfter(Duration.ofSeconds(1))
+                .withRecountAtDeltas(1_000_000);
+        try (CounterService counters = CounterService.builder(store())
+                .clock(clock)
+                .defaultStrategy(folded)
+                .build()) {
             counters.increment(counter, 3);
             counters.increment(counter, 4);
             assertThat(counters.getExact(counter)).isEqualTo(7);
             assertThat(counters.get(counter)).as("folded only, stale").isLessThanOrEqualTo(7);
             clock.advance(Duration.ofSeconds(2));
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(counters.get(counter)).as("recounted after a second").isEqualTo(7));
-            assertThat(deltaLog(store()).unfoldedDeltas(CounterName.of(counter), 1_000).size()).isZero();
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(counters.get(counter))
+                            .as("recounted after a second")
+                            .isEqualTo(7));
+            assertThat(deltaLog(store())
+                            .unfoldedDeltas(CounterName.of(counter), 1_000)
+                            .size())
+                    .isZero();
         }
     }
 
@@ -1167,9 +1271,14 @@ public abstract class StrategyContract extends ContractSupport {
             counters.incrementAndGet(counter, 2);
             long value = counters.incrementAndGet(counter, 1);
             assertThat(handedOutMeanwhile.get()).isEqualTo(3);
-            assertThat(value).as("3 was handed out meanwhile from the reloaded cache").isEqualTo(4);
-            assertThat(counters.statistics()).singleElement().satisfies(statistics ->
-                    assertThat(statistics.activity().conflicts()).as("the value dropped").isEqualTo(1));
+            assertThat(value)
+                    .as("3 was handed out meanwhile from the reloaded cache")
+                    .isEqualTo(4);
+            assertThat(counters.statistics())
+                    .singleElement()
+                    .satisfies(statistics -> assertThat(statistics.activity().conflicts())
+                            .as("the value dropped")
+                            .isEqualTo(1));
         }
     }
 
@@ -1197,8 +1306,8 @@ public abstract class StrategyContract extends ContractSupport {
     @Test
     void monotonicWithChanceZeroForgetsItsValueAtRestartAsDocumented() {
         String counter = name("volatile");
-        try (CounterService first = service(store(),
-                MonotonicSettings.defaults().withChanceToWrite(0.0))) {
+        try (CounterService first =
+                service(store(), MonotonicSettings.defaults().withChanceToWrite(0.0))) {
             assertThat(first.incrementAndGet(counter, 10)).isEqualTo(10);
         }
         try (CounterService restarted = service(store(), MonotonicSettings.defaults())) {
@@ -1210,7 +1319,8 @@ public abstract class StrategyContract extends ContractSupport {
     void monotonicChecksItsArguments() {
         try (CounterService counters = service(store(), MonotonicSettings.defaults())) {
             assertThatThrownBy(() -> counters.increment(name("m"), -1))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("monotonic: delta must be > 0");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("monotonic: delta must be > 0");
             assertThat(counters.get(name("m"))).isZero();
         }
         assertThatThrownBy(() -> MonotonicSettings.defaults().withChanceToWrite(1.5))

@@ -25,8 +25,7 @@ public final class CounterChecker {
     /** Beyond this many unknown outcomes on one counter the exact subset search is too large (2^(n/2) sums). */
     static final int MAX_UNKNOWN = 40;
 
-    private CounterChecker() {
-    }
+    private CounterChecker() {}
 
     /** What a read promises to see. */
     public enum Reads {
@@ -40,8 +39,17 @@ public final class CounterChecker {
     }
 
     /** What the check found for one counter. */
-    public record Result(String counter, boolean valid, String problem, long finalValue, long acknowledged, int ok,
-            int failed, int unknown, int unknownApplied, int reads) {
+    public record Result(
+            String counter,
+            boolean valid,
+            String problem,
+            long finalValue,
+            long acknowledged,
+            int ok,
+            int failed,
+            int unknown,
+            int unknownApplied,
+            int reads) {
 
         @Override
         public String toString() {
@@ -95,10 +103,20 @@ public final class CounterChecker {
         }
         // Both checks report: a bad read says something different when the final value is right.
         String readProblem = readProblem(adds, done, reads);
-        String problem = finalProblem == null ? readProblem
+        String problem = finalProblem == null
+                ? readProblem
                 : readProblem == null ? finalProblem : finalProblem + "; and " + readProblem;
-        return new Result(counter, problem == null, problem == null ? "" : problem, finalValue, acknowledged, ok,
-                failed, unknown.size(), Math.max(applied, 0), done.size());
+        return new Result(
+                counter,
+                problem == null,
+                problem == null ? "" : problem,
+                finalValue,
+                acknowledged,
+                ok,
+                failed,
+                unknown.size(),
+                Math.max(applied, 0),
+                done.size());
     }
 
     /**
@@ -111,7 +129,8 @@ public final class CounterChecker {
         }
         List<Long> either = new ArrayList<>(unknown);
         either.addAll(failed);
-        return subsetOfSize(either.stream().mapToLong(Long::longValue).toArray(), target) < 0 ? ""
+        return subsetOfSize(either.stream().mapToLong(Long::longValue).toArray(), target) < 0
+                ? ""
                 : "; the value is explained only by increments reported as not applied (failed): the library said"
                         + " \"not applied\" of an applied increment";
     }
@@ -170,7 +189,8 @@ public final class CounterChecker {
             long lower = 0;
             long upper = 0;
             for (Add add : adds) {
-                boolean certain = add.outcome == Outcome.OK && add.completedAt < read.invokedAt()
+                boolean certain = add.outcome == Outcome.OK
+                        && add.completedAt < read.invokedAt()
                         && (promise == Reads.LINEARIZABLE || add.session.equals(read.session()));
                 boolean possible = add.outcome != Outcome.FAILED && add.invokedAt < read.completedAt();
                 if (add.delta > 0) {
@@ -195,9 +215,9 @@ public final class CounterChecker {
     }
 
     /** As {@link #checkAll(History, java.util.function.ToLongFunction)}, with reads held to {@code reads}. */
-    public static List<Result> checkAll(History history, ToLongFunction<String> finalValue,
-            Reads reads) {
+    public static List<Result> checkAll(History history, ToLongFunction<String> finalValue, Reads reads) {
         return history.counters().stream()
-                .map(counter -> check(history, counter, finalValue.applyAsLong(counter), reads)).toList();
+                .map(counter -> check(history, counter, finalValue.applyAsLong(counter), reads))
+                .toList();
     }
 }

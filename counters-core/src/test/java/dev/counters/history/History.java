@@ -17,7 +17,9 @@ public final class History {
 
     /** What a client was told about an operation. */
     public enum Outcome {
-        OK, FAILED, UNKNOWN;
+        OK,
+        FAILED,
+        UNKNOWN;
 
         /**
          * The outcome the library promises for a failure, as a caller reads it: what
@@ -51,8 +53,7 @@ public final class History {
     }
 
     /** A read of a counter, with the value returned if it succeeded. */
-    record Read(String session, String counter, long invokedAt, long completedAt, long value) {
-    }
+    record Read(String session, String counter, long invokedAt, long completedAt, long value) {}
 
     private final LongSupplier ticks;
     private final ConcurrentLinkedQueue<Add> adds = new ConcurrentLinkedQueue<>();
@@ -168,7 +169,9 @@ public final class History {
 
     /** How many increments completed with {@code outcome}. */
     public long count(Outcome outcome) {
-        return adds.stream().filter(add -> add.outcome == outcome && add.completedAt != Long.MAX_VALUE).count();
+        return adds.stream()
+                .filter(add -> add.outcome == outcome && add.completedAt != Long.MAX_VALUE)
+                .count();
     }
 
     public long reads() {
@@ -183,13 +186,25 @@ public final class History {
         List<String> lines = new ArrayList<>();
         for (Add add : adds) {
             long completedAt = add.completedAt;
-            lines.add(String.join("\t", "add", add.session, add.counter, Long.toString(add.delta),
-                    Long.toString(add.invokedAt), Long.toString(completedAt),
+            lines.add(String.join(
+                    "\t",
+                    "add",
+                    add.session,
+                    add.counter,
+                    Long.toString(add.delta),
+                    Long.toString(add.invokedAt),
+                    Long.toString(completedAt),
                     (completedAt == Long.MAX_VALUE ? Outcome.UNKNOWN : add.outcome).name()));
         }
         for (Read read : reads) {
-            lines.add(String.join("\t", "read", read.session(), read.counter(), Long.toString(read.invokedAt()),
-                    Long.toString(read.completedAt()), Long.toString(read.value())));
+            lines.add(String.join(
+                    "\t",
+                    "read",
+                    read.session(),
+                    read.counter(),
+                    Long.toString(read.invokedAt()),
+                    Long.toString(read.completedAt()),
+                    Long.toString(read.value())));
         }
         return lines;
     }

@@ -17,7 +17,7 @@ class HistoryCheckerTest {
 
     private final UniqueDeltas deltas = UniqueDeltas.large(new Random(42));
 
-    private static final Runnable APPLIED = () -> { };
+    private static final Runnable APPLIED = () -> {};
 
     private static Runnable failing(RuntimeException e) {
         return () -> {
@@ -90,7 +90,8 @@ class HistoryCheckerTest {
     @Test
     void aFailureIsFailedExactlyWhenTheLibrarySaysNotApplied() {
         assertThat(Outcome.of(new TransientStoreException("deadlock", null))).isEqualTo(Outcome.FAILED);
-        assertThat(Outcome.of(new CounterContentionException(CounterName.of("c"), 3))).isEqualTo(Outcome.FAILED);
+        assertThat(Outcome.of(new CounterContentionException(CounterName.of("c"), 3)))
+                .isEqualTo(Outcome.FAILED);
         assertThat(Outcome.of(new IllegalArgumentException("bad name"))).isEqualTo(Outcome.FAILED);
         assertThat(Outcome.of(LOST_CONNECTION)).isEqualTo(Outcome.UNKNOWN);
         assertThat(Outcome.of(new IllegalStateException("closed"))).isEqualTo(Outcome.UNKNOWN);
@@ -138,10 +139,16 @@ class HistoryCheckerTest {
         history.add("node-a", "c", 10, APPLIED);
         history.add("node-b", "c", 20, APPLIED);
         history.read("node-a", "c", () -> 10); // node b's 20 is not flushed yet: node a cannot see it
-        assertThat(CounterChecker.check(history, "c", 30, CounterChecker.Reads.READ_YOUR_WRITES).valid()).isTrue();
-        assertThat(CounterChecker.check(history, "c", 30).valid()).as("not linearizable").isFalse();
+        assertThat(CounterChecker.check(history, "c", 30, CounterChecker.Reads.READ_YOUR_WRITES)
+                        .valid())
+                .isTrue();
+        assertThat(CounterChecker.check(history, "c", 30).valid())
+                .as("not linearizable")
+                .isFalse();
         history.read("node-b", "c", () -> 10); // but node b must see its own 20
-        assertThat(CounterChecker.check(history, "c", 30, CounterChecker.Reads.READ_YOUR_WRITES).valid()).isFalse();
+        assertThat(CounterChecker.check(history, "c", 30, CounterChecker.Reads.READ_YOUR_WRITES)
+                        .valid())
+                .isFalse();
     }
 
     @Test
@@ -167,7 +174,8 @@ class HistoryCheckerTest {
 
     @Test
     void sequencesMayNotRepeatANumberNorGoBackForOneCaller() {
-        assertThat(SequenceChecker.check(Map.of("a", List.of(1L, 2L, 5L), "b", List.of(3L, 4L, 9L))).valid())
+        assertThat(SequenceChecker.check(Map.of("a", List.of(1L, 2L, 5L), "b", List.of(3L, 4L, 9L)))
+                        .valid())
                 .isTrue();
         SequenceChecker.Result duplicate = SequenceChecker.check(Map.of("a", List.of(1L, 2L), "b", List.of(2L)));
         assertThat(duplicate.valid()).isFalse();

@@ -10,8 +10,7 @@ import java.util.Map;
  */
 public final class SequenceChecker {
 
-    private SequenceChecker() {
-    }
+    private SequenceChecker() {}
 
     /** What the check found. */
     public record Result(boolean valid, String problem, int numbers, int callers) {
@@ -31,14 +30,20 @@ public final class SequenceChecker {
             for (long number : entry.getValue()) {
                 total++;
                 if (number <= previous) {
-                    return new Result(false, "caller " + entry.getKey() + " received " + number + " after " + previous,
-                            total, numbersByCaller.size());
+                    return new Result(
+                            false,
+                            "caller " + entry.getKey() + " received " + number + " after " + previous,
+                            total,
+                            numbersByCaller.size());
                 }
                 previous = number;
                 String first = owner.putIfAbsent(number, entry.getKey());
                 if (first != null) {
-                    return new Result(false, "number " + number + " was handed out to " + first + " and to "
-                            + entry.getKey(), total, numbersByCaller.size());
+                    return new Result(
+                            false,
+                            "number " + number + " was handed out to " + first + " and to " + entry.getKey(),
+                            total,
+                            numbersByCaller.size());
                 }
             }
         }

@@ -22,9 +22,14 @@ import org.junit.jupiter.api.Test;
 class RetriesTest {
 
     /** A retry that repeats every store failure, as keyed increments' and delta-log appends' do. */
-    private static final Retry EVERYTHING = Retry.of("everything", RetryConfig.custom().maxAttempts(3)
-            .waitDuration(Duration.ofMillis(1)).retryExceptions(CountersException.class)
-            .ignoreExceptions(StoreUnavailableException.class).build());
+    private static final Retry EVERYTHING = Retry.of(
+            "everything",
+            RetryConfig.custom()
+                    .maxAttempts(3)
+                    .waitDuration(Duration.ofMillis(1))
+                    .retryExceptions(CountersException.class)
+                    .ignoreExceptions(StoreUnavailableException.class)
+                    .build());
 
     private static Runnable failing(RuntimeException... failures) {
         Queue<RuntimeException> left = new ArrayDeque<>(List.of(failures));
@@ -54,25 +59,28 @@ class RetriesTest {
     @Test
     void failuresThatSurelyWroteNothingStaySo() {
         TransientStoreException deadlock = new TransientStoreException("deadlock", null);
-        assertThatThrownBy(() -> Retries.write(EVERYTHING, failing(deadlock, deadlock, deadlock))).isSameAs(deadlock);
+        assertThatThrownBy(() -> Retries.write(EVERYTHING, failing(deadlock, deadlock, deadlock)))
+                .isSameAs(deadlock);
         StoreUnavailableException down = new StoreUnavailableException("no connection", null);
         assertThatThrownBy(() -> Retries.write(EVERYTHING, failing(down))).isSameAs(down);
     }
 
     @Test
     void anUnknownOutcomeThatEndsTheCallIsThrownAsItIs() {
-        assertThatThrownBy(() -> Retries.write(Retry.of("transient", StrategyContext.transientFailures()),
-                failing(LOST_REPLY))).isSameAs(LOST_REPLY);
+        assertThatThrownBy(() ->
+                        Retries.write(Retry.of("transient", StrategyContext.transientFailures()), failing(LOST_REPLY)))
+                .isSameAs(LOST_REPLY);
     }
 
     @Test
     void aCallThatSucceedsAfterAnUnknownAttemptReturns() {
         Queue<RuntimeException> left = new ArrayDeque<>(List.of(LOST_REPLY));
         assertThat(Retries.write(EVERYTHING, () -> {
-            if (!left.isEmpty()) {
-                throw left.remove();
-            }
-            return 42L;
-        })).isEqualTo(42L);
+                    if (!left.isEmpty()) {
+                        throw left.remove();
+                    }
+                    return 42L;
+                }))
+                .isEqualTo(42L);
     }
 }

@@ -18,9 +18,12 @@ class TimeTest {
         clock.advance(Duration.ofSeconds(2));
         assertThat(time.elapsedNanos()).isEqualTo(Duration.ofSeconds(2).toNanos());
         clock.advance(Duration.ofHours(-1));
-        assertThat(time.elapsedNanos()).as("a step back adds nothing").isEqualTo(Duration.ofSeconds(2).toNanos());
+        assertThat(time.elapsedNanos())
+                .as("a step back adds nothing")
+                .isEqualTo(Duration.ofSeconds(2).toNanos());
         clock.advance(Duration.ofMillis(1_100));
-        assertThat(time.elapsedNanos()).as("and the next forward move counts at once")
+        assertThat(time.elapsedNanos())
+                .as("and the next forward move counts at once")
                 .isEqualTo(Duration.ofMillis(3_100).toNanos());
     }
 
@@ -35,7 +38,8 @@ class TimeTest {
 
     @Test
     void steadyTimeFollowsTheDatabasesClockFromEachReadingWhateverTheWallClockSays() {
-        var database = new java.util.concurrent.atomic.AtomicReference<>(clock.instant().minus(Duration.ofHours(2)));
+        var database = new java.util.concurrent.atomic.AtomicReference<>(
+                clock.instant().minus(Duration.ofHours(2)));
         Time onDatabase = new Time(clock, ticker::get, database::get);
         assertThat(onDatabase.hasDatabaseClock()).isTrue();
         assertThat(onDatabase.synchronize()).as("the wall clock is 2 h ahead").hasValue(Duration.ofHours(2));
@@ -52,7 +56,8 @@ class TimeTest {
             return database.get().plus(Duration.ofHours(slowReadings.incrementAndGet()));
         });
         slowDatabase.synchronize();
-        assertThat(slowDatabase.steady()).as("the first reading is used, slow as it was: the wall clock is further off")
+        assertThat(slowDatabase.steady())
+                .as("the first reading is used, slow as it was: the wall clock is further off")
                 .isEqualTo(database.get().plus(Duration.ofHours(1)).plusMillis(1_500));
         var before = slowDatabase.steady();
         slowDatabase.synchronize();

@@ -1,11 +1,11 @@
 package dev.counters.sequence;
 
-import dev.counters.internal.Threads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.CounterName;
 import dev.counters.contract.Concurrently;
 import dev.counters.internal.Observations;
+import dev.counters.internal.Threads;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.Sequences;
 import io.github.resilience4j.retry.Retry;
@@ -30,13 +30,20 @@ class BlockPrefetchTest {
             return memory.reserve(sequence, count, start, increment, max);
         };
         int block = 4; // tiny blocks make a refill race a prefetch thousands of times
-        SequenceSettings settings = SequenceSettings.defaults().withBlockSize(block).withMaxBlockSize(block);
+        SequenceSettings settings =
+                SequenceSettings.defaults().withBlockSize(block).withMaxBlockSize(block);
         int threads = 16;
         int perThread = 50_000;
         ExecutorService prefetcher = Executors.newSingleThreadExecutor();
         try {
-            BlockSequence sequence = new BlockSequence(CounterName.of("ids"), counting, Retry.ofDefaults("test"),
-                    settings, prefetcher, System::nanoTime, Observations.NONE);
+            BlockSequence sequence = new BlockSequence(
+                    CounterName.of("ids"),
+                    counting,
+                    Retry.ofDefaults("test"),
+                    settings,
+                    prefetcher,
+                    System::nanoTime,
+                    Observations.NONE);
             Concurrently.run(threads, thread -> {
                 for (int i = 0; i < perThread; i++) {
                     sequence.next();

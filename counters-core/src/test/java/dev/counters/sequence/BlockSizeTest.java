@@ -29,9 +29,16 @@ class BlockSizeTest {
 
     @Test
     void blocksDoubleWhileTheyGoFastAndFallBackWhenTheDrawsSlowDown() {
-        SequenceSettings settings = SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(80);
-        BlockSequence sequence = new BlockSequence(CounterName.of("ids"), recording, Retry.ofDefaults("test"),
-                settings, Runnable::run, ticker::get, Observations.NONE);
+        SequenceSettings settings =
+                SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(80);
+        BlockSequence sequence = new BlockSequence(
+                CounterName.of("ids"),
+                recording,
+                Retry.ofDefaults("test"),
+                settings,
+                Runnable::run,
+                ticker::get,
+                Observations.NONE);
         long last = 0;
         for (int i = 0; i < 300; i++) {
             long next = sequence.next();
@@ -54,8 +61,14 @@ class BlockSizeTest {
     @Test
     void aSequenceDrawnSlowlyKeepsItsConfiguredBlockSize() {
         SequenceSettings settings = SequenceSettings.defaults().withBlockSize(10);
-        BlockSequence sequence = new BlockSequence(CounterName.of("slow"), recording, Retry.ofDefaults("test"),
-                settings, Runnable::run, ticker::get, Observations.NONE);
+        BlockSequence sequence = new BlockSequence(
+                CounterName.of("slow"),
+                recording,
+                Retry.ofDefaults("test"),
+                settings,
+                Runnable::run,
+                ticker::get,
+                Observations.NONE);
         for (int i = 0; i < 100; i++) {
             sequence.next();
             ticker.addAndGet(Duration.ofMillis(50).toNanos()); // half a block of 10 takes 250 ms

@@ -53,18 +53,21 @@ public final class ChildJvm {
     }
 
     /** A child JVM on {@code classPath} instead of this one's. */
-    public static ChildJvm start(List<String> classPath, java.util.Map<String, String> environment,
-            Class<?> mainClass, String... args) throws IOException {
+    public static ChildJvm start(
+            List<String> classPath, java.util.Map<String, String> environment, Class<?> mainClass, String... args)
+            throws IOException {
         return start(String.join(java.io.File.pathSeparator, classPath), environment, mainClass, args);
     }
 
-    private static ChildJvm start(String classPath, java.util.Map<String, String> environment, Class<?> mainClass,
-            String... args) throws IOException {
+    private static ChildJvm start(
+            String classPath, java.util.Map<String, String> environment, Class<?> mainClass, String... args)
+            throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classPath, mainClass.getName()));
         command.addAll(List.of(args));
         Path output = Files.createTempFile("counters-child-", ".log");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
         builder.environment().putAll(environment);
         Process process = builder.start();
         return new ChildJvm(process, output);

@@ -3,8 +3,7 @@ package dev.counters.testing;
 /** The tests' threads, on Java 17 (no {@code Thread.ofPlatform()}): started, or daemon with a name. */
 public final class TestThreads {
 
-    private TestThreads() {
-    }
+    private TestThreads() {}
 
     /** A platform thread running {@code task}, started. */
     public static Thread start(Runnable task) {

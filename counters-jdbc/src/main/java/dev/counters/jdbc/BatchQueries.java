@@ -15,13 +15,16 @@ final class BatchQueries {
     /** Records the key unless it is recorded: whether this call recorded it. */
     boolean record(DSLContext ctx, String key, Instant now) {
         return ctx.insertInto(t.batches, t.batchesKey, t.batchesAppliedAt)
-                .values(key, now.toEpochMilli())
-                .onConflict(t.batchesKey)
-                .doNothing()
-                .execute() == 1;
+                        .values(key, now.toEpochMilli())
+                        .onConflict(t.batchesKey)
+                        .doNothing()
+                        .execute()
+                == 1;
     }
 
     int prune(DSLContext ctx, Instant appliedBefore) {
-        return ctx.deleteFrom(t.batches).where(t.batchesAppliedAt.lt(appliedBefore.toEpochMilli())).execute();
+        return ctx.deleteFrom(t.batches)
+                .where(t.batchesAppliedAt.lt(appliedBefore.toEpochMilli()))
+                .execute();
     }
 }

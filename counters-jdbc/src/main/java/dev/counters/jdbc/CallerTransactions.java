@@ -15,5 +15,6 @@ public interface CallerTransactions {
      * The connection of the calling thread's transaction on the store's database, or {@code null} when it is in
      * none. The store runs statements on it and nothing else: it never commits, rolls back or closes it.
      */
-    @Nullable Connection currentConnection();
+    @Nullable
+    Connection currentConnection();
 }

@@ -48,8 +48,8 @@ final class CellQueries {
 
     CellQueries(CounterTables tables) {
         this.t = tables;
-        this.upsert = new RenderedStatement(ctx -> ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue,
-                        t.cellsVersion)
+        this.upsert = new RenderedStatement(ctx -> ctx.insertInto(
+                        t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
                 .values(marker(0, String.class), marker(1, String.class), marker(2, Long.class), inline(1L))
                 .onConflict(t.cellsName, t.cellsCell)
                 .doUpdate()
@@ -62,15 +62,22 @@ final class CellQueries {
         // One statement, so that a fold (which moves deltas into a cell in one transaction) is counted once.
         this.total = new RenderedStatement(ctx -> ctx.select(
                 field(select(sum(t.cellsValue)).from(t.cells).where(t.cellsName.eq(marker(0, String.class)))),
-                field(select(sum(t.deltasDelta)).from(t.deltas).where(t.deltasName.eq(marker(0, String.class)),
-                        t.deltasFolded.eq(inline(DeltaQueries.UNFOLDED))))));
-        this.read = new RenderedStatement(ctx -> ctx.select(t.cellsValue, t.cellsVersion).from(t.cells)
+                field(select(sum(t.deltasDelta))
+                        .from(t.deltas)
+                        .where(
+                                t.deltasName.eq(marker(0, String.class)),
+                                t.deltasFolded.eq(inline(DeltaQueries.UNFOLDED))))));
+        this.read = new RenderedStatement(ctx -> ctx.select(t.cellsValue, t.cellsVersion)
+                .from(t.cells)
                 .where(t.cellsName.eq(marker(0, String.class)), t.cellsCell.eq(marker(1, String.class))));
         this.compareAndSet = new RenderedStatement(ctx -> ctx.update(t.cells)
                 .set(t.cellsValue, marker(3, Long.class))
                 .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)))
-                .where(t.cellsName.eq(marker(0, String.class)), t.cellsCell.eq(marker(1, String.class)),
-                        t.cellsVersion.eq(marker(2, Long.class)), t.cellsValue.eq(marker(4, Long.class))));
+                .where(
+                        t.cellsName.eq(marker(0, String.class)),
+                        t.cellsCell.eq(marker(1, String.class)),
+                        t.cellsVersion.eq(marker(2, Long.class)),
+                        t.cellsValue.eq(marker(4, Long.class))));
     }
 
     /**
@@ -95,8 +102,9 @@ final class CellQueries {
     void addAll(DSLContext ctx, String cell, List<Map.Entry<CounterName, Long>> deltas) {
         if (ctx.dialect() == SQLDialect.H2) {
             if (!deltas.isEmpty()) {
-                BatchBindStep batch = ctx.batch(upsertAll(ctx.insertInto(t.cells, t.cellsName, t.cellsCell,
-                        t.cellsValue, t.cellsVersion).values((String) null, null, null, null)));
+                BatchBindStep batch = ctx.batch(
+                        upsertAll(ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
+                                .values((String) null, null, null, null)));
                 for (Map.Entry<CounterName, Long> entry : deltas) {
                     batch = batch.bind(entry.getKey().value(), cell, entry.getValue(), 1L);
                 }
@@ -105,10 +113,10 @@ final class CellQueries {
             return;
         }
         for (int from = 0; from < deltas.size(); from += ROWS_PER_STATEMENT) {
-            InsertValuesStep4<Record, String, String, Long, Long> insert = ctx.insertInto(t.cells, t.cellsName,
-                    t.cellsCell, t.cellsValue, t.cellsVersion);
-            for (Map.Entry<CounterName, Long> entry : deltas.subList(from,
-                    Math.min(deltas.size(), from + ROWS_PER_STATEMENT))) {
+            InsertValuesStep4<Record, String, String, Long, Long> insert =
+                    ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion);
+            for (Map.Entry<CounterName, Long> entry :
+                    deltas.subList(from, Math.min(deltas.size(), from + ROWS_PER_STATEMENT))) {
                 insert = insert.values(entry.getKey().value(), cell, entry.getValue(), 1L);
             }
             upsertAll(insert).execute();
@@ -140,12 +148,15 @@ final class CellQueries {
 
     /** The counter's value: its cells and its unfolded deltas. */
     long total(DSLContext ctx, CounterName counter) {
-        return total.query(ctx, rows -> {
-            rows.next();
-            BigDecimal cells = rows.getBigDecimal(1);
-            BigDecimal deltas = rows.getBigDecimal(2);
-            return toLong(counter, cells == null ? deltas : deltas == null ? cells : cells.add(deltas));
-        }, counter.value());
+        return total.query(
+                ctx,
+                rows -> {
+                    rows.next();
+                    BigDecimal cells = rows.getBigDecimal(1);
+                    BigDecimal deltas = rows.getBigDecimal(2);
+                    return toLong(counter, cells == null ? deltas : deltas == null ? cells : cells.add(deltas));
+                },
+                counter.value());
     }
 
     /**
@@ -154,9 +165,11 @@ final class CellQueries {
      */
     Map<CounterName, Long> totals(DSLContext ctx, Collection<CounterName> counters) {
         List<String> names = counters.stream().map(CounterName::value).toList();
-        Table<Record2<String, Long>> parts = select(t.cellsName, t.cellsValue).from(t.cells)
+        Table<Record2<String, Long>> parts = select(t.cellsName, t.cellsValue)
+                .from(t.cells)
                 .where(t.cellsName.in(names))
-                .unionAll(select(t.deltasName, t.deltasDelta).from(t.deltas)
+                .unionAll(select(t.deltasName, t.deltasDelta)
+                        .from(t.deltas)
                         .where(t.deltasName.in(names), t.deltasFolded.eq(DeltaQueries.UNFOLDED)))
                 .asTable("parts", "name", "part");
         Field<String> name = parts.field("name", String.class);
@@ -166,31 +179,42 @@ final class CellQueries {
 
     /** The values of counters as their last folds left them: cells alone (delta-log's read-folded). */
     Map<CounterName, Long> foldedTotals(DSLContext ctx, Collection<CounterName> counters) {
-        return sums(ctx.select(t.cellsName, sum(t.cellsValue)).from(t.cells)
-                .where(t.cellsName.in(counters.stream().map(CounterName::value).toList()))
-                .groupBy(t.cellsName)
-                .fetch(), counters);
+        return sums(
+                ctx.select(t.cellsName, sum(t.cellsValue))
+                        .from(t.cells)
+                        .where(t.cellsName.in(
+                                counters.stream().map(CounterName::value).toList()))
+                        .groupBy(t.cellsName)
+                        .fetch(),
+                counters);
     }
 
     Map<String, Long> cells(DSLContext ctx, CounterName counter) {
-        return ctx.select(t.cellsCell, t.cellsValue).from(t.cells)
+        return ctx.select(t.cellsCell, t.cellsValue)
+                .from(t.cells)
                 .where(t.cellsName.eq(counter.value()))
                 .fetchMap(t.cellsCell, t.cellsValue);
     }
 
     Optional<VersionedValue> read(DSLContext ctx, CounterName counter, String cell) {
-        return read.query(ctx, rows -> rows.next() ? Optional.of(new VersionedValue(rows.getLong(1), rows.getLong(2)))
-                : Optional.empty(), counter.value(), cell);
+        return read.query(
+                ctx,
+                rows -> rows.next()
+                        ? Optional.of(new VersionedValue(rows.getLong(1), rows.getLong(2)))
+                        : Optional.empty(),
+                counter.value(),
+                cell);
     }
 
-    boolean compareAndSet(DSLContext ctx, CounterName counter, String cell, @Nullable VersionedValue expected,
-            long newValue) {
+    boolean compareAndSet(
+            DSLContext ctx, CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
         if (expected == null) {
             return ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
-                    .values(counter.value(), cell, newValue, 1L)
-                    .onConflict(t.cellsName, t.cellsCell)
-                    .doNothing()
-                    .execute() == 1;
+                            .values(counter.value(), cell, newValue, 1L)
+                            .onConflict(t.cellsName, t.cellsCell)
+                            .doNothing()
+                            .execute()
+                    == 1;
         }
         return compareAndSet.execute(ctx, counter.value(), cell, expected.version(), newValue, expected.value()) == 1;
     }
@@ -204,7 +228,8 @@ final class CellQueries {
         Map<String, CounterName> byValue = new HashMap<>();
         counters.forEach(name -> byValue.put(name.value(), name));
         Map<CounterName, Map<String, Long>> versions = new HashMap<>();
-        ctx.select(t.cellsName, t.cellsCell, t.cellsVersion).from(t.cells)
+        ctx.select(t.cellsName, t.cellsCell, t.cellsVersion)
+                .from(t.cells)
                 .where(t.cellsName.in(byValue.keySet()))
                 .forEach(row -> versions.computeIfAbsent(byValue.get(row.value1()), name -> new HashMap<>())
                         .put(row.value2(), row.value3()));
@@ -214,7 +239,10 @@ final class CellQueries {
     /** The counter's cells with their versions, locked until the transaction ends. */
     Map<String, Long> versionsForUpdate(DSLContext ctx, CounterName counter) {
         Map<String, Long> versions = new HashMap<>();
-        ctx.select(t.cellsCell, t.cellsVersion).from(t.cells).where(t.cellsName.eq(counter.value())).forUpdate()
+        ctx.select(t.cellsCell, t.cellsVersion)
+                .from(t.cells)
+                .where(t.cellsName.eq(counter.value()))
+                .forUpdate()
                 .forEach(row -> versions.put(row.value1(), row.value2()));
         return versions;
     }
@@ -224,8 +252,12 @@ final class CellQueries {
      * versions, since on a Galera cluster a locking read does not keep another node from writing a cell meanwhile.
      */
     int deleteAtVersions(DSLContext ctx, CounterName counter, Map<String, Long> cellVersions) {
-        return ctx.deleteFrom(t.cells).where(t.cellsName.eq(counter.value()), DSL.or(cellVersions.entrySet().stream()
-                .map(cell -> t.cellsCell.eq(cell.getKey()).and(t.cellsVersion.eq(cell.getValue()))).toList()))
+        return ctx.deleteFrom(t.cells)
+                .where(
+                        t.cellsName.eq(counter.value()),
+                        DSL.or(cellVersions.entrySet().stream()
+                                .map(cell -> t.cellsCell.eq(cell.getKey()).and(t.cellsVersion.eq(cell.getValue())))
+                                .toList()))
                 .execute();
     }
 
@@ -234,8 +266,8 @@ final class CellQueries {
     }
 
     /** Sums per name, from rows of name and sum, keyed by the requested names. */
-    static Map<CounterName, Long> sums(List<? extends Record2<String, BigDecimal>> rows,
-            Collection<CounterName> requested) {
+    static Map<CounterName, Long> sums(
+            List<? extends Record2<String, BigDecimal>> rows, Collection<CounterName> requested) {
         Map<String, CounterName> byValue = new HashMap<>();
         requested.forEach(name -> byValue.put(name.value(), name));
         Map<CounterName, Long> totals = new HashMap<>();

@@ -64,8 +64,8 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
     static UnaryOperator<ConnectionProvider> forCallerConnections(ConnectionProvider provider) {
         // Asked at every write in a caller's transaction: once the database is known not to be Galera, nothing to do.
         return provider instanceof ClientPreparedOnGalera safe
-                ? callers -> safe.detection.knownNotGalera() ? callers
-                        : new ClientPreparedOnGalera(callers, safe.detection)
+                ? callers ->
+                        safe.detection.knownNotGalera() ? callers : new ClientPreparedOnGalera(callers, safe.detection)
                 : UnaryOperator.identity();
     }
 
@@ -127,7 +127,8 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
                 if (known && ConnectorJ.is(connection)) {
                     LOG.info("Galera cluster (wsrep_on=ON): the counters' statements are prepared on the client");
                 } else if (known) {
-                    String url = String.valueOf(connection.getMetaData().getURL()).toLowerCase(Locale.ROOT);
+                    String url =
+                            String.valueOf(connection.getMetaData().getURL()).toLowerCase(Locale.ROOT);
                     String advice = "Galera cluster (wsrep_on=ON) through a driver other than MySQL Connector/J, whose"
                             + " preparation the counters cannot switch: keep its statements prepared on the client"
                             + " (MariaDB Connector/J's default; not useServerPrepStmts=true). With server-side prepared"
@@ -150,8 +151,13 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
      * ({@code JdbcConnection.getPropertySet().getBooleanProperty(...)}, a property the driver lets change at run
      * time), reached by reflection: the driver is an optional dependency.
      */
-    private record ConnectorJ(Class<?> connection, Method propertySet, Method booleanProperty, Object key,
-            Method getValue, Method setValue) {
+    private record ConnectorJ(
+            Class<?> connection,
+            Method propertySet,
+            Method booleanProperty,
+            Object key,
+            Method getValue,
+            Method setValue) {
 
         private static final @Nullable ConnectorJ DRIVER = load();
 
@@ -184,9 +190,13 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
                 Class<?> propertySet = Class.forName("com.mysql.cj.conf.PropertySet", false, loader);
                 Class<?> key = Class.forName("com.mysql.cj.conf.PropertyKey", false, loader);
                 Class<?> property = Class.forName("com.mysql.cj.conf.RuntimeProperty", false, loader);
-                return new ConnectorJ(connection, connection.getMethod("getPropertySet"),
-                        propertySet.getMethod("getBooleanProperty", key), key.getField("useServerPrepStmts").get(null),
-                        property.getMethod("getValue"), property.getMethod("setValue", Object.class));
+                return new ConnectorJ(
+                        connection,
+                        connection.getMethod("getPropertySet"),
+                        propertySet.getMethod("getBooleanProperty", key),
+                        key.getField("useServerPrepStmts").get(null),
+                        property.getMethod("getValue"),
+                        property.getMethod("setValue", Object.class));
             } catch (ReflectiveOperationException | LinkageError e) {
                 return null; // not on the class path, or a version without these: nothing to switch
             }

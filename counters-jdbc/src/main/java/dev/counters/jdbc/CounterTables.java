@@ -136,8 +136,7 @@ final class CounterTables {
                 new TableColumns(sequences, List.of(sequencesName, sequencesNext)));
     }
 
-    record TableColumns(Table<?> table, List<Field<?>> columns) {
-    }
+    record TableColumns(Table<?> table, List<Field<?>> columns) {}
 
     static String validatePrefix(String prefix) {
         if (prefix == null) {

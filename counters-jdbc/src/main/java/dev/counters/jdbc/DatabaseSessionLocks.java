@@ -47,10 +47,11 @@ final class DatabaseSessionLocks implements SessionLocks {
 
     /** The pool's maximum size, 0 when unknown, and what to call it. */
     private final int poolSize;
+
     private final String pool;
 
-    DatabaseSessionLocks(ConnectionProvider connections, SQLDialect dialect, String tablePrefix, int poolSize,
-            String pool) {
+    DatabaseSessionLocks(
+            ConnectionProvider connections, SQLDialect dialect, String tablePrefix, int poolSize, String pool) {
         this.connections = connections;
         this.dialect = dialect;
         this.tablePrefix = tablePrefix;
@@ -68,23 +69,28 @@ final class DatabaseSessionLocks implements SessionLocks {
         Optional<SessionLocks> locks = Optional.of(sessionLocks);
         return switch (family) {
             // A pool of one connection cannot hold a lock and write: tryLock says so, rather than the probe waiting.
-            case POSTGRES -> sessionLocks.poolSize == 1 ? () -> locks : unless(locks, "detect a pooler sharing server sessions (PgBouncer)", () -> {
-                boolean pooled = Databases.sharesServerSessions(dsl.configuration().connectionProvider());
-                if (pooled) {
-                    LOG.warn("The connections share PostgreSQL server sessions between them (PgBouncer in "
-                            + "transaction or statement pooling mode): a session advisory lock would stay with a "
-                            + "server connection that then serves other clients, so claims use leases. Give "
-                            + "counters a direct connection (counters.datasource.*) to have session locks");
-                }
-                return pooled;
-            });
-            case MYSQL, MARIADB -> unless(locks, "detect a Galera cluster", () -> {
-                boolean galera = dsl.connectionResult(Databases::isGaleraNode);
-                if (galera) {
-                    LOG.info("Galera cluster (wsrep_on=ON): GET_LOCK is node-local, so claims use leases");
-                }
-                return galera;
-            });
+            case POSTGRES ->
+                sessionLocks.poolSize == 1
+                        ? () -> locks
+                        : unless(locks, "detect a pooler sharing server sessions (PgBouncer)", () -> {
+                            boolean pooled = Databases.sharesServerSessions(
+                                    dsl.configuration().connectionProvider());
+                            if (pooled) {
+                                LOG.warn("The connections share PostgreSQL server sessions between them (PgBouncer in "
+                                        + "transaction or statement pooling mode): a session advisory lock would stay with a "
+                                        + "server connection that then serves other clients, so claims use leases. Give "
+                                        + "counters a direct connection (counters.datasource.*) to have session locks");
+                            }
+                            return pooled;
+                        });
+            case MYSQL, MARIADB ->
+                unless(locks, "detect a Galera cluster", () -> {
+                    boolean galera = dsl.connectionResult(Databases::isGaleraNode);
+                    if (galera) {
+                        LOG.info("Galera cluster (wsrep_on=ON): GET_LOCK is node-local, so claims use leases");
+                    }
+                    return galera;
+                });
             default -> Optional::empty;
         };
     }
@@ -93,8 +99,8 @@ final class DatabaseSessionLocks implements SessionLocks {
      * {@code locks}, unless the database says (asked on first use, the answer then remembered) that they would not
      * exclude.
      */
-    private static Supplier<Optional<SessionLocks>> unless(Optional<SessionLocks> locks, String probe,
-            Supplier<Boolean> wouldNotExclude) {
+    private static Supplier<Optional<SessionLocks>> unless(
+            Optional<SessionLocks> locks, String probe, Supplier<Boolean> wouldNotExclude) {
         return new Supplier<>() {
             private volatile @Nullable Optional<SessionLocks> answer;
 
@@ -141,10 +147,13 @@ final class DatabaseSessionLocks implements SessionLocks {
             DSLContext session = DSL.using(connection, dialect);
             String catalog = connection.getCatalog();
             boolean taken = dialect == SQLDialect.POSTGRES
-                    ? Boolean.TRUE.equals(session.fetchValue(DSL.field("pg_try_advisory_lock({0})", Boolean.class,
-                            DSL.val(postgresLockKey(catalog, tablePrefix, key)))))
-                    : Integer.valueOf(1).equals(session.fetchValue(DSL.field("get_lock({0}, 0)", Integer.class,
-                            DSL.val(mysqlLockName(catalog, tablePrefix, key)))));
+                    ? Boolean.TRUE.equals(session.fetchValue(DSL.field(
+                            "pg_try_advisory_lock({0})",
+                            Boolean.class, DSL.val(postgresLockKey(catalog, tablePrefix, key)))))
+                    : Integer.valueOf(1)
+                            .equals(session.fetchValue(DSL.field(
+                                    "get_lock({0}, 0)",
+                                    Integer.class, DSL.val(mysqlLockName(catalog, tablePrefix, key)))));
             if (taken) {
                 held.incrementAndGet();
                 return Optional.of(new Held(connection));
@@ -153,16 +162,20 @@ final class DatabaseSessionLocks implements SessionLocks {
             return Optional.empty();
         } catch (RuntimeException | SQLException e) {
             release(connection);
-            throw SqlFailures.translate(e instanceof RuntimeException runtime ? runtime
-                    : new IllegalStateException(e.getMessage(), e), operation);
+            throw SqlFailures.translate(
+                    e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getMessage(), e),
+                    operation);
         }
     }
 
     /** Gives the connection back only once it holds no lock: a pooled session that kept one would keep it forever. */
     private void release(Connection connection) {
         try {
-            DSL.using(connection, dialect).execute(dialect == SQLDialect.POSTGRES
-                    ? "select pg_advisory_unlock_all()" : "select release_all_locks()");
+            DSL.using(connection, dialect)
+                    .execute(
+                            dialect == SQLDialect.POSTGRES
+                                    ? "select pg_advisory_unlock_all()"
+                                    : "select release_all_locks()");
         } catch (RuntimeException e) {
             abort(connection); // most likely the session is gone, and its locks with it; make sure
         }

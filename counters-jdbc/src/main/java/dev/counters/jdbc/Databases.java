@@ -14,8 +14,7 @@ import org.jooq.exception.DataAccessException;
 /** Recognises the database behind a connection, and the per-vendor details that follow from it. */
 final class Databases {
 
-    private Databases() {
-    }
+    private Databases() {}
 
     static SQLDialect detect(DataSource dataSource) {
         try (Connection connection = dataSource.getConnection()) {
@@ -126,8 +125,9 @@ final class Databases {
         return switch (dialect.family()) {
             case H2, POSTGRES -> "standard";
             case MARIADB, MYSQL -> "mysql";
-            default -> throw new IllegalStateException("No migrations for dialect " + dialect
-                    + ": counters supports H2, MySQL, MariaDB and PostgreSQL");
+            default ->
+                throw new IllegalStateException("No migrations for dialect " + dialect
+                        + ": counters supports H2, MySQL, MariaDB and PostgreSQL");
         };
     }
 }

@@ -33,30 +33,39 @@ final class DeltaQueries {
 
     /** The mark of a delta not folded yet: it counts in its counter's value (see {@link CellQueries#total}). */
     static final short UNFOLDED = 0;
+
     private static final short FOLDED = 1;
 
     private final CounterTables t;
 
     /** The hot path's statements, rendered once (see {@link RenderedStatement}). */
     private final RenderedStatement append;
+
     private final RenderedStatement stored;
 
     DeltaQueries(CounterTables tables) {
         this.t = tables;
-        this.append = new RenderedStatement(ctx -> ctx.insertInto(t.deltas, t.deltasName, t.deltasId, t.deltasDelta,
-                        t.deltasAppendedAt, t.deltasFolded)
-                .values(marker(0, String.class), marker(1, String.class), marker(2, Long.class),
-                        marker(3, Long.class), inline(UNFOLDED))
-                .onConflict(t.deltasName, t.deltasId)
-                .doNothing(), APPEND_TIMEOUT_SECONDS);
-        this.stored = new RenderedStatement(ctx -> ctx.select(t.deltasDelta).from(t.deltas)
+        this.append = new RenderedStatement(
+                ctx -> ctx.insertInto(
+                                t.deltas, t.deltasName, t.deltasId, t.deltasDelta, t.deltasAppendedAt, t.deltasFolded)
+                        .values(
+                                marker(0, String.class),
+                                marker(1, String.class),
+                                marker(2, Long.class),
+                                marker(3, Long.class),
+                                inline(UNFOLDED))
+                        .onConflict(t.deltasName, t.deltasId)
+                        .doNothing(),
+                APPEND_TIMEOUT_SECONDS);
+        this.stored = new RenderedStatement(ctx -> ctx.select(t.deltasDelta)
+                .from(t.deltas)
                 .where(t.deltasName.eq(marker(0, String.class)), t.deltasId.eq(marker(1, String.class))));
     }
 
     /** Whether the counter has a delta not folded yet. */
     boolean hasUnfolded(DSLContext ctx, CounterName counter) {
-        return ctx.fetchExists(ctx.selectOne().from(t.deltas)
-                .where(t.deltasName.eq(counter.value()), t.deltasFolded.eq(UNFOLDED)));
+        return ctx.fetchExists(
+                ctx.selectOne().from(t.deltas).where(t.deltasName.eq(counter.value()), t.deltasFolded.eq(UNFOLDED)));
     }
 
     /**
@@ -68,17 +77,23 @@ final class DeltaQueries {
         if (append.execute(ctx, counter.value(), deltaId, delta, now.toEpochMilli()) == 1) {
             return OptionalLong.empty();
         }
-        OptionalLong stored = this.stored.query(ctx, rows -> rows.next() ? OptionalLong.of(rows.getLong(1))
-                : OptionalLong.empty(), counter.value(), deltaId);
+        OptionalLong stored = this.stored.query(
+                ctx,
+                rows -> rows.next() ? OptionalLong.of(rows.getLong(1)) : OptionalLong.empty(),
+                counter.value(),
+                deltaId);
         if (stored.isEmpty()) {
-            throw new TransientStoreException("Appending a delta to counter '" + counter + "' found its id '" + deltaId
-                    + "' taken by a row gone before it could be read (purged); nothing was appended", null);
+            throw new TransientStoreException(
+                    "Appending a delta to counter '" + counter + "' found its id '" + deltaId
+                            + "' taken by a row gone before it could be read (purged); nothing was appended",
+                    null);
         }
         return stored;
     }
 
     Map<String, Long> unfolded(DSLContext ctx, CounterName counter, int limit) {
-        return ctx.select(t.deltasId, t.deltasDelta).from(t.deltas)
+        return ctx.select(t.deltasId, t.deltasDelta)
+                .from(t.deltas)
                 .where(t.deltasName.eq(counter.value()), t.deltasFolded.eq(UNFOLDED))
                 .limit(limit)
                 .fetchMap(t.deltasId, t.deltasDelta);
@@ -95,7 +110,9 @@ final class DeltaQueries {
     /** Deletes folded deltas appended before {@code before}: until then, they recognise late retries. */
     void purgeFolded(DSLContext ctx, CounterName counter, Instant before) {
         ctx.deleteFrom(t.deltas)
-                .where(t.deltasName.eq(counter.value()), t.deltasFolded.eq(FOLDED),
+                .where(
+                        t.deltasName.eq(counter.value()),
+                        t.deltasFolded.eq(FOLDED),
                         t.deltasAppendedAt.lt(before.toEpochMilli()))
                 .execute();
     }

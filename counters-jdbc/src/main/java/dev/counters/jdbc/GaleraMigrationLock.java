@@ -45,7 +45,8 @@ final class GaleraMigrationLock implements AutoCloseable {
         String table = prefix + "counters_migration_lock";
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
-            try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            try (Connection connection = dataSource.getConnection();
+                    Statement statement = connection.createStatement()) {
                 statement.execute("create table " + table + " (held_since timestamp not null)");
                 return new GaleraMigrationLock(dataSource, table);
             } catch (SQLException e) {
@@ -66,15 +67,17 @@ final class GaleraMigrationLock implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute("drop table if exists " + table);
         }
     }
 
     private static String ageOf(DataSource dataSource, String table) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); PreparedStatement statement = connection.prepareStatement(
-                "select timestampdiff(second, create_time, now()) from information_schema.tables"
-                        + " where table_schema = database() and table_name = ?")) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(
+                        "select timestampdiff(second, create_time, now()) from information_schema.tables"
+                                + " where table_schema = database() and table_name = ?")) {
             statement.setString(1, table);
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next() ? rows.getLong(1) + " s" : "an unknown time";

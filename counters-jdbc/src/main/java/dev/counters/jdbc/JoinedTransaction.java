@@ -39,27 +39,31 @@ final class JoinedTransaction extends StatementRunner {
      * and the caller's transaction goes on. MySQL, MariaDB and H2 undo the failed statement alone by themselves.
      */
     @Override
-    <T extends @Nullable Object> T run(String operation, @Nullable CounterName counter, long delta,
-            Function<DSLContext, T> work) {
+    <T extends @Nullable Object> T run(
+            String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
         if (delta == 0 || dialect().family() != SQLDialect.POSTGRES) {
             return super.run(operation, counter, delta, work);
         }
-        return super.run(operation, counter, delta, ctx -> ctx.connectionResult(connection -> {
-            Savepoint savepoint = connection.setSavepoint();
-            T result;
-            try {
-                result = work.apply(ctx);
-            } catch (RuntimeException e) {
-                try {
-                    connection.rollback(savepoint);
-                } catch (SQLException | RuntimeException undo) {
-                    e.addSuppressed(undo); // the connection is likely gone; the failure says what is known
-                }
-                throw e;
-            }
-            connection.releaseSavepoint(savepoint);
-            return result;
-        }));
+        return super.run(
+                operation,
+                counter,
+                delta,
+                ctx -> ctx.connectionResult(connection -> {
+                    Savepoint savepoint = connection.setSavepoint();
+                    T result;
+                    try {
+                        result = work.apply(ctx);
+                    } catch (RuntimeException e) {
+                        try {
+                            connection.rollback(savepoint);
+                        } catch (SQLException | RuntimeException undo) {
+                            e.addSuppressed(undo); // the connection is likely gone; the failure says what is known
+                        }
+                        throw e;
+                    }
+                    connection.releaseSavepoint(savepoint);
+                    return result;
+                }));
     }
 
     /**
@@ -68,11 +72,18 @@ final class JoinedTransaction extends StatementRunner {
      * race (one fails, or deadlocks under MySQL's gap locks), and the first would block every other until it ends.
      */
     @Override
-    void createMissing(String operation, CounterName counter, Function<DSLContext, Boolean> exists,
+    void createMissing(
+            String operation,
+            CounterName counter,
+            Function<DSLContext, Boolean> exists,
             Function<DSLContext, Query> insertIgnoringConflicts) {
         if (!run(operation, counter, 0, exists)) {
             try {
-                outside.run(operation, counter, 0, ctx -> insertIgnoringConflicts.apply(ctx).execute());
+                outside.run(
+                        operation,
+                        counter,
+                        0,
+                        ctx -> insertIgnoringConflicts.apply(ctx).execute());
             } catch (TransientStoreException e) {
                 // Another caller's insert of the same row won (H2 reports the race as a key violation). Nothing to
                 // repeat: the caller's own write creates the row if that insert is rolled back after all.

@@ -1,7 +1,5 @@
 package dev.counters.jdbc;
 
-import static org.jooq.impl.DSL.select;
-
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterStoreException;
@@ -65,8 +63,17 @@ import org.jspecify.annotations.Nullable;
  * each table lives in its query class ({@link CellQueries}, {@link DeltaQueries}, ...), and error translation in
  * {@link StatementRunner}.
  */
-public final class JooqCounterStore implements CounterStore, Leases, IdempotentBatches, IdempotencyKeys,
-        IdleCounters, DeltaLog, ShardCounts, Maxima, Sequences, DatabaseClock {
+public final class JooqCounterStore
+        implements CounterStore,
+                Leases,
+                IdempotentBatches,
+                IdempotencyKeys,
+                IdleCounters,
+                DeltaLog,
+                ShardCounts,
+                Maxima,
+                Sequences,
+                DatabaseClock {
 
     /** Names per statement in reads of many counters, so that no statement grows without bound. */
     private static final int MAX_NAMES_PER_QUERY = 1_000;
@@ -83,12 +90,17 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
     private final @Nullable CallerTransactions callerTransactions;
     /** What the provider of a caller's connection is wrapped in (see {@link ClientPreparedOnGalera}). */
     private final UnaryOperator<ConnectionProvider> callerConnections;
+
     private final Supplier<Optional<SessionLocks>> sessionLocks;
     private final IntSupplier sessionLockConnections;
 
-    private JooqCounterStore(StatementRunner runner, CounterTables tables,
-            @Nullable CallerTransactions callerTransactions, UnaryOperator<ConnectionProvider> callerConnections,
-            Supplier<Optional<SessionLocks>> sessionLocks, IntSupplier sessionLockConnections) {
+    private JooqCounterStore(
+            StatementRunner runner,
+            CounterTables tables,
+            @Nullable CallerTransactions callerTransactions,
+            UnaryOperator<ConnectionProvider> callerConnections,
+            Supplier<Optional<SessionLocks>> sessionLocks,
+            IntSupplier sessionLockConnections) {
         this.runner = runner;
         this.tables = tables;
         this.cells = new CellQueries(tables);
@@ -170,9 +182,12 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
             return Optional.of(this);
         }
         Connection connection = callerTransactions == null ? null : callerTransactions.currentConnection();
-        return connection == null ? Optional.empty()
-                : Optional.of(new JooqCounterStore(new JoinedTransaction(runner,
-                        callerConnections.apply(new DefaultConnectionProvider(connection))), this));
+        return connection == null
+                ? Optional.empty()
+                : Optional.of(new JooqCounterStore(
+                        new JoinedTransaction(
+                                runner, callerConnections.apply(new DefaultConnectionProvider(connection))),
+                        this));
     }
 
     /**
@@ -190,7 +205,8 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
      */
     @Override
     public <T> Optional<T> capability(Class<T> capability) {
-        return capability == SessionLocks.class ? sessionLocks.get().map(capability::cast)
+        return capability == SessionLocks.class
+                ? sessionLocks.get().map(capability::cast)
                 : CounterStore.super.capability(capability);
     }
 
@@ -217,8 +233,8 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
     }
 
     private void createCell(CounterName counter, String cell) {
-        runner.createMissing("add", counter, ctx -> cells.exists(ctx, counter, cell),
-                ctx -> cells.create(ctx, counter, cell));
+        runner.createMissing(
+                "add", counter, ctx -> cells.exists(ctx, counter, cell), ctx -> cells.create(ctx, counter, cell));
     }
 
     @Override
@@ -244,8 +260,8 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
     @Override
     public boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
         try {
-            return runner.run("compareAndSet", counter, 0,
-                    ctx -> cells.compareAndSet(ctx, counter, cell, expected, newValue));
+            return runner.run(
+                    "compareAndSet", counter, 0, ctx -> cells.compareAndSet(ctx, counter, cell, expected, newValue));
         } catch (TransientStoreException e) {
             if (expected == null) {
                 return false; // a concurrent first write of the cell won the race to create it: a conflict
@@ -264,24 +280,28 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
 
     @Override
     public List<CounterName> counterNames(String prefix, @Nullable CounterName after, int limit) {
-        Table<Record1<String>> names = cells.names().union(deltas.names()).union(maxima.names()).asTable("names",
-                "name");
+        Table<Record1<String>> names =
+                cells.names().union(deltas.names()).union(maxima.names()).asTable("names", "name");
         Field<String> name = Objects.requireNonNull(names.field("name", String.class), "the column named above");
         // Names hold letters, digits and . _ - : only; '_' is a wildcard of LIKE, so it is escaped.
-        Condition matching = prefix.isEmpty() ? DSL.noCondition()
+        Condition matching = prefix.isEmpty()
+                ? DSL.noCondition()
                 : name.like(prefix.replace("!", "!!").replace("_", "!_").replace("%", "!%") + "%", '!');
-        return runner.run("counterNames", ctx -> ctx.select(name).from(names)
-                .where(matching, after == null ? DSL.noCondition() : name.gt(after.value()))
-                .orderBy(name)
-                .limit(limit)
-                .fetch(row -> CounterName.of(row.value1())));
+        return runner.run(
+                "counterNames",
+                ctx -> ctx.select(name)
+                        .from(names)
+                        .where(matching, after == null ? DSL.noCondition() : name.gt(after.value()))
+                        .orderBy(name)
+                        .limit(limit)
+                        .fetch(row -> CounterName.of(row.value1())));
     }
 
     // ---- idempotent batches ----
 
     @Override
-    public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> batch,
-            Map<String, KeyedDelta> keyed, Instant now) {
+    public AppliedBatch applyBatch(
+            String key, String cell, Map<CounterName, Long> batch, Map<String, KeyedDelta> keyed, Instant now) {
         try {
             return runner.transaction("applyBatch '" + key + "'", null, 0, ctx -> {
                 // The key first: a retry waits here for an attempt still in flight, and stops if it committed.
@@ -339,7 +359,8 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
 
     private boolean deleteLocked(CounterName counter, Map<String, Long> cellVersions) {
         return runner.transaction("deleteIfUnchanged", counter, 0, ctx -> {
-            if (deltas.hasUnfolded(ctx, counter) || !cells.versionsForUpdate(ctx, counter).equals(cellVersions)) {
+            if (deltas.hasUnfolded(ctx, counter)
+                    || !cells.versionsForUpdate(ctx, counter).equals(cellVersions)) {
                 return false;
             }
             // Only the cells seen, at the versions seen: one created or written meanwhile stays, and then none goes.
@@ -357,8 +378,10 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
         return runner.transaction("increment under key '" + key + "'", counter, delta, ctx -> {
             // The key first: a repeat in flight elsewhere waits here for that attempt, and stops if it committed.
             if (!keys.record(ctx, key, counter, delta, now)) {
-                return keys.read(ctx, key).orElseThrow(() -> new TransientStoreException("Key '" + key
-                        + "' was pruned between its insert and its read; nothing was written", null));
+                return keys.read(ctx, key)
+                        .orElseThrow(() -> new TransientStoreException(
+                                "Key '" + key + "' was pruned between its insert and its read; nothing was written",
+                                null));
             }
             OptionalLong value = write.apply(new JooqCounterStore(runner.within(ctx), this));
             if (value.isPresent()) {
@@ -378,14 +401,15 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
      * whose delta overflows its cell. Any other failure is thrown as it is: its outcome may be unknown, and a
      * diagnosis that fails too (the database gone) must not turn it into "surely not applied".
      */
-    private RuntimeException overflowIn(List<Map.Entry<CounterName, Long>> deltas, String cell,
-            CounterStoreException failure) {
+    private RuntimeException overflowIn(
+            List<Map.Entry<CounterName, Long>> deltas, String cell, CounterStoreException failure) {
         if (!SqlFailures.isOutOfRange(failure)) {
             return failure;
         }
         try {
             for (Map.Entry<CounterName, Long> entry : deltas) {
-                long current = read(entry.getKey(), cell).map(VersionedValue::value).orElse(0L);
+                long current =
+                        read(entry.getKey(), cell).map(VersionedValue::value).orElse(0L);
                 long delta = entry.getValue();
                 long sum = current + delta;
                 if (((current ^ sum) & (delta ^ sum)) < 0) {
@@ -423,15 +447,15 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
     }
 
     @Override
-    public boolean foldDeltas(CounterName counter, String cell, Collection<String> deltaIds, long sum,
-            Instant purgeBefore) {
+    public boolean foldDeltas(
+            CounterName counter, String cell, Collection<String> deltaIds, long sum, Instant purgeBefore) {
         List<String> ids = List.copyOf(deltaIds);
         try {
             return runner.transaction("foldDeltas", counter, sum, ctx -> {
                 int marked = 0;
                 for (int from = 0; from < ids.size(); from += MAX_NAMES_PER_QUERY) {
-                    marked += deltas.markFolded(ctx, counter,
-                            ids.subList(from, Math.min(ids.size(), from + MAX_NAMES_PER_QUERY)));
+                    marked += deltas.markFolded(
+                            ctx, counter, ids.subList(from, Math.min(ids.size(), from + MAX_NAMES_PER_QUERY)));
                 }
                 if (marked != ids.size()) {
                     throw new ChangedMeanwhile(); // rolls back what was marked
@@ -494,25 +518,37 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
 
     @Override
     public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
-        runner.createMissing("reserve", sequence, ctx -> sequences.exists(ctx, sequence),
+        runner.createMissing(
+                "reserve",
+                sequence,
+                ctx -> sequences.exists(ctx, sequence),
                 ctx -> sequences.create(ctx, sequence, start));
         // In a caller's transaction, on the row lock: the one statement would overwrite the caller's LAST_INSERT_ID().
         if (!SequenceQueries.inOneStatement(dialect()) || runner.joinsCallerTransaction()) {
-            return runner.transaction("reserve", sequence, 0,
-                    ctx -> sequences.reserve(ctx, sequence, count, start, increment, maxValue));
+            return runner.transaction(
+                    "reserve", sequence, 0, ctx -> sequences.reserve(ctx, sequence, count, start, increment, maxValue));
         }
         return reserveInOneStatement(sequence, count, increment, maxValue).orElseGet(() -> {
             // A new sequence: its row first, in a statement of its own (the reservation is one update of that row).
-            runner.run("create sequence", sequence, 0, ctx -> sequences.create(ctx, sequence, start).execute());
-            return reserveInOneStatement(sequence, count, increment, maxValue).orElseThrow(() ->
-                    new TransientStoreException("Sequence '" + sequence + "' was deleted while a reservation created"
-                            + " it; nothing was reserved", null));
+            runner.run(
+                    "create sequence",
+                    sequence,
+                    0,
+                    ctx -> sequences.create(ctx, sequence, start).execute());
+            return reserveInOneStatement(sequence, count, increment, maxValue)
+                    .orElseThrow(() -> new TransientStoreException(
+                            "Sequence '" + sequence + "' was deleted while a reservation created"
+                                    + " it; nothing was reserved",
+                            null));
         });
     }
 
-    private Optional<Reservation> reserveInOneStatement(CounterName sequence, long count, long increment,
-            long maxValue) {
-        return runner.run("reserve", sequence, 0,
+    private Optional<Reservation> reserveInOneStatement(
+            CounterName sequence, long count, long increment, long maxValue) {
+        return runner.run(
+                "reserve",
+                sequence,
+                0,
                 ctx -> sequences.reserveInOneStatement(ctx, sequence, count, increment, maxValue));
     }
 
@@ -539,7 +575,9 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
     }
 
     /** A read of many counters, a bounded number of names per statement. */
-    private Map<CounterName, Long> inChunks(String operation, Collection<CounterName> counters,
+    private Map<CounterName, Long> inChunks(
+            String operation,
+            Collection<CounterName> counters,
             BiFunction<DSLContext, List<CounterName>, Map<CounterName, Long>> read) {
         Map<CounterName, Long> totals = new HashMap<>();
         List<CounterName> names = List.copyOf(counters);
@@ -642,18 +680,26 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
                 migrate(context);
             }
             // On Galera, statements sent as text: there a conflict abort is never lost (ClientPreparedOnGalera).
-            ConnectionProvider connections = ClientPreparedOnGalera.of(context.configuration().connectionProvider(),
-                    context.dialect());
+            ConnectionProvider connections =
+                    ClientPreparedOnGalera.of(context.configuration().connectionProvider(), context.dialect());
             // Knowing that no connection could be had lets a caller repeat the write: it surely did not happen.
             ConnectionProvider reachable = new ReachabilityAwareConnectionProvider(connections);
             // Transactions of the store's own, on its own connections (never a given context's Spring provider).
-            context = DSL.using(context.configuration().derive(reachable)
-                    .derive(new DefaultTransactionProvider(reachable)));
-            DatabaseSessionLocks locks = new DatabaseSessionLocks(reachable, context.dialect().family(), tablePrefix,
-                    poolSize, dataSource != null ? dataSource.toString() : "of the DSLContext");
-            return new JooqCounterStore(new StatementRunner(context), new CounterTables(tablePrefix),
-                    callerTransactions, ClientPreparedOnGalera.forCallerConnections(connections),
-                    DatabaseSessionLocks.of(context, locks), locks::held);
+            context = DSL.using(
+                    context.configuration().derive(reachable).derive(new DefaultTransactionProvider(reachable)));
+            DatabaseSessionLocks locks = new DatabaseSessionLocks(
+                    reachable,
+                    context.dialect().family(),
+                    tablePrefix,
+                    poolSize,
+                    dataSource != null ? dataSource.toString() : "of the DSLContext");
+            return new JooqCounterStore(
+                    new StatementRunner(context),
+                    new CounterTables(tablePrefix),
+                    callerTransactions,
+                    ClientPreparedOnGalera.forCallerConnections(connections),
+                    DatabaseSessionLocks.of(context, locks),
+                    locks::held);
         }
 
         private DSLContext createContext() {
@@ -674,9 +720,12 @@ public final class JooqCounterStore implements CounterStore, Leases, IdempotentB
          * MYSQL for a MariaDB server (MySQL's upsert syntax is not MariaDB's).
          */
         private DSLContext withDetectedDialect(DSLContext given) {
-            SQLDialect actual = dialect != null ? dialect
+            SQLDialect actual = dialect != null
+                    ? dialect
                     : given.connectionResult(connection -> Databases.detect(connection.getMetaData()));
-            return actual == given.dialect() ? given : DSL.using(given.configuration().derive(actual));
+            return actual == given.dialect()
+                    ? given
+                    : DSL.using(given.configuration().derive(actual));
         }
 
         private DataSource dataSourceOf(DSLContext context) {

@@ -26,14 +26,14 @@ final class KeyQueries {
 
     /** The statements of one keyed increment, rendered once (see {@link RenderedStatement}). */
     private final RenderedStatement record;
+
     private final RenderedStatement setValue;
 
     KeyQueries(CounterTables tables) {
         this.t = tables;
-        this.record = new RenderedStatement(ctx -> ctx.insertInto(t.keys, t.keysKey, t.keysName, t.keysDelta,
-                        t.keysAppliedAt)
-                .values(marker(0, String.class), marker(1, String.class), marker(2, Long.class),
-                        marker(3, Long.class))
+        this.record = new RenderedStatement(ctx -> ctx.insertInto(
+                        t.keys, t.keysKey, t.keysName, t.keysDelta, t.keysAppliedAt)
+                .values(marker(0, String.class), marker(1, String.class), marker(2, Long.class), marker(3, Long.class))
                 .onConflict(t.keysKey)
                 .doNothing());
         this.setValue = new RenderedStatement(ctx -> ctx.update(t.keys)
@@ -54,9 +54,14 @@ final class KeyQueries {
     }
 
     Optional<KeyedIncrement> read(DSLContext ctx, String key) {
-        return ctx.select(t.keysName, t.keysDelta, t.keysValue).from(t.keys).where(t.keysKey.eq(key))
-                .fetchOptional(row -> new KeyedIncrement(CounterName.of(row.value1()), row.value2(),
-                        row.value3() == null ? OptionalLong.empty() : OptionalLong.of(row.value3()), false));
+        return ctx.select(t.keysName, t.keysDelta, t.keysValue)
+                .from(t.keys)
+                .where(t.keysKey.eq(key))
+                .fetchOptional(row -> new KeyedIncrement(
+                        CounterName.of(row.value1()),
+                        row.value2(),
+                        row.value3() == null ? OptionalLong.empty() : OptionalLong.of(row.value3()),
+                        false));
     }
 
     /** The keys among {@code keys} that are recorded, with their increments. */
@@ -64,10 +69,11 @@ final class KeyQueries {
         Map<String, KeyedDelta> recorded = new HashMap<>();
         List<String> all = List.copyOf(keys);
         for (int from = 0; from < all.size(); from += KEYS_PER_STATEMENT) {
-            ctx.select(t.keysKey, t.keysName, t.keysDelta).from(t.keys)
+            ctx.select(t.keysKey, t.keysName, t.keysDelta)
+                    .from(t.keys)
                     .where(t.keysKey.in(all.subList(from, Math.min(all.size(), from + KEYS_PER_STATEMENT))))
-                    .forEach(row -> recorded.put(row.value1(),
-                            new KeyedDelta(CounterName.of(row.value2()), row.value3())));
+                    .forEach(row ->
+                            recorded.put(row.value1(), new KeyedDelta(CounterName.of(row.value2()), row.value3())));
         }
         return recorded;
     }
@@ -79,11 +85,14 @@ final class KeyQueries {
     void recordAll(DSLContext ctx, Map<String, KeyedDelta> keys, Instant now) {
         List<Map.Entry<String, KeyedDelta>> all = List.copyOf(keys.entrySet());
         for (int from = 0; from < all.size(); from += KEYS_PER_STATEMENT) {
-            InsertValuesStep4<Record, String, String, Long, Long> insert = ctx.insertInto(t.keys, t.keysKey,
-                    t.keysName, t.keysDelta, t.keysAppliedAt);
-            for (Map.Entry<String, KeyedDelta> entry : all.subList(from,
-                    Math.min(all.size(), from + KEYS_PER_STATEMENT))) {
-                insert = insert.values(entry.getKey(), entry.getValue().counter().value(), entry.getValue().delta(),
+            InsertValuesStep4<Record, String, String, Long, Long> insert =
+                    ctx.insertInto(t.keys, t.keysKey, t.keysName, t.keysDelta, t.keysAppliedAt);
+            for (Map.Entry<String, KeyedDelta> entry :
+                    all.subList(from, Math.min(all.size(), from + KEYS_PER_STATEMENT))) {
+                insert = insert.values(
+                        entry.getKey(),
+                        entry.getValue().counter().value(),
+                        entry.getValue().delta(),
                         now.toEpochMilli());
             }
             insert.execute();
@@ -95,13 +104,16 @@ final class KeyQueries {
      * key, since not every database takes a limit on a delete.
      */
     int prune(DSLContext ctx, Instant appliedBefore, int limit) {
-        List<String> old = ctx.select(t.keysKey).from(t.keys)
+        List<String> old = ctx.select(t.keysKey)
+                .from(t.keys)
                 .where(t.keysAppliedAt.lt(appliedBefore.toEpochMilli()))
                 .orderBy(t.keysAppliedAt)
                 .limit(limit)
                 .fetch(t.keysKey);
-        return old.isEmpty() ? 0 : ctx.deleteFrom(t.keys)
-                .where(t.keysKey.in(old), t.keysAppliedAt.lt(appliedBefore.toEpochMilli()))
-                .execute();
+        return old.isEmpty()
+                ? 0
+                : ctx.deleteFrom(t.keys)
+                        .where(t.keysKey.in(old), t.keysAppliedAt.lt(appliedBefore.toEpochMilli()))
+                        .execute();
     }
 }

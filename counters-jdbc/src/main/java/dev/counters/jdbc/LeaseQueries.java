@@ -18,18 +18,20 @@ final class LeaseQueries {
     /** Takes the lease if free, renews it for its owner, or takes it over once expired: whether owner holds it. */
     boolean tryLease(DSLContext ctx, String key, String owner, Instant expiresAt, Instant now) {
         if (ctx.insertInto(t.leases, t.leasesKey, t.leasesOwner, t.leasesExpiresAt)
-                .values(key, owner, expiresAt.toEpochMilli())
-                .onConflict(t.leasesKey)
-                .doNothing()
-                .execute() == 1) {
+                        .values(key, owner, expiresAt.toEpochMilli())
+                        .onConflict(t.leasesKey)
+                        .doNothing()
+                        .execute()
+                == 1) {
             return true;
         }
         return ctx.update(t.leases)
-                .set(t.leasesOwner, owner)
-                .set(t.leasesExpiresAt, expiresAt.toEpochMilli())
-                .where(t.leasesKey.eq(key))
-                .and(t.leasesOwner.eq(owner).or(t.leasesExpiresAt.le(now.toEpochMilli())))
-                .execute() == 1;
+                        .set(t.leasesOwner, owner)
+                        .set(t.leasesExpiresAt, expiresAt.toEpochMilli())
+                        .where(t.leasesKey.eq(key))
+                        .and(t.leasesOwner.eq(owner).or(t.leasesExpiresAt.le(now.toEpochMilli())))
+                        .execute()
+                == 1;
     }
 
     /**
@@ -39,16 +41,27 @@ final class LeaseQueries {
      */
     Instant databaseTime(DSLContext ctx) {
         return switch (ctx.family()) {
-            case MYSQL, MARIADB -> ctx.select(DSL.field("utc_timestamp(6)", SQLDataType.LOCALDATETIME))
-                    .fetchSingle().value1().toInstant(ZoneOffset.UTC);
-            case POSTGRES -> ctx.select(DSL.field("clock_timestamp()", SQLDataType.OFFSETDATETIME))
-                    .fetchSingle().value1().toInstant();
-            default -> ctx.select(DSL.field("current_timestamp(6)", SQLDataType.OFFSETDATETIME))
-                    .fetchSingle().value1().toInstant();
+            case MYSQL, MARIADB ->
+                ctx.select(DSL.field("utc_timestamp(6)", SQLDataType.LOCALDATETIME))
+                        .fetchSingle()
+                        .value1()
+                        .toInstant(ZoneOffset.UTC);
+            case POSTGRES ->
+                ctx.select(DSL.field("clock_timestamp()", SQLDataType.OFFSETDATETIME))
+                        .fetchSingle()
+                        .value1()
+                        .toInstant();
+            default ->
+                ctx.select(DSL.field("current_timestamp(6)", SQLDataType.OFFSETDATETIME))
+                        .fetchSingle()
+                        .value1()
+                        .toInstant();
         };
     }
 
     void release(DSLContext ctx, String key, String owner) {
-        ctx.deleteFrom(t.leases).where(t.leasesKey.eq(key), t.leasesOwner.eq(owner)).execute();
+        ctx.deleteFrom(t.leases)
+                .where(t.leasesKey.eq(key), t.leasesOwner.eq(owner))
+                .execute();
     }
 }

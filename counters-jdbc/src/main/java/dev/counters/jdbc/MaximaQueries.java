@@ -29,7 +29,8 @@ final class MaximaQueries {
     }
 
     OptionalInt shardCount(DSLContext ctx, CounterName counter) {
-        return ctx.select(t.shardsCount).from(t.shards)
+        return ctx.select(t.shardsCount)
+                .from(t.shards)
                 .where(t.shardsName.eq(counter.value()))
                 .fetchOptional(t.shardsCount)
                 .map(OptionalInt::of)
@@ -44,9 +45,12 @@ final class MaximaQueries {
                 .doUpdate()
                 .set(t.shardsCount, greatest(t.shardsCount, val(shards)))
                 .execute();
-        return Objects.requireNonNull(ctx.select(t.shardsCount).from(t.shards)
-                .where(t.shardsName.eq(counter.value()))
-                .fetchSingle(t.shardsCount), "a shard count is never null");
+        return Objects.requireNonNull(
+                ctx.select(t.shardsCount)
+                        .from(t.shards)
+                        .where(t.shardsName.eq(counter.value()))
+                        .fetchSingle(t.shardsCount),
+                "a shard count is never null");
     }
 
     void raiseShard(DSLContext ctx, CounterName counter, int shard, long value) {
@@ -59,7 +63,8 @@ final class MaximaQueries {
     }
 
     OptionalLong maxOfShards(DSLContext ctx, CounterName counter) {
-        Long max = ctx.select(max(t.maxShardsValue)).from(t.maxShards)
+        Long max = ctx.select(max(t.maxShardsValue))
+                .from(t.maxShards)
                 .where(t.maxShardsName.eq(counter.value()))
                 .fetchOne(0, Long.class);
         return max == null ? OptionalLong.empty() : OptionalLong.of(max);
@@ -72,7 +77,8 @@ final class MaximaQueries {
 
     /** Up to {@code limit} names with a maximum record after {@code after}, in order. */
     List<CounterName> names(DSLContext ctx, @Nullable CounterName after, int limit) {
-        return ctx.selectDistinct(t.maxShardsName).from(t.maxShards)
+        return ctx.selectDistinct(t.maxShardsName)
+                .from(t.maxShards)
                 .where(after == null ? DSL.noCondition() : t.maxShardsName.gt(after.value()))
                 .orderBy(t.maxShardsName)
                 .limit(limit)

@@ -18,10 +18,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class OwnConnections {
 
-    private static final String TRANSACTION_AWARE = "org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy";
+    private static final String TRANSACTION_AWARE =
+            "org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy";
 
-    private OwnConnections() {
-    }
+    private OwnConnections() {}
 
     /** {@code dataSource}, or the target of the transaction-aware proxy it is. */
     static DataSource of(DataSource dataSource) {
@@ -31,10 +31,11 @@ final class OwnConnections {
         }
         Class<?> proxy = proxyClass(own);
         if (proxy != null && wraps(own, proxy)) {
-            throw new IllegalArgumentException("The DataSource " + own.getClass().getName() + " wraps a Spring "
-                    + "TransactionAwareDataSourceProxy, whose connections join the caller's transaction: the library's "
-                    + "own writes (blocks of sequence numbers, combined increments) would be rolled back with it. Build "
-                    + "the store on the DataSource under the proxy");
+            throw new IllegalArgumentException(
+                    "The DataSource " + own.getClass().getName() + " wraps a Spring "
+                            + "TransactionAwareDataSourceProxy, whose connections join the caller's transaction: the library's "
+                            + "own writes (blocks of sequence numbers, combined increments) would be rolled back with it. Build "
+                            + "the store on the DataSource under the proxy");
         }
         return own;
     }
@@ -65,7 +66,8 @@ final class OwnConnections {
             }
             throw new IllegalArgumentException("The TransactionAwareDataSourceProxy has no target DataSource");
         } catch (NoSuchMethodException | IllegalAccessException | InvocationTargetException e) {
-            throw new IllegalStateException("Could not reach the target of " + proxy.getClass().getName(), e);
+            throw new IllegalStateException(
+                    "Could not reach the target of " + proxy.getClass().getName(), e);
         }
     }
 

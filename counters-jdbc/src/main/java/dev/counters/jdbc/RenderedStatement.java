@@ -28,8 +28,7 @@ final class RenderedStatement {
         T read(ResultSet rows) throws SQLException;
     }
 
-    private record Rendered(SQLDialect dialect, String sql, int[] slots) {
-    }
+    private record Rendered(SQLDialect dialect, String sql, int[] slots) {}
 
     private final Function<DSLContext, Query> prototype;
     /** The JDBC query timeout in seconds; 0 for none. */

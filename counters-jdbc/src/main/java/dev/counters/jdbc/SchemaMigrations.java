@@ -28,8 +28,7 @@ final class SchemaMigrations {
 
     static final String LOCATION = "classpath:dev/counters/jdbc/migration/";
 
-    private SchemaMigrations() {
-    }
+    private SchemaMigrations() {}
 
     static MigrateResult migrate(DataSource dataSource, SQLDialect dialect, String prefix) {
         return migrate(dataSource, dialect, prefix, GaleraMigrationLock.WAIT);

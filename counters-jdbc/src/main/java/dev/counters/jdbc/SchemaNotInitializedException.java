@@ -15,9 +15,11 @@ public class SchemaNotInitializedException extends CountersException {
     private final String ddlLocation;
 
     SchemaNotInitializedException(List<String> missing, String ddlLocation) {
-        super("The counters schema is not in the database: missing " + String.join(", ", missing) + ". Let the"
-                + " store apply its migrations (JooqCounterStore.Builder.migrateSchema(true)), or apply the DDL in "
-                + ddlLocation + " with your own migrations", null);
+        super(
+                "The counters schema is not in the database: missing " + String.join(", ", missing) + ". Let the"
+                        + " store apply its migrations (JooqCounterStore.Builder.migrateSchema(true)), or apply the DDL in "
+                        + ddlLocation + " with your own migrations",
+                null);
         this.missing = List.copyOf(missing);
         this.ddlLocation = ddlLocation;
     }

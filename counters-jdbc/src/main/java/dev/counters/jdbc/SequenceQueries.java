@@ -9,8 +9,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Optional;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
 import org.jooq.Query;
+import org.jooq.SQLDialect;
 
 /** The SQL of {@code counter_sequences}: the next value of each sequence. */
 final class SequenceQueries {
@@ -52,7 +52,11 @@ final class SequenceQueries {
      * through it shifted into 1 .. 2^64 - 1, order kept: {@code (v as unsigned XOR 2^63) + 1}. Every signed value a
      * sequence can hold before it is exhausted ({@code next_value <= maxValue < Long.MAX_VALUE}) has its own id.
      */
-    Optional<Reservation> reserveInOneStatement(DSLContext ctx, CounterName sequence, long count, long increment,
+    Optional<Reservation> reserveInOneStatement(
+            DSLContext ctx,
+            CounterName sequence,
+            long count,
+            long increment,
             long maxValue) { // empty when there is no row: create it with create(), in a statement of its own
         String table = t.sequences.getName();
         // The granted count is worked out by the database as Reservation.starting does, in DECIMAL: no overflow.
@@ -73,8 +77,8 @@ final class SequenceQueries {
                 }
                 try (ResultSet keys = update.getGeneratedKeys()) {
                     if (!keys.next()) {
-                        throw new SQLException("No value came back from the reservation of sequence '" + sequence
-                                + "'");
+                        throw new SQLException(
+                                "No value came back from the reservation of sequence '" + sequence + "'");
                     }
                     return unshifted(Long.parseUnsignedLong(keys.getString(1)));
                 }
@@ -83,7 +87,9 @@ final class SequenceQueries {
         if (previous != null) {
             return Optional.of(Reservation.starting(sequence, previous, count, increment, maxValue));
         }
-        Long next = ctx.select(t.sequencesNext).from(t.sequences).where(t.sequencesName.eq(sequence.value()))
+        Long next = ctx.select(t.sequencesNext)
+                .from(t.sequences)
+                .where(t.sequencesName.eq(sequence.value()))
                 .fetchOne(t.sequencesNext);
         if (next == null || next <= maxValue) {
             return Optional.empty(); // no row when the update ran (another caller may have created it since)
@@ -101,16 +107,18 @@ final class SequenceQueries {
      * the lock excludes every other reservation), or in the caller's transaction on any database: there
      * {@code LAST_INSERT_ID} belongs to the caller's session, and the one-statement reservation would change it.
      */
-    Reservation reserve(DSLContext ctx, CounterName sequence, long count, long start, long increment,
-            long maxValue) {
-        Long next = ctx.select(t.sequencesNext).from(t.sequences)
+    Reservation reserve(DSLContext ctx, CounterName sequence, long count, long start, long increment, long maxValue) {
+        Long next = ctx.select(t.sequencesNext)
+                .from(t.sequences)
                 .where(t.sequencesName.eq(sequence.value()))
                 .forUpdate()
                 .fetchOne(t.sequencesNext);
         if (next == null) {
             // Two callers creating the sequence at once: one insert fails (a deadlock or unique violation), its
             // transaction is rolled back, and its retry finds the row.
-            ctx.insertInto(t.sequences, t.sequencesName, t.sequencesNext).values(sequence.value(), start).execute();
+            ctx.insertInto(t.sequences, t.sequencesName, t.sequencesNext)
+                    .values(sequence.value(), start)
+                    .execute();
             next = start;
         }
         Reservation reservation = Reservation.starting(sequence, next, count, increment, maxValue);

@@ -36,6 +36,7 @@ final class SqlFailures {
      * command before running it, a {@code COMMIT} included: nothing of its transaction left the node.
      */
     private static final int GALERA_NODE_NOT_READY = 1047;
+
     private static final int H2_CONCURRENT_UPDATE = 90131;
     private static final String NUMERIC_OUT_OF_RANGE = "22003";
     /**
@@ -43,14 +44,14 @@ final class SqlFailures {
      * statements meet behind a pooler that moves a client between server sessions (PgBouncer in transaction mode).
      */
     private static final Set<String> PREPARED_STATEMENT_LOST = Set.of("42P05", "26000");
+
     private static final String PREPARED_STATEMENTS_BEHIND_A_POOLER = ". Behind PgBouncer in transaction or "
             + "statement mode, pgjdbc's server-side prepared statements need PgBouncer 1.21 or newer with "
             + "max_prepared_statements set; or add prepareThreshold=0 to the JDBC URL";
     /** MySQL/MariaDB "BIGINT value is out of range", which Connector/J reports as 22001. */
     private static final int MYSQL_OUT_OF_RANGE = 1690;
 
-    private SqlFailures() {
-    }
+    private SqlFailures() {}
 
     /** Translates the failure of an operation on no particular counter. */
     static RuntimeException translate(RuntimeException e, String operation) {
@@ -58,8 +59,7 @@ final class SqlFailures {
     }
 
     /** Translates the failure of an operation on {@code counter} that added {@code delta} (0: not an add). */
-    static RuntimeException translate(RuntimeException e, String operation, @Nullable CounterName counter,
-            long delta) {
+    static RuntimeException translate(RuntimeException e, String operation, @Nullable CounterName counter, long delta) {
         if (e instanceof CountersException) {
             return e; // translated already, by a statement inside this transaction
         }
@@ -69,7 +69,8 @@ final class SqlFailures {
         }
         SQLException sql = sqlException(e);
         if (sql == null) {
-            return e instanceof DataAccessException ? new CounterStoreException(what + " failed: " + e.getMessage(), e)
+            return e instanceof DataAccessException
+                    ? new CounterStoreException(what + " failed: " + e.getMessage(), e)
                     : e;
         }
         String state = sql.getSQLState() == null ? "" : sql.getSQLState();
@@ -100,9 +101,13 @@ final class SqlFailures {
     }
 
     private static boolean isRolledBack(String state, int code) {
-        return ROLLED_BACK_STATES.contains(state) || UNIQUE_VIOLATION.equals(state)
-                || code == MYSQL_LOCK_WAIT_TIMEOUT || code == MYSQL_DEADLOCK || code == MYSQL_DUPLICATE_KEY
-                || code == H2_CONCURRENT_UPDATE || code == GALERA_NODE_NOT_READY;
+        return ROLLED_BACK_STATES.contains(state)
+                || UNIQUE_VIOLATION.equals(state)
+                || code == MYSQL_LOCK_WAIT_TIMEOUT
+                || code == MYSQL_DEADLOCK
+                || code == MYSQL_DUPLICATE_KEY
+                || code == H2_CONCURRENT_UPDATE
+                || code == GALERA_NODE_NOT_READY;
     }
 
     private static boolean isUnreachable(Throwable e) {

@@ -33,8 +33,8 @@ class StatementRunner {
      * Runs statements on {@code counter}, adding {@code delta} to it (0: not an add; a refused value out of range
      * then says which counter overflows).
      */
-    <T extends @Nullable Object> T run(String operation, @Nullable CounterName counter, long delta,
-            Function<DSLContext, T> work) {
+    <T extends @Nullable Object> T run(
+            String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
         try {
             return work.apply(dsl);
         } catch (RuntimeException e) {
@@ -51,9 +51,11 @@ class StatementRunner {
      * Makes sure a row exists before a write in a caller's transaction; nothing to do in a transaction of one's own,
      * where the write itself inserts it.
      */
-    void createMissing(String operation, CounterName counter, Function<DSLContext, Boolean> exists,
-            Function<DSLContext, Query> insertIgnoringConflicts) {
-    }
+    void createMissing(
+            String operation,
+            CounterName counter,
+            Function<DSLContext, Boolean> exists,
+            Function<DSLContext, Query> insertIgnoringConflicts) {}
 
     /**
      * A runner for statements inside a transaction this runner opened, on that transaction's context: its atomic work
@@ -62,8 +64,8 @@ class StatementRunner {
     StatementRunner within(DSLContext transaction) {
         return new StatementRunner(transaction) {
             @Override
-            <T> T transaction(String operation, @Nullable CounterName counter, long delta,
-                    Function<DSLContext, T> work) {
+            <T> T transaction(
+                    String operation, @Nullable CounterName counter, long delta, Function<DSLContext, T> work) {
                 return run(operation, counter, delta, work);
             }
         };

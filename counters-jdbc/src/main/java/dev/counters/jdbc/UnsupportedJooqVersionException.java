@@ -19,9 +19,11 @@ public class UnsupportedJooqVersionException extends CountersException {
     private final String found;
 
     UnsupportedJooqVersionException(String found) {
-        super("jOOQ " + found + " is on the class path, but counters runs on jOOQ " + String.join(", ", SUPPORTED)
-                + " only (tested: 3.19 and 3.21, the versions Spring Boot 4.0 and 4.1 manage). Remove the override"
-                + " of jOOQ's version (jooq.version), or set it to a 3.19.x release on Java 17", null);
+        super(
+                "jOOQ " + found + " is on the class path, but counters runs on jOOQ " + String.join(", ", SUPPORTED)
+                        + " only (tested: 3.19 and 3.21, the versions Spring Boot 4.0 and 4.1 manage). Remove the override"
+                        + " of jOOQ's version (jooq.version), or set it to a 3.19.x release on Java 17",
+                null);
         this.found = found;
     }
 
@@ -49,7 +51,8 @@ public class UnsupportedJooqVersionException extends CountersException {
      */
     private static String loadedVersion() {
         try {
-            return String.valueOf(Class.forName("org.jooq.Constants").getField("VERSION").get(null));
+            return String.valueOf(
+                    Class.forName("org.jooq.Constants").getField("VERSION").get(null));
         } catch (ReflectiveOperationException | LinkageError e) {
             return "unknown";
         }

@@ -50,10 +50,12 @@ class AmbiguousCommitTest {
         List<String> names = IntStream.range(0, 10).mapToObj(i -> prefix + i).toList();
         int threads = 16;
         int perThread = 100_000;
-        BufferedSettings settings = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(5))
+        BufferedSettings settings = BufferedSettings.defaults()
+                .withFlushInterval(Duration.ofMillis(5))
                 .withFlushThreshold(5_000);
         try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
-                .defaultStrategy(settings).build()) {
+                .defaultStrategy(settings)
+                .build()) {
             Concurrently.run(threads, thread -> {
                 for (int i = 0; i < perThread; i++) {
                     counters.increment(names.get((thread + i) % names.size()));
@@ -69,13 +71,22 @@ class AmbiguousCommitTest {
             assertThat(reader.get(names).values()).containsOnly((long) threads * perThread / names.size());
             assertThat(reader.get(prefix + "extra")).isEqualTo(8);
         }
-        assertThat(faulty.injectedAfterCommit.get()).as("ambiguous commits injected").isPositive();
-        assertThat(faulty.injectedBeforeCommit.get()).as("rolled-back commits injected").isPositive();
+        assertThat(faulty.injectedAfterCommit.get())
+                .as("ambiguous commits injected")
+                .isPositive();
+        assertThat(faulty.injectedBeforeCommit.get())
+                .as("rolled-back commits injected")
+                .isPositive();
         // 1.6 million increments cost a few hundred statements, not 1.6 million.
         assertThat(faulty.statements.get()).isPositive().isLessThan((long) threads * perThread / 1_000);
-        System.out.printf("buffered on %s: %d increments, %d statements, %d commits, %d+%d faults injected%n",
-                database, threads * perThread, faulty.statements.get(), faulty.commits.get(),
-                faulty.injectedAfterCommit.get(), faulty.injectedBeforeCommit.get());
+        System.out.printf(
+                "buffered on %s: %d increments, %d statements, %d commits, %d+%d faults injected%n",
+                database,
+                threads * perThread,
+                faulty.statements.get(),
+                faulty.commits.get(),
+                faulty.injectedAfterCommit.get(),
+                faulty.injectedBeforeCommit.get());
     }
 
     @ParameterizedTest
@@ -96,8 +107,10 @@ class AmbiguousCommitTest {
             faulty.failEvery(1, Fault.AFTER_COMMIT); // the flush commits, its reply is lost, then nothing answers
             CompletableFuture<Void> flushed = counters.flush();
             // Back only once the flush attempt has failed, diagnosis and all.
-            await().atMost(Duration.ofSeconds(20)).until(() -> faulty.injectedAfterCommit.get() == 1 && faulty.down
-                    && counters.statistics().get(0).activity().buffer().failedFlushes() >= 1);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> faulty.injectedAfterCommit.get() == 1
+                            && faulty.down
+                            && counters.statistics().get(0).activity().buffer().failedFlushes() >= 1);
             faulty.downAfterStrike = false;
             faulty.failEvery(0, Fault.AFTER_COMMIT);
             faulty.down = false;
@@ -105,7 +118,9 @@ class AmbiguousCommitTest {
         } catch (Exception e) {
             throw new AssertionError(e);
         }
-        assertThat(stores.store().get(CounterName.of(counter))).as("applied once").isEqualTo(5);
+        assertThat(stores.store().get(CounterName.of(counter)))
+                .as("applied once")
+                .isEqualTo(5);
     }
 
     @ParameterizedTest
@@ -117,16 +132,21 @@ class AmbiguousCommitTest {
         CounterName full = CounterName.of("full" + System.nanoTime());
         stores.store().add(full, "main", Long.MAX_VALUE - 1);
         faulty.downAfterFailedStatement = true; // the batch is refused, then the diagnosis finds nobody
-        assertThatThrownBy(() -> store.applyBatch("k" + System.nanoTime(), "main", Map.of(full, 5L), Map.of(), Instant.now()).applied())
+        assertThatThrownBy(() -> store.applyBatch(
+                                "k" + System.nanoTime(), "main", Map.of(full, 5L), Map.of(), Instant.now())
+                        .applied())
                 .isInstanceOf(CounterStoreException.class)
                 .isNotInstanceOf(TransientStoreException.class)
-                .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
-                        .isInstanceOf(StoreUnavailableException.class));
+                .satisfies(e ->
+                        assertThat(e.getSuppressed()).singleElement().isInstanceOf(StoreUnavailableException.class));
         faulty.down = false;
         faulty.downAfterFailedStatement = false;
-        assertThatThrownBy(() -> store.applyBatch("k" + System.nanoTime(), "main", Map.of(full, 5L), Map.of(), Instant.now()).applied())
+        assertThatThrownBy(() -> store.applyBatch(
+                                "k" + System.nanoTime(), "main", Map.of(full, 5L), Map.of(), Instant.now())
+                        .applied())
                 .as("with the database there, the diagnosis names the counter")
-                .isInstanceOf(CounterOverflowException.class).hasMessageContaining(full.value());
+                .isInstanceOf(CounterOverflowException.class)
+                .hasMessageContaining(full.value());
         assertThat(stores.store().get(full)).isEqualTo(Long.MAX_VALUE - 1);
     }
 
@@ -159,11 +179,13 @@ class AmbiguousCommitTest {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
         faulty.failEvery(4, Fault.ALTERNATE);
         String counter = "log" + System.nanoTime();
-        DeltaLogSettings settings = DeltaLogSettings.defaults().withRecountAtDeltas(50).withAppendAttempts(10);
+        DeltaLogSettings settings =
+                DeltaLogSettings.defaults().withRecountAtDeltas(50).withAppendAttempts(10);
         AtomicLong acknowledged = new AtomicLong();
         AtomicLong unknown = new AtomicLong();
         try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
-                .defaultStrategy(settings).build()) {
+                .defaultStrategy(settings)
+                .build()) {
             Concurrently.run(4, thread -> {
                 for (int i = 0; i < 250; i++) {
                     try {
@@ -211,7 +233,8 @@ class AmbiguousCommitTest {
 
         faulty.failEvery(0, Fault.AFTER_COMMIT);
         assertThat(store.foldDeltas(counter, "main", unfolded.keySet(), 4_950, Instant.EPOCH))
-                .as("the rerun finds them folded, and writes nothing").isFalse();
+                .as("the rerun finds them folded, and writes nothing")
+                .isFalse();
         assertThat(stores.store().get(counter)).isEqualTo(1_000 + 4_950);
         assertThat(stores.store().unfoldedDeltas(counter, 1_000)).isEmpty();
     }
@@ -222,10 +245,12 @@ class AmbiguousCommitTest {
         JooqStores stores = JooqStores.shared(database);
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
         String prefix = "outage" + System.nanoTime() + ".";
-        BufferedSettings settings = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(20))
+        BufferedSettings settings = BufferedSettings.defaults()
+                .withFlushInterval(Duration.ofMillis(20))
                 .withMaxPendingCounters(5);
         try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
-                .defaultStrategy(settings).build()) {
+                .defaultStrategy(settings)
+                .build()) {
             faulty.down = true;
             for (int i = 0; i < 5; i++) {
                 counters.increment(prefix + i, 10);
@@ -242,8 +267,12 @@ class AmbiguousCommitTest {
             durable.get(60, TimeUnit.SECONDS);
         }
         try (CounterService reader = CounterService.builder(stores.store()).build()) {
-            long total = reader.get(IntStream.range(0, 5).mapToObj(i -> prefix + i).toList()).values().stream()
-                    .mapToLong(Long::longValue).sum();
+            long total = reader
+                    .get(IntStream.range(0, 5).mapToObj(i -> prefix + i).toList())
+                    .values()
+                    .stream()
+                    .mapToLong(Long::longValue)
+                    .sum();
             assertThat(total).isEqualTo(50 + 1 + 40_000);
         }
     }

@@ -21,19 +21,27 @@ import org.junit.jupiter.params.provider.EnumSource;
 class CachedTotalNeverAboveTheStoreTest {
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"H2", "MARIADB"})
     void aTotalLoadedBetweenAnIncrementsCommitAndItsCacheUpdateIsNotAddedToAgain(TestDatabase database)
             throws Exception {
         PauseAfterAdd store = new PauseAfterAdd(JooqStores.shared(database).store());
         String counter = "cached-interleaved-" + System.nanoTime();
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(10))).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .defaultStrategy(ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofMinutes(10)))
+                .build()) {
             store.pauseNextAdd();
             CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.increment(counter, 5));
             store.awaitCommitted();
-            assertThat(counters.get(counter)).as("a miss: loaded from the store, with the increment").isEqualTo(5);
+            assertThat(counters.get(counter))
+                    .as("a miss: loaded from the store, with the increment")
+                    .isEqualTo(5);
             store.release();
             increment.get(30, TimeUnit.SECONDS);
-            assertThat(counters.get(counter)).as("the cached total, never above the store").isEqualTo(5);
+            assertThat(counters.get(counter))
+                    .as("the cached total, never above the store")
+                    .isEqualTo(5);
             assertThat(counters.getExact(counter)).isEqualTo(5);
             // From now on the increments know of the load, and add to it.
             counters.increment(counter, 7);

@@ -43,7 +43,9 @@ class CallerTransactionTest {
         Supplier<Long> next = sequence::next;
         assertThat(inTransaction(database, true, next)).isEqualTo(1);
         assertThat(inTransaction(database, false, next)).isEqualTo(2);
-        assertThat(inTransaction(database, true, next)).as("the rolled-back number again").isEqualTo(2);
+        assertThat(inTransaction(database, true, next))
+                .as("the rolled-back number again")
+                .isEqualTo(2);
         assertThat(sequence.next()).as("outside any transaction").isEqualTo(3);
     }
 
@@ -68,16 +70,21 @@ class CallerTransactionTest {
 
         assertThat(rolledBack.get()).isPositive();
         assertThat(committed).hasSize(320 - (int) rolledBack.get());
-        assertThat(committed).as("the committed numbers are 1..n, each once")
-                .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, committed.size()).boxed().toList());
+        assertThat(committed)
+                .as("the committed numbers are 1..n, each once")
+                .containsExactlyInAnyOrderElementsOf(
+                        LongStream.rangeClosed(1, committed.size()).boxed().toList());
     }
 
     @ParameterizedTest
     @EnumSource(TestDatabase.class)
     void atomicAndOptimisticIncrementsCountOnlyWhenTheirTransactionCommits(TestDatabase database) {
         for (String strategy : List.of("atomic", "optimistic")) {
-            StrategySettings factory = strategy.equals("atomic") ? AtomicSettings.defaults() : OptimisticSettings.defaults();
-            CounterService counters = CounterService.builder(joiningStore(database)).defaultStrategy(factory).build();
+            StrategySettings factory =
+                    strategy.equals("atomic") ? AtomicSettings.defaults() : OptimisticSettings.defaults();
+            CounterService counters = CounterService.builder(joiningStore(database))
+                    .defaultStrategy(factory)
+                    .build();
             CounterName name = CounterName.of("joined." + strategy);
             AtomicLong expected = new AtomicLong();
 
@@ -116,7 +123,9 @@ class CallerTransactionTest {
     void blocksOfNumbersAndShardedIncrementsAreNeverRolledBackByTheCaller(TestDatabase database) {
         JooqCounterStore store = joiningStore(database);
         Sequence blocks = SequenceService.builder(store).build().sequence("ticket.numbers");
-        CounterService sharded = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults()).build();
+        CounterService sharded = CounterService.builder(store)
+                .defaultStrategy(ShardedSettings.defaults())
+                .build();
 
         long inRolledBack = inTransaction(database, false, () -> {
             sharded.increment("sharded.views", 5);
@@ -124,7 +133,10 @@ class CallerTransactionTest {
         });
 
         // A fresh service must not reuse the block handed out in the rolled-back transaction.
-        long afterRestart = SequenceService.builder(store).build().sequence("ticket.numbers").next();
+        long afterRestart = SequenceService.builder(store)
+                .build()
+                .sequence("ticket.numbers")
+                .next();
         assertThat(afterRestart).isGreaterThan(inRolledBack);
         assertThat(sharded.getExact("sharded.views")).isEqualTo(5);
     }
@@ -133,9 +145,12 @@ class CallerTransactionTest {
     @EnumSource(TestDatabase.class)
     void withoutCallerTransactionsEveryWriteCommitsOnItsOwn(TestDatabase database) {
         JooqCounterStore store = JooqCounterStore.builder(database.dataSource())
-                .tablePrefix(JooqStores.shared(database).prefix()).build();
+                .tablePrefix(JooqStores.shared(database).prefix())
+                .build();
         CounterService counters = CounterService.builder(store).build();
-        Sequence sequence = SequenceService.builder(store).defaultSettings(SequenceSettings.gapless()).build()
+        Sequence sequence = SequenceService.builder(store)
+                .defaultSettings(SequenceSettings.gapless())
+                .build()
                 .sequence("independent.numbers");
 
         inTransaction(database, false, () -> {
@@ -148,7 +163,9 @@ class CallerTransactionTest {
     }
 
     private static SequenceService sequences(TestDatabase database, SequenceSettings settings) {
-        return SequenceService.builder(joiningStore(database)).defaultSettings(settings).build();
+        return SequenceService.builder(joiningStore(database))
+                .defaultSettings(settings)
+                .build();
     }
 
     /** A store on tables of its own, joining the thread's transaction. */

@@ -13,15 +13,14 @@ import java.time.Duration;
  */
 public final class ChildBufferedIncrementer {
 
-    private ChildBufferedIncrementer() {
-    }
+    private ChildBufferedIncrementer() {}
 
     public static void main(String[] args) {
         HikariDataSource dataSource = ChildPool.of(args, 4);
-        CounterService counters = CounterService.builder(
-                        JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
-                .defaultStrategy(BufferedSettings.defaults()
-                        .withFlushInterval(Duration.ofMillis(100)))
+        CounterService counters = CounterService.builder(JooqCounterStore.builder(dataSource)
+                        .tablePrefix(args[3])
+                        .build())
+                .defaultStrategy(BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(100)))
                 .build();
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         for (long done = 1; System.nanoTime() < deadline; done++) {

@@ -25,8 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ChildIncrementer {
 
-    private ChildIncrementer() {
-    }
+    private ChildIncrementer() {}
 
     public static void main(String[] args) {
         int threads = Integer.parseInt(args[5]);
@@ -34,16 +33,18 @@ public final class ChildIncrementer {
         AtomicLong acknowledged = new AtomicLong();
         AtomicLong refused = new AtomicLong();
         try (HikariDataSource dataSource = ChildPool.of(args, threads);
-                CounterService counters = CounterService.builder(
-                        JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
-                        .defaultStrategy(strategy(args[7])).build()) {
+                CounterService counters = CounterService.builder(JooqCounterStore.builder(dataSource)
+                                .tablePrefix(args[3])
+                                .build())
+                        .defaultStrategy(strategy(args[7]))
+                        .build()) {
             System.out.println("READY");
             System.out.flush();
             if (args.length > 8 && args[8].equals("keyed")) {
                 Concurrently.run(threads, thread -> incrementKeyed(counters, args[4], thread, perThread, acknowledged));
             } else {
-                Concurrently.run(threads, thread -> incrementCounting(counters, args[4], perThread, acknowledged,
-                        refused));
+                Concurrently.run(
+                        threads, thread -> incrementCounting(counters, args[4], perThread, acknowledged, refused));
             }
         }
         System.out.println("ACKNOWLEDGED " + acknowledged.get() + " REFUSED " + refused.get());
@@ -53,8 +54,8 @@ public final class ChildIncrementer {
      * Increments {@code times} times, counting acknowledged increments and those refused by an optimistic counter
      * that lost every attempt (refused increments wrote nothing, so they do not count).
      */
-    static void incrementCounting(CounterService counters, String counter, int times, AtomicLong acknowledged,
-            AtomicLong refused) {
+    static void incrementCounting(
+            CounterService counters, String counter, int times, AtomicLong acknowledged, AtomicLong refused) {
         for (int i = 0; i < times; i++) {
             try {
                 counters.increment(counter);
@@ -69,8 +70,8 @@ public final class ChildIncrementer {
      * Increments {@code times} times, each under its key {@code k-<thread>-<i>}, repeating an increment under its key
      * until it is acknowledged: whatever failed, the key makes the repeat safe.
      */
-    static void incrementKeyed(CounterService counters, String counter, int thread, int times,
-            AtomicLong acknowledged) {
+    static void incrementKeyed(
+            CounterService counters, String counter, int thread, int times, AtomicLong acknowledged) {
         for (int i = 0; i < times; i++) {
             IdempotencyKey key = IdempotencyKey.of("k-" + thread + "-" + i);
             for (int attempt = 1; ; attempt++) {

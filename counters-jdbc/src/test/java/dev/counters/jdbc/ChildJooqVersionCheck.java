@@ -9,14 +9,14 @@ import org.h2.jdbcx.JdbcDataSource;
  */
 public final class ChildJooqVersionCheck {
 
-    private ChildJooqVersionCheck() {
-    }
+    private ChildJooqVersionCheck() {}
 
     public static void main(String[] args) {
         JdbcDataSource dataSource = new JdbcDataSource();
         dataSource.setURL("jdbc:h2:mem:version-check;DB_CLOSE_DELAY=-1");
         try (CounterService counters = CounterService.builder(
-                JooqCounterStore.builder(dataSource).migrateSchema(true).build()).build()) {
+                        JooqCounterStore.builder(dataSource).migrateSchema(true).build())
+                .build()) {
             counters.increment("checked");
             counters.increment("checked");
             System.out.println("COUNTED " + counters.get("checked"));

@@ -3,12 +3,12 @@ package dev.counters.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterName;
 import dev.counters.contract.Concurrently;
+import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.jdbc.testing.ChildPool;
+import dev.counters.sequence.Reservation;
 import dev.counters.sequence.Sequence;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
-import dev.counters.contract.ForwardingCounterStore;
-import dev.counters.sequence.Reservation;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
 import java.io.FileOutputStream;
@@ -22,32 +22,35 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ChildSequenceDrawer {
 
-    private ChildSequenceDrawer() {
-    }
+    private ChildSequenceDrawer() {}
 
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[5]);
         int perThread = Integer.parseInt(args[6]);
         AtomicLong reservations = new AtomicLong();
         try (HikariDataSource dataSource = ChildPool.of(args, threads)) {
-            ForwardingCounterStore counting = new ForwardingCounterStore(
-                    JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build()) {
-                @Override
-                public Reservation reserve(CounterName sequence, long count, long start, long increment, long max) {
-                    Reservation reserved = super.reserve(sequence, count, start, increment, max);
-                    reservations.incrementAndGet(); // round trips that reserved: one rolled back is retried
-                    return reserved;
-                }
-            };
+            ForwardingCounterStore counting =
+                    new ForwardingCounterStore(JooqCounterStore.builder(dataSource)
+                            .tablePrefix(args[3])
+                            .build()) {
+                        @Override
+                        public Reservation reserve(
+                                CounterName sequence, long count, long start, long increment, long max) {
+                            Reservation reserved = super.reserve(sequence, count, start, increment, max);
+                            reservations.incrementAndGet(); // round trips that reserved: one rolled back is retried
+                            return reserved;
+                        }
+                    };
             try (SequenceService sequences = SequenceService.builder(counting)
-                    .defaultSettings(fixedBlocks(Integer.parseInt(args[7]))).build()) {
+                    .defaultSettings(fixedBlocks(Integer.parseInt(args[7])))
+                    .build()) {
                 Sequence sequence = sequences.sequence(args[4]);
                 System.out.println("READY");
                 System.out.flush();
                 Concurrently.run(threads, thread -> {
                     Path file = Path.of(args[8], ProcessHandle.current().pid() + "-" + thread + ".bin");
-                    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
-                            new FileOutputStream(file.toFile()), 1 << 16))) {
+                    try (DataOutputStream out = new DataOutputStream(
+                            new BufferedOutputStream(new FileOutputStream(file.toFile()), 1 << 16))) {
                         for (int i = 0; i < perThread; i++) {
                             out.writeLong(sequence.next());
                             if (i % 1_000 == 0) {

@@ -32,8 +32,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class DatabaseClockTest {
 
-    private static final DateTimeFormatter WINDOW_START = DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'")
-            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter WINDOW_START =
+            DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
     /** Housekeeping every 6 s: a tenth of the shortest key retention. */
     private static final Duration FREQUENT_UPKEEP = Duration.ofMinutes(1);
 
@@ -45,18 +45,28 @@ class DatabaseClockTest {
 
     private static long windowsTotal(CounterService counters, String counter) {
         Instant now = Instant.now();
-        return counters.windowed(counter).series(now.minus(Duration.ofMinutes(30)), now.plus(Duration.ofMinutes(30)))
-                .stream().mapToLong(window -> window.value()).sum();
+        return counters
+                .windowed(counter)
+                .series(now.minus(Duration.ofMinutes(30)), now.plus(Duration.ofMinutes(30)))
+                .stream()
+                .mapToLong(window -> window.value())
+                .sum();
     }
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"H2", "MARIADB"})
     void aServiceStartedWithItsClockTwoHoursFastThenCorrectedPurgesNoCurrentWindow(TestDatabase database) {
         ShiftedClock clock = new ShiftedClock(Duration.ofHours(2));
         String counter = "fast-" + System.nanoTime();
         WindowSettings minutes = WindowSettings.of(Duration.ofMinutes(1)); // kept for an hour
-        try (CounterService counters = CounterService.builder(JooqStores.shared(database).store()).clock(clock)
-                .windows(counter, minutes).keyRetention(FREQUENT_UPKEEP).build()) {
+        try (CounterService counters = CounterService.builder(
+                        JooqStores.shared(database).store())
+                .clock(clock)
+                .windows(counter, minutes)
+                .keyRetention(FREQUENT_UPKEEP)
+                .build()) {
             clock.shift(Duration.ZERO); // NTP corrects the clock
             counters.increment(counter, 5);
             String old = oldWindow(counter, minutes.size());
@@ -69,19 +79,25 @@ class DatabaseClockTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB"})
-    void servicesWhoseClocksDifferByMoreThanAWindowsRetentionKeepEveryAcknowledgedWindowedCount(
-            TestDatabase database) throws InterruptedException {
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"H2", "MARIADB"})
+    void servicesWhoseClocksDifferByMoreThanAWindowsRetentionKeepEveryAcknowledgedWindowedCount(TestDatabase database)
+            throws InterruptedException {
         JooqStores stores = JooqStores.shared(database);
         String counter = "skewed-" + System.nanoTime();
         WindowSettings seconds = WindowSettings.of(Duration.ofSeconds(1)); // kept for a minute
         long acknowledged = 0;
         // The one that does the housekeeping runs 3 minutes ahead; the other, on time, leaves it the upkeep.
         try (CounterService ahead = CounterService.builder(stores.store())
-                        .clock(new ShiftedClock(Duration.ofMinutes(3))).windows(counter, seconds)
-                        .keyRetention(FREQUENT_UPKEEP).build();
-                CounterService onTime = CounterService.builder(stores.anotherStore()).windows(counter, seconds)
-                        .keyRetention(Duration.ofDays(7)).build()) {
+                        .clock(new ShiftedClock(Duration.ofMinutes(3)))
+                        .windows(counter, seconds)
+                        .keyRetention(FREQUENT_UPKEEP)
+                        .build();
+                CounterService onTime = CounterService.builder(stores.anotherStore())
+                        .windows(counter, seconds)
+                        .keyRetention(Duration.ofDays(7))
+                        .build()) {
             String old = oldWindow(counter, seconds.size());
             ahead.increment(old, 1);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -97,20 +113,28 @@ class DatabaseClockTest {
                 Thread.sleep(20);
             }
             assertThat(purgedAt).as("a purge ran").isPositive();
-            assertThat(windowsTotal(onTime, counter)).as("every acknowledged increment, in its window")
+            assertThat(windowsTotal(onTime, counter))
+                    .as("every acknowledged increment, in its window")
                     .isEqualTo(acknowledged);
         }
     }
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"H2", "MARIADB"})
     void aWindowedIncrementIsRefusedWhileTheClockLagsTheDatabasesByMoreThanHalfTheRetention(TestDatabase database) {
         ShiftedClock clock = new ShiftedClock(Duration.ofMinutes(-3));
         String counter = "behind-" + System.nanoTime();
-        try (CounterService counters = CounterService.builder(JooqStores.shared(database).store()).clock(clock)
-                .windows(counter, WindowSettings.of(Duration.ofSeconds(1))).build()) {
-            assertThatThrownBy(() -> counters.increment(counter, 1)).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("lags the clock purges go by").hasMessageContaining("nothing was written");
+        try (CounterService counters = CounterService.builder(
+                        JooqStores.shared(database).store())
+                .clock(clock)
+                .windows(counter, WindowSettings.of(Duration.ofSeconds(1)))
+                .build()) {
+            assertThatThrownBy(() -> counters.increment(counter, 1))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("lags the clock purges go by")
+                    .hasMessageContaining("nothing was written");
             clock.shift(Duration.ZERO);
             counters.increment(counter, 4);
             assertThat(windowsTotal(counters, counter)).isEqualTo(4);
@@ -123,13 +147,16 @@ class DatabaseClockTest {
      * retry, while the appending node's clock is 30 minutes behind: beyond the 10-minute folded retention.
      */
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"H2", "MARIADB"})
     void aRetriedAppendOfANodeWhoseClockIsBehindIsNotCountedTwice(TestDatabase database) {
         JooqStores stores = JooqStores.shared(database);
         String counter = "lost-reply-" + System.nanoTime();
         DeltaLog log = stores.store().capability(DeltaLog.class).orElseThrow();
         try (CounterService folder = CounterService.builder(stores.store())
-                .defaultStrategy(DeltaLogSettings.defaults().withRecountAtDeltas(1)).build()) {
+                .defaultStrategy(DeltaLogSettings.defaults().withRecountAtDeltas(1))
+                .build()) {
             AtomicBoolean loseReply = new AtomicBoolean(true);
             CounterStore behindsStore = new ForwardingCounterStore(stores.anotherStore()) {
                 @Override
@@ -139,7 +166,8 @@ class DatabaseClockTest {
                         // Before the reply comes back, the other node appends, folds and purges.
                         folder.increment(counter, 1);
                         await().atMost(Duration.ofSeconds(20))
-                                .until(() -> log.unfoldedDeltas(CounterName.of(counter), 10).isEmpty());
+                                .until(() -> log.unfoldedDeltas(CounterName.of(counter), 10)
+                                        .isEmpty());
                         throw new CounterStoreException("connection lost before the commit's reply", null);
                     }
                     return appended;
@@ -147,10 +175,13 @@ class DatabaseClockTest {
             };
             try (CounterService behind = CounterService.builder(behindsStore)
                     .clock(new ShiftedClock(Duration.ofMinutes(-30)))
-                    .defaultStrategy(DeltaLogSettings.defaults()).build()) {
+                    .defaultStrategy(DeltaLogSettings.defaults())
+                    .build()) {
                 behind.increment(counter, 100);
             }
-            assertThat(folder.getExact(counter)).as("the retried append counted once").isEqualTo(101);
+            assertThat(folder.getExact(counter))
+                    .as("the retried append counted once")
+                    .isEqualTo(101);
         }
     }
 }

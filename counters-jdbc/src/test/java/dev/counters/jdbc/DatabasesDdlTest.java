@@ -23,19 +23,25 @@ class DatabasesDdlTest {
     void theDocumentedDdlIsEveryMigrationWithAnEmptyPrefix(String heading, String folder) throws IOException {
         List<String> page = Files.readAllLines(Path.of("..", "docs", "databases.md"));
         int start = page.indexOf(heading);
-        assertThat(start).as("the DDL block " + heading + " of docs/databases.md").isNotNegative();
+        assertThat(start)
+                .as("the DDL block " + heading + " of docs/databases.md")
+                .isNotNegative();
         String ddl = page.subList(start + 1, page.subList(start, page.size()).indexOf("```") + start).stream()
-                .filter(line -> !line.isBlank()).collect(Collectors.joining("\n"));
+                .filter(line -> !line.isBlank())
+                .collect(Collectors.joining("\n"));
 
         String migrations;
         try (Stream<Path> files = Files.list(Path.of("src/main/resources/dev/counters/jdbc/migration", folder))) {
-            migrations = files.sorted(Comparator.comparingInt(DatabasesDdlTest::version)).flatMap(file -> {
-                try {
-                    return Files.readAllLines(file).stream();
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }).filter(line -> !line.isBlank()).map(line -> line.replace("${prefix}", ""))
+            migrations = files.sorted(Comparator.comparingInt(DatabasesDdlTest::version))
+                    .flatMap(file -> {
+                        try {
+                            return Files.readAllLines(file).stream();
+                        } catch (IOException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    })
+                    .filter(line -> !line.isBlank())
+                    .map(line -> line.replace("${prefix}", ""))
                     .collect(Collectors.joining("\n"));
         }
         assertThat(ddl).isEqualTo(migrations);

@@ -30,7 +30,9 @@ class DeltaLogHeldAppendTest {
     private static final Duration RETENTION = Duration.ofSeconds(12);
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRES"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"MARIADB", "POSTGRES"})
     void anAppendTheServerHoldsEndsBeforeItsTombstoneCouldBePurged(TestDatabase database) throws Exception {
         JooqStores stores = JooqStores.shared(database);
         // Two attempts: the second starts after the first was cancelled, within the retry window (half the retention).
@@ -39,7 +41,8 @@ class DeltaLogHeldAppendTest {
         String table = stores.prefix() + "counter_deltas";
         ExecutorService caller = Executors.newSingleThreadExecutor();
         try (CounterService counters = CounterService.builder(stores.store())
-                .defaultStrategy(settings).build();
+                        .defaultStrategy(settings)
+                        .build();
                 HikariDataSource other = database.newDataSource(1);
                 Connection holder = other.getConnection()) {
             counters.increment(name, 1);
@@ -60,12 +63,19 @@ class DeltaLogHeldAppendTest {
                 unlock(database, holder);
             }
             Duration took = Duration.ofNanos(System.nanoTime() - started);
-            System.out.printf("delta-log append held on %s: failed after %d ms: %s%n", database, took.toMillis(),
-                    failure);
+            System.out.printf(
+                    "delta-log append held on %s: failed after %d ms: %s%n", database, took.toMillis(), failure);
 
-            assertThat(failure).as("the held append's failure").isInstanceOfSatisfying(CountersException.class,
-                    e -> assertThat(e.mayHaveBeenApplied()).as("a cancelled statement's outcome is unknown").isTrue());
-            assertThat(took).as("both attempts over before the tombstone could be purged").isLessThan(RETENTION)
+            assertThat(failure)
+                    .as("the held append's failure")
+                    .isInstanceOfSatisfying(
+                            CountersException.class,
+                            e -> assertThat(e.mayHaveBeenApplied())
+                                    .as("a cancelled statement's outcome is unknown")
+                                    .isTrue());
+            assertThat(took)
+                    .as("both attempts over before the tombstone could be purged")
+                    .isLessThan(RETENTION)
                     .isGreaterThanOrEqualTo(Duration.ofSeconds(2L * DeltaQueries.APPEND_TIMEOUT_SECONDS));
             // The cancelled statements wrote nothing, and nothing of them runs once the lock is gone.
             counters.increment(name, 10);

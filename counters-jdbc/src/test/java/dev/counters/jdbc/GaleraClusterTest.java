@@ -31,7 +31,8 @@ class GaleraClusterTest {
     @Test
     void replicatesConflictsFailsOverAndRejoins() throws Exception {
         try (GaleraCluster cluster = GaleraCluster.start(3)) {
-            try (Connection node0 = connect(cluster, 0); Statement statement = node0.createStatement()) {
+            try (Connection node0 = connect(cluster, 0);
+                    Statement statement = node0.createStatement()) {
                 statement.execute("CREATE TABLE galera_smoke (id INT PRIMARY KEY, v BIGINT NOT NULL)");
                 statement.execute("INSERT INTO galera_smoke VALUES (1, 0)");
             }
@@ -41,7 +42,8 @@ class GaleraClusterTest {
             List<SQLException> failures = new ArrayList<>();
             int commits = 0;
             ExecutorService committers = Executors.newFixedThreadPool(2);
-            try (Connection first = connect(cluster, 0); Connection second = connect(cluster, 1)) {
+            try (Connection first = connect(cluster, 0);
+                    Connection second = connect(cluster, 1)) {
                 first.setAutoCommit(false);
                 second.setAutoCommit(false);
                 for (int round = 0; round < 10; round++) {
@@ -87,7 +89,9 @@ class GaleraClusterTest {
                 assertThat(stall).isLessThan(Duration.ofSeconds(6));
 
                 long failover = System.nanoTime();
-                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                await().atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(100))
+                        .ignoreExceptions()
                         .untilAsserted(() -> {
                             try (Connection connection = pool.getConnection();
                                     Statement statement = connection.createStatement()) {
@@ -95,13 +99,15 @@ class GaleraClusterTest {
                                 statement.executeUpdate("REPLACE INTO galera_smoke VALUES (4, 4)");
                             }
                         });
-                System.out.printf("Galera: the failover pool wrote to another node in %d ms%n",
+                System.out.printf(
+                        "Galera: the failover pool wrote to another node in %d ms%n",
                         Duration.ofNanos(System.nanoTime() - failover).toMillis());
             }
             assertThat(read(cluster, 0, 4)).isEqualTo(4);
 
             cluster.restart(1);
-            try (Connection node1 = connect(cluster, 1); Statement statement = node1.createStatement()) {
+            try (Connection node1 = connect(cluster, 1);
+                    Statement statement = node1.createStatement()) {
                 assertThat(status(statement, "wsrep_cluster_size")).isEqualTo("3");
                 assertThat(status(statement, "wsrep_local_state_comment")).isEqualTo("Synced");
             }
@@ -133,11 +139,13 @@ class GaleraClusterTest {
 
     /** Writes row {@code id} with autocommit, retrying while the cluster settles after a node died. */
     private static void write(String url, int id) {
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100))
+                .ignoreExceptions()
                 .untilAsserted(() -> {
                     try (Connection connection = DriverManager.getConnection(url, EmbeddedMariaDb.USER, "");
-                            PreparedStatement statement = connection.prepareStatement(
-                                    "REPLACE INTO galera_smoke VALUES (?, ?)")) {
+                            PreparedStatement statement =
+                                    connection.prepareStatement("REPLACE INTO galera_smoke VALUES (?, ?)")) {
                         statement.setInt(1, id);
                         statement.setInt(2, id);
                         statement.executeUpdate();
@@ -147,7 +155,8 @@ class GaleraClusterTest {
 
     /** Row {@code id}'s value on {@code node}, after the node has applied every write the cluster committed. */
     private static long read(GaleraCluster cluster, int node, int id) throws SQLException {
-        try (Connection connection = connect(cluster, node); Statement statement = connection.createStatement()) {
+        try (Connection connection = connect(cluster, node);
+                Statement statement = connection.createStatement()) {
             statement.execute("SET SESSION wsrep_sync_wait = 1");
             try (ResultSet row = statement.executeQuery("SELECT v FROM galera_smoke WHERE id = " + id)) {
                 assertThat(row.next()).as("row %d on node %d", id, node).isTrue();

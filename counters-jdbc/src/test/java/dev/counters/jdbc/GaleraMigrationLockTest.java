@@ -21,19 +21,24 @@ import org.junit.jupiter.api.Test;
  */
 class GaleraMigrationLockTest {
 
-    private final String prefix = "l" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
+    private final String prefix =
+            "l" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
 
     @Test
     void aLockLeftBehindEndsTheWaitNamingItAndNothingIsMigratedUntilItIsDropped() throws SQLException {
         String lock = prefix + "counters_migration_lock";
-        try (HikariDataSource node0 = GaleraNodes.pool(0, 2); HikariDataSource node1 = GaleraNodes.pool(1, 2)) {
+        try (HikariDataSource node0 = GaleraNodes.pool(0, 2);
+                HikariDataSource node1 = GaleraNodes.pool(1, 2)) {
             execute(node0, "create table " + lock + " (held_since timestamp not null)");
 
-            assertThatThrownBy(() -> SchemaMigrations.migrate(node1, SQLDialect.MARIADB, prefix, Duration.ofMillis(500)))
+            assertThatThrownBy(
+                            () -> SchemaMigrations.migrate(node1, SQLDialect.MARIADB, prefix, Duration.ofMillis(500)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("applying the counters' migrations on this Galera cluster")
                     .hasMessageContaining("drop table " + lock);
-            assertThat(exists(node0, prefix + "counter_cells")).as("migrated without the lock").isFalse();
+            assertThat(exists(node0, prefix + "counter_cells"))
+                    .as("migrated without the lock")
+                    .isFalse();
 
             execute(node0, "drop table " + lock);
             SchemaMigrations.migrate(node1, SQLDialect.MARIADB, prefix, Duration.ofMillis(500));
@@ -43,13 +48,15 @@ class GaleraMigrationLockTest {
     }
 
     private static void execute(DataSource dataSource, String sql) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
     }
 
     private static boolean exists(DataSource dataSource, String table) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("select count(*) from information_schema.tables"
                         + " where table_schema = database() and table_name = '" + table + "'")) {
             rows.next();

@@ -23,8 +23,10 @@ class JoinedSideEffectsTest {
     private static final ThreadLocal<Connection> CURRENT = new ThreadLocal<>();
 
     private static JooqCounterStore joiningStore(JooqStores stores) {
-        return JooqCounterStore.builder(stores.database().dataSource()).tablePrefix(stores.prefix())
-                .callerTransactions(CURRENT::get).build();
+        return JooqCounterStore.builder(stores.database().dataSource())
+                .tablePrefix(stores.prefix())
+                .callerTransactions(CURRENT::get)
+                .build();
     }
 
     /** As text: LAST_INSERT_ID() is unsigned, and a value a reservation left there may not fit a long. */
@@ -40,7 +42,8 @@ class JoinedSideEffectsTest {
         JooqStores stores = JooqStores.on(TestDatabase.MARIADB);
         String orders = stores.prefix() + "app_orders";
         SequenceService sequences = SequenceService.builder(joiningStore(stores))
-                .defaultSettings(SequenceSettings.gapless()).build();
+                .defaultSettings(SequenceSettings.gapless())
+                .build();
         try (Connection connection = stores.database().dataSource().getConnection();
                 Statement statement = connection.createStatement()) {
             statement.execute("create table " + orders + " (id bigint auto_increment primary key, number bigint)");

@@ -33,7 +33,10 @@ class JooqVersionCheckTest {
         assertThat(child.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
         String printed = child.output();
         assertThat(child.process().exitValue()).as(printed).isEqualTo(3);
-        assertThat(printed).contains("FAILED jOOQ 3.18.38 is on the class path, but counters runs on jOOQ 3.19, 3.20,"
-                + " 3.21 only").contains("FOUND 3.18.38").doesNotContain("COUNTED");
+        assertThat(printed)
+                .contains("FAILED jOOQ 3.18.38 is on the class path, but counters runs on jOOQ 3.19, 3.20,"
+                        + " 3.21 only")
+                .contains("FOUND 3.18.38")
+                .doesNotContain("COUNTED");
     }
 }

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.CounterService;
 import dev.counters.contract.Concurrently;
-import dev.counters.testing.ChildJvm;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
+import dev.counters.testing.ChildJvm;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.params.ParameterizedTest;
 import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -39,16 +39,25 @@ class MultiProcessExactnessTest {
     void twoProcessesOnOneCounterAreExact(TestDatabase database, String strategy) throws Exception {
         JooqStores stores = JooqStores.on(database);
         String counter = "shared.hot";
-        ChildJvm child = ChildJvm.start(ChildIncrementer.class, database.jdbcUrl(), database.user(),
-                database.password(), stores.prefix(), counter, String.valueOf(THREADS), String.valueOf(PER_THREAD),
+        ChildJvm child = ChildJvm.start(
+                ChildIncrementer.class,
+                database.jdbcUrl(),
+                database.user(),
+                database.password(),
+                stores.prefix(),
+                counter,
+                String.valueOf(THREADS),
+                String.valueOf(PER_THREAD),
                 strategy);
         try (CounterService counters = CounterService.builder(stores.store())
-                .defaultStrategy(ChildIncrementer.strategy(strategy)).build()) {
+                .defaultStrategy(ChildIncrementer.strategy(strategy))
+                .build()) {
             child.awaitOutput("READY", 2, TimeUnit.MINUTES); // so that both processes really run at once
             AtomicLong acknowledged = new AtomicLong();
             AtomicLong refused = new AtomicLong();
-            Concurrently.run(THREADS, thread ->
-                    ChildIncrementer.incrementCounting(counters, counter, PER_THREAD, acknowledged, refused));
+            Concurrently.run(
+                    THREADS,
+                    thread -> ChildIncrementer.incrementCounting(counters, counter, PER_THREAD, acknowledged, refused));
             Matcher printed = Pattern.compile("ACKNOWLEDGED (\\d+) REFUSED (\\d+)")
                     .matcher(child.awaitSuccess(5, TimeUnit.MINUTES));
             assertThat(printed.find()).isTrue();
@@ -62,8 +71,9 @@ class MultiProcessExactnessTest {
             }
             // ... and the stored total is exactly the acknowledged ones of both processes.
             assertThat(counters.get(counter)).isEqualTo(acknowledged.get() + childAcknowledged);
-            System.out.printf("%s on %s: %d acknowledged, %d refused for contention%n", strategy, database,
-                    acknowledged.get() + childAcknowledged, refused.get() + childRefused);
+            System.out.printf(
+                    "%s on %s: %d acknowledged, %d refused for contention%n",
+                    strategy, database, acknowledged.get() + childAcknowledged, refused.get() + childRefused);
         }
     }
 
@@ -86,19 +96,30 @@ class MultiProcessExactnessTest {
         JooqStores stores = JooqStores.on(database);
         String counter = "shared.keyed";
         int perThread = 300;
-        ChildJvm child = ChildJvm.start(ChildIncrementer.class, database.jdbcUrl(), database.user(),
-                database.password(), stores.prefix(), counter, String.valueOf(THREADS), String.valueOf(perThread),
-                strategy, "keyed");
+        ChildJvm child = ChildJvm.start(
+                ChildIncrementer.class,
+                database.jdbcUrl(),
+                database.user(),
+                database.password(),
+                stores.prefix(),
+                counter,
+                String.valueOf(THREADS),
+                String.valueOf(perThread),
+                strategy,
+                "keyed");
         try (CounterService counters = CounterService.builder(stores.store())
-                .defaultStrategy(ChildIncrementer.strategy(strategy)).build()) {
+                .defaultStrategy(ChildIncrementer.strategy(strategy))
+                .build()) {
             child.awaitOutput("READY", 2, TimeUnit.MINUTES);
             AtomicLong acknowledged = new AtomicLong();
-            Concurrently.run(THREADS, thread ->
-                    ChildIncrementer.incrementKeyed(counters, counter, thread, perThread, acknowledged));
+            Concurrently.run(
+                    THREADS,
+                    thread -> ChildIncrementer.incrementKeyed(counters, counter, thread, perThread, acknowledged));
             child.awaitSuccess(5, TimeUnit.MINUTES); // closed: a buffered child flushed what it held
             counters.flush().join();
             assertThat(acknowledged.get()).isEqualTo((long) THREADS * perThread);
-            assertThat(counters.getExact(counter)).as("each key once, though both processes sent it")
+            assertThat(counters.getExact(counter))
+                    .as("each key once, though both processes sent it")
                     .isEqualTo((long) THREADS * perThread);
         }
     }

@@ -1,12 +1,11 @@
 package dev.counters.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.counters.testing.ChildJvm;
-import dev.counters.jdbc.testing.JooqStores;
-import dev.counters.jdbc.testing.TestDatabase;
 import static org.awaitility.Awaitility.await;
 
+import dev.counters.jdbc.testing.JooqStores;
+import dev.counters.jdbc.testing.TestDatabase;
+import dev.counters.testing.ChildJvm;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -36,8 +35,16 @@ class MultiProcessSequenceTest {
     private static final int BLOCK = 1_000;
 
     private static ChildJvm draw(JooqStores stores, String sequence, int perThread, Path out) throws IOException {
-        return ChildJvm.start(ChildSequenceDrawer.class, DATABASE.jdbcUrl(), DATABASE.user(), DATABASE.password(),
-                stores.prefix(), sequence, String.valueOf(THREADS), String.valueOf(perThread), String.valueOf(BLOCK),
+        return ChildJvm.start(
+                ChildSequenceDrawer.class,
+                DATABASE.jdbcUrl(),
+                DATABASE.user(),
+                DATABASE.password(),
+                stores.prefix(),
+                sequence,
+                String.valueOf(THREADS),
+                String.valueOf(perThread),
+                String.valueOf(BLOCK),
                 out.toString());
     }
 
@@ -85,7 +92,8 @@ class MultiProcessSequenceTest {
     private static long written(Path directory, String filePrefix) throws IOException {
         try (Stream<Path> files = Files.list(directory)) {
             long bytes = 0;
-            for (Path file : files.filter(f -> f.getFileName().toString().startsWith(filePrefix)).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith(filePrefix))
+                    .toList()) {
                 bytes += Files.size(file);
             }
             return bytes;

@@ -30,7 +30,8 @@ class NodeRulesTest {
     /** {@code rules} node rules under one node id: {@code n0.*}, {@code n1.*}, ... (the third is the default). */
     private static CounterService service(CounterStore store, String nodeId, int rules) {
         StrategySettings node = NodeSettings.defaults().withNodeId(nodeId);
-        CounterServiceBuilder builder = CounterService.builder(store).strategy("n0.*", node).strategy("n1.*", node);
+        CounterServiceBuilder builder =
+                CounterService.builder(store).strategy("n0.*", node).strategy("n1.*", node);
         if (rules == 3) {
             builder.defaultStrategy(node);
         }
@@ -67,8 +68,15 @@ class NodeRulesTest {
                 assertThatThrownBy(() -> service(stores.anotherStore(), nodeId, rules))
                         .isInstanceOf(NodeIdInUseException.class);
                 if (database != TestDatabase.H2) {
-                    ChildJvm other = ChildJvm.start(ChildNodeIncrementer.class, database.jdbcUrl(), database.user(),
-                            database.password(), stores.prefix(), "n0.a", nodeId, "30");
+                    ChildJvm other = ChildJvm.start(
+                            ChildNodeIncrementer.class,
+                            database.jdbcUrl(),
+                            database.user(),
+                            database.password(),
+                            stores.prefix(),
+                            "n0.a",
+                            nodeId,
+                            "30");
                     assertThat(other.process().waitFor(2, TimeUnit.MINUTES)).isTrue();
                     assertThat(other.output()).contains("NODE ID IN USE");
                     assertThat(other.process().exitValue()).as(other.output()).isEqualTo(2);

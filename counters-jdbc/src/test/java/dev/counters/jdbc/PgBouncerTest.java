@@ -7,7 +7,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
 import dev.counters.NodeIdInUseException;
-import dev.counters.jdbc.testing.EmbeddedPostgreSql;
 import dev.counters.jdbc.testing.PgBouncer;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.sequence.SequenceService;
@@ -57,7 +56,10 @@ class PgBouncerTest {
         pool = bouncer.newDataSource(8, "prepareThreshold=0");
         otherPool = bouncer.newDataSource(4, "prepareThreshold=0");
         prefix = "b" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
-        JooqCounterStore.builder(TestDatabase.POSTGRES.dataSource()).tablePrefix(prefix).migrateSchema(true).build();
+        JooqCounterStore.builder(TestDatabase.POSTGRES.dataSource())
+                .tablePrefix(prefix)
+                .migrateSchema(true)
+                .build();
     }
 
     @AfterAll
@@ -73,14 +75,21 @@ class PgBouncerTest {
 
     private static CounterService node(JooqCounterStore store, String nodeId) {
         return CounterService.builder(store)
-                .defaultStrategy(NodeSettings.defaults().withNodeId(nodeId)).build();
+                .defaultStrategy(NodeSettings.defaults().withNodeId(nodeId))
+                .build();
     }
 
     @Test
     void seesThatPgBouncerSharesServerSessionsAndADirectConnectionDoesNot() {
-        assertThat(store(pool).capability(SessionLocks.class)).as("through PgBouncer").isEmpty();
-        assertThat(JooqCounterStore.builder(TestDatabase.POSTGRES.dataSource()).tablePrefix(prefix).build()
-                .capability(SessionLocks.class)).as("direct").isPresent();
+        assertThat(store(pool).capability(SessionLocks.class))
+                .as("through PgBouncer")
+                .isEmpty();
+        assertThat(JooqCounterStore.builder(TestDatabase.POSTGRES.dataSource())
+                        .tablePrefix(prefix)
+                        .build()
+                        .capability(SessionLocks.class))
+                .as("direct")
+                .isPresent();
     }
 
     @Test
@@ -89,9 +98,12 @@ class PgBouncerTest {
         JooqCounterStore store = store(pool);
         try (CounterService holder = node(store, nodeId)) {
             holder.increment("claimed");
-            assertThat(store.sessionLockConnections()).as("a lease keeps no connection").isZero();
+            assertThat(store.sessionLockConnections())
+                    .as("a lease keeps no connection")
+                    .isZero();
             assertThatThrownBy(() -> node(store(otherPool), nodeId)).isInstanceOf(NodeIdInUseException.class);
-            assertThatThrownBy(() -> node(store(pool), nodeId)).as("from another service on the same pool")
+            assertThatThrownBy(() -> node(store(pool), nodeId))
+                    .as("from another service on the same pool")
                     .isInstanceOf(NodeIdInUseException.class);
             holder.increment("claimed");
             assertThat(holder.get("claimed")).isEqualTo(2);
@@ -104,7 +116,10 @@ class PgBouncerTest {
                 "atomic", AtomicSettings.defaults(),
                 "optimistic", OptimisticSettings.defaults(),
                 "sharded", ShardedSettings.defaults(),
-                "node", NodeSettings.defaults().withNodeId("bouncer-" + UUID.randomUUID().toString().substring(0, 8)),
+                "node",
+                        NodeSettings.defaults()
+                                .withNodeId("bouncer-"
+                                        + UUID.randomUUID().toString().substring(0, 8)),
                 "buffered", BufferedSettings.defaults(),
                 "delta-log", DeltaLogSettings.defaults());
         var builder = CounterService.builder(store(pool));
@@ -148,7 +163,8 @@ class PgBouncerTest {
         // Debian's PgBouncer 1.18 cannot follow pgjdbc's named statements (made after prepareThreshold=5 uses of a
         // query on a connection) from one client to another on the same server session.
         try (HikariDataSource prepared = bouncer.newDataSource(2, "");
-                CounterService counters = CounterService.builder(store(prepared)).build()) {
+                CounterService counters =
+                        CounterService.builder(store(prepared)).build()) {
             String name = "prepared-" + UUID.randomUUID();
             for (int i = 0; i < 10; i++) {
                 counters.increment(name); // on one pooled connection, whose statements are named now
@@ -156,10 +172,12 @@ class PgBouncerTest {
             try (Connection first = prepared.getConnection()) { // that one (HikariCP gives a thread its last)
                 // The other client connection names its statements alike, on the server session the first left them on.
                 assertThatThrownBy(() -> {
-                    for (int i = 0; i < 10; i++) {
-                        counters.increment(name);
-                    }
-                }).isInstanceOf(CounterStoreException.class).hasMessageContaining("prepared statement")
+                            for (int i = 0; i < 10; i++) {
+                                counters.increment(name);
+                            }
+                        })
+                        .isInstanceOf(CounterStoreException.class)
+                        .hasMessageContaining("prepared statement")
                         .hasMessageContaining("add prepareThreshold=0 to the JDBC URL");
             }
         }

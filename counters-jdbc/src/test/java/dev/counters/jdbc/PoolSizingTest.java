@@ -23,7 +23,8 @@ class PoolSizingTest {
 
     private static CounterService node(JooqCounterStore store, String nodeId) {
         return CounterService.builder(store)
-                .defaultStrategy(NodeSettings.defaults().withNodeId(nodeId)).build();
+                .defaultStrategy(NodeSettings.defaults().withNodeId(nodeId))
+                .build();
     }
 
     private static String nodeId() {
@@ -31,7 +32,9 @@ class PoolSizingTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRES"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"MARIADB", "POSTGRES"})
     @SuppressWarnings("try") // the services are held for their claims
     void eachNodeIdClaimedKeepsOneConnectionUntilItsServiceCloses(TestDatabase database) {
         JooqStores stores = JooqStores.on(database);
@@ -61,17 +64,27 @@ class PoolSizingTest {
         String prefix = JooqStores.shared(TestDatabase.POSTGRES).prefix();
         try (HikariDataSource one = TestDatabase.POSTGRES.newDataSource(1);
                 HikariDataSource three = TestDatabase.POSTGRES.newDataSource(3)) {
-            JooqCounterStore store = JooqCounterStore.builder(one).tablePrefix(prefix).poolSize(1).build();
-            assertThatThrownBy(() -> node(store, nodeId()).close()).isInstanceOf(IllegalStateException.class)
+            JooqCounterStore store = JooqCounterStore.builder(one)
+                    .tablePrefix(prefix)
+                    .poolSize(1)
+                    .build();
+            assertThatThrownBy(() -> node(store, nodeId()).close())
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("would leave the connection pool HikariDataSource (counters-test-postgres) "
                             + "no connection for the writes: it has at most 1")
                     .hasMessageContaining("at least 2");
-            JooqCounterStore roomy = JooqCounterStore.builder(three).tablePrefix(prefix).poolSize(3).build();
-            try (CounterService counters = node(roomy, nodeId()); CounterService other = node(roomy, nodeId())) {
+            JooqCounterStore roomy = JooqCounterStore.builder(three)
+                    .tablePrefix(prefix)
+                    .poolSize(3)
+                    .build();
+            try (CounterService counters = node(roomy, nodeId());
+                    CounterService other = node(roomy, nodeId())) {
                 counters.increment("x");
                 assertThat(counters.get("x")).isEqualTo(1);
-                assertThatThrownBy(() -> node(roomy, nodeId()).close()).as("a third claim")
-                        .isInstanceOf(IllegalStateException.class).hasMessageContaining("at least 4");
+                assertThatThrownBy(() -> node(roomy, nodeId()).close())
+                        .as("a third claim")
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("at least 4");
             }
         }
     }
@@ -86,7 +99,8 @@ class PoolSizingTest {
         config.setConnectionTimeout(250);
         config.setPoolName("counters-test-mariadb");
         try (HikariDataSource pool = new HikariDataSource(config)) {
-            JooqCounterStore store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
+            JooqCounterStore store =
+                    JooqCounterStore.builder(pool).tablePrefix(prefix).build();
             // The claim takes the only connection; the node rule's first read of the store then waits for the pool.
             assertThatThrownBy(() -> node(store, nodeId()))
                     .isInstanceOf(StoreUnavailableException.class)

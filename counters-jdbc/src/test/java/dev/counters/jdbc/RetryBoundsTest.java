@@ -89,19 +89,26 @@ class RetryBoundsTest {
     void permanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(String strategy, StrategySettings factory) {
         JooqStores stores = JooqStores.shared(DATABASE);
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
-        JooqCounterStore store = JooqCounterStore.builder(faulty).tablePrefix(stores.prefix()).build();
+        JooqCounterStore store =
+                JooqCounterStore.builder(faulty).tablePrefix(stores.prefix()).build();
         // The application's registry configures the strategies that retry through the default policy.
         RetryRegistry registry = RetryRegistry.ofDefaults();
-        RetryConfig quick = RetryConfig.custom().maxAttempts(ATTEMPTS).waitDuration(Duration.ofMillis(1))
-                .retryExceptions(TransientStoreException.class).build();
+        RetryConfig quick = RetryConfig.custom()
+                .maxAttempts(ATTEMPTS)
+                .waitDuration(Duration.ofMillis(1))
+                .retryExceptions(TransientStoreException.class)
+                .build();
         registry.retry("counters-" + strategy, quick);
-        try (CounterService counters = CounterService.builder(store).retryRegistry(registry)
-                .defaultStrategy(factory).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .retryRegistry(registry)
+                .defaultStrategy(factory)
+                .build()) {
             faulty.deadlocks = true;
             long before = faulty.statements.get();
             assertThatThrownBy(() -> counters.increment("bounded." + strategy, 1))
                     .isInstanceOf(TransientStoreException.class);
-            assertThat(faulty.statements.get() - before).as("statements sent by one increment")
+            assertThat(faulty.statements.get() - before)
+                    .as("statements sent by one increment")
                     .isBetween(1L, (long) ATTEMPTS);
             faulty.deadlocks = false;
         }
@@ -115,7 +122,8 @@ class RetryBoundsTest {
     void permanentConflictsSendAtMostTwoStatementsPerConfiguredAttempt() {
         JooqStores stores = JooqStores.shared(DATABASE);
         FaultInjectingDataSource counted = new FaultInjectingDataSource(DATABASE.dataSource());
-        JooqCounterStore store = JooqCounterStore.builder(counted).tablePrefix(stores.prefix()).build();
+        JooqCounterStore store =
+                JooqCounterStore.builder(counted).tablePrefix(stores.prefix()).build();
         CounterName name = CounterName.of("conflicted" + System.nanoTime());
         CounterStore interfering = new ForwardingCounterStore(store) {
             @Override
@@ -127,35 +135,43 @@ class RetryBoundsTest {
         };
         Duration tiny = Duration.ofMillis(1);
         try (CounterService counters = CounterService.builder(interfering)
-                .defaultStrategy(new OptimisticSettings(ATTEMPTS, tiny, tiny)).build()) {
+                .defaultStrategy(new OptimisticSettings(ATTEMPTS, tiny, tiny))
+                .build()) {
             long before = counted.statements.get();
             assertThatThrownBy(() -> counters.increment(name.value(), 1))
                     .isInstanceOf(CounterContentionException.class);
-            assertThat(counted.statements.get() - before).as("statements sent by one increment")
+            assertThat(counted.statements.get() - before)
+                    .as("statements sent by one increment")
                     .isEqualTo(2L * ATTEMPTS);
         }
         assertThat(stores.store().get(name)).as("only the other writer's").isEqualTo(ATTEMPTS);
     }
     /** A retry of {@code attempts} that repeats only what surely wrote nothing, as the defaults do. */
     private static RetryConfig quick(int attempts) {
-        return RetryConfig.custom().maxAttempts(attempts).waitDuration(Duration.ofMillis(1))
-                .retryExceptions(TransientStoreException.class).build();
+        return RetryConfig.custom()
+                .maxAttempts(attempts)
+                .waitDuration(Duration.ofMillis(1))
+                .retryExceptions(TransientStoreException.class)
+                .build();
     }
 
     /**
      * Under permanent rollbacks, one call fails as not applied, sends at most one statement per configured attempt,
      * and enters exactly one retry loop.
      */
-    private static void assertOneBoundedLoopUnderRollbacks(FaultInjectingDataSource faulty, RetryRegistry registry,
-            String call, ThrowingCallable action) {
+    private static void assertOneBoundedLoopUnderRollbacks(
+            FaultInjectingDataSource faulty, RetryRegistry registry, String call, ThrowingCallable action) {
         faulty.deadlocks = true;
         try {
             long before = faulty.statements.get();
             long entered = executions(registry);
             assertThatThrownBy(action).isInstanceOf(TransientStoreException.class);
-            assertThat(faulty.statements.get() - before).as("statements sent by one " + call)
+            assertThat(faulty.statements.get() - before)
+                    .as("statements sent by one " + call)
                     .isBetween(1L, (long) ATTEMPTS);
-            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+            assertThat(executions(registry) - entered)
+                    .as("retry loops entered by one call")
+                    .isEqualTo(1);
         } finally {
             faulty.deadlocks = false;
         }
@@ -175,22 +191,32 @@ class RetryBoundsTest {
     }
 
     private static JooqCounterStore storeOn(FaultInjectingDataSource faulty) {
-        return JooqCounterStore.builder(faulty).tablePrefix(JooqStores.shared(DATABASE).prefix()).build();
+        return JooqCounterStore.builder(faulty)
+                .tablePrefix(JooqStores.shared(DATABASE).prefix())
+                .build();
     }
 
     /** Keyed increments are repeated by the keyed retry ({@code counters-<strategy>-keyed}) only. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
-    void keyedIncrementsUnderPermanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(String strategy,
-            StrategySettings factory) {
+    void keyedIncrementsUnderPermanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(
+            String strategy, StrategySettings factory) {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-" + strategy, quick(ATTEMPTS));
         registry.retry("counters-" + strategy + "-keyed", quick(ATTEMPTS));
-        try (CounterService counters = CounterService.builder(storeOn(faulty)).retryRegistry(registry)
-                .defaultStrategy(factory).build()) {
-            assertOneBoundedLoopUnderRollbacks(faulty, registry, "keyed increment", () -> counters.incrementAndGet(
-                    "keyed." + strategy, 1, IdempotencyKey.of(UUID.randomUUID().toString())));
+        try (CounterService counters = CounterService.builder(storeOn(faulty))
+                .retryRegistry(registry)
+                .defaultStrategy(factory)
+                .build()) {
+            assertOneBoundedLoopUnderRollbacks(
+                    faulty,
+                    registry,
+                    "keyed increment",
+                    () -> counters.incrementAndGet(
+                            "keyed." + strategy,
+                            1,
+                            IdempotencyKey.of(UUID.randomUUID().toString())));
         }
     }
 
@@ -200,11 +226,13 @@ class RetryBoundsTest {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-sharded", quick(ATTEMPTS));
-        try (CounterService counters = CounterService.builder(storeOn(faulty)).retryRegistry(registry)
-                .defaultStrategy(ShardedSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(storeOn(faulty))
+                .retryRegistry(registry)
+                .defaultStrategy(ShardedSettings.defaults())
+                .build()) {
             String name = "sharded.grown" + System.nanoTime();
-            assertOneBoundedLoopUnderRollbacks(faulty, registry, "growShards",
-                    () -> counters.admin().growShards(name, 32));
+            assertOneBoundedLoopUnderRollbacks(
+                    faulty, registry, "growShards", () -> counters.admin().growShards(name, 32));
         }
     }
 
@@ -217,8 +245,10 @@ class RetryBoundsTest {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-monotonic", quick(ATTEMPTS));
-        try (CounterService counters = CounterService.builder(storeOn(faulty)).retryRegistry(registry)
-                .defaultStrategy(MonotonicSettings.defaults().withChanceToWrite(1.0)).build()) {
+        try (CounterService counters = CounterService.builder(storeOn(faulty))
+                .retryRegistry(registry)
+                .defaultStrategy(MonotonicSettings.defaults().withChanceToWrite(1.0))
+                .build()) {
             String name = "monotonic.bounded" + System.nanoTime();
             counters.increment(name, 1); // loaded: from now on each attempt writes
             assertOneBoundedLoopUnderRollbacks(faulty, registry, "increment", () -> counters.increment(name, 1));
@@ -235,17 +265,22 @@ class RetryBoundsTest {
         FaultInjectingDataSource counted = new FaultInjectingDataSource(DATABASE.dataSource());
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-monotonic", quick(ATTEMPTS));
-        try (CounterService counters = CounterService.builder(storeOn(counted)).retryRegistry(registry)
+        try (CounterService counters = CounterService.builder(storeOn(counted))
+                .retryRegistry(registry)
                 .defaultStrategy(MonotonicSettings.defaults().withChanceToWrite(1.0))
-                .monotonicCache(new LosingCache()).build()) {
+                .monotonicCache(new LosingCache())
+                .build()) {
             // Resolved first: a monotonic counter's first use reads whether it holds a counting strategy's data.
             Counter counter = counters.counter("monotonic.dropped" + System.nanoTime());
             long before = counted.statements.get();
             long entered = executions(registry);
             assertThatThrownBy(() -> counter.increment(1)).isInstanceOf(CounterContentionException.class);
-            assertThat(counted.statements.get() - before).as("statements: one load, then a write per attempt")
+            assertThat(counted.statements.get() - before)
+                    .as("statements: one load, then a write per attempt")
                     .isEqualTo(1L + ATTEMPTS);
-            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+            assertThat(executions(registry) - entered)
+                    .as("retry loops entered by one call")
+                    .isEqualTo(1);
         }
     }
 
@@ -299,20 +334,26 @@ class RetryBoundsTest {
         assertDeltaLogAppendFailsAfterTwoStatementsPerAttempt(counted, purged, "purged");
     }
 
-    private static void assertDeltaLogAppendFailsAfterTwoStatementsPerAttempt(FaultInjectingDataSource counted,
-            CounterStore store, String why) {
+    private static void assertDeltaLogAppendFailsAfterTwoStatementsPerAttempt(
+            FaultInjectingDataSource counted, CounterStore store, String why) {
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-delta-log", quick(ATTEMPTS));
-        try (CounterService counters = CounterService.builder(store).retryRegistry(registry)
-                .defaultStrategy(DeltaLogSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .retryRegistry(registry)
+                .defaultStrategy(DeltaLogSettings.defaults())
+                .build()) {
             Counter counter = counters.counter("delta-log." + why + System.nanoTime());
             long before = counted.statements.get();
             long entered = executions(registry);
-            assertThatThrownBy(() -> counter.increment(1)).isInstanceOf(TransientStoreException.class)
+            assertThatThrownBy(() -> counter.increment(1))
+                    .isInstanceOf(TransientStoreException.class)
                     .hasMessageContaining("nothing was appended");
-            assertThat(counted.statements.get() - before).as("statements: an insert and a read per attempt")
+            assertThat(counted.statements.get() - before)
+                    .as("statements: an insert and a read per attempt")
                     .isEqualTo(2L * ATTEMPTS);
-            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+            assertThat(executions(registry) - entered)
+                    .as("retry loops entered by one call")
+                    .isEqualTo(1);
         }
     }
 
@@ -329,16 +370,20 @@ class RetryBoundsTest {
         boolean[] squatting = {true};
         CounterStore squatted = new ForwardingCounterStore(storeOn(counted)) {
             @Override
-            public KeyedIncrement applyOnce(String key, CounterName counter, long delta, Instant now,
-                    KeyedWrite write) {
-                return super.applyOnce(key, counter, delta, now, transaction -> write.apply(
-                        new ForwardingCounterStore(transaction) {
+            public KeyedIncrement applyOnce(
+                    String key, CounterName counter, long delta, Instant now, KeyedWrite write) {
+                return super.applyOnce(
+                        key,
+                        counter,
+                        delta,
+                        now,
+                        transaction -> write.apply(new ForwardingCounterStore(transaction) {
                             @Override
-                            public OptionalLong appendDelta(CounterName name, String deltaId, long value,
-                                    Instant at) {
+                            public OptionalLong appendDelta(CounterName name, String deltaId, long value, Instant at) {
                                 if (squatting[0]) {
-                                    other.capability(DeltaLog.class).orElseThrow().appendDelta(name, deltaId, 1_000,
-                                            at);
+                                    other.capability(DeltaLog.class)
+                                            .orElseThrow()
+                                            .appendDelta(name, deltaId, 1_000, at);
                                 }
                                 return super.appendDelta(name, deltaId, value, at);
                             }
@@ -348,20 +393,27 @@ class RetryBoundsTest {
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-delta-log", quick(ATTEMPTS));
         registry.retry("counters-delta-log-keyed", quick(ATTEMPTS));
-        try (CounterService counters = CounterService.builder(squatted).retryRegistry(registry)
-                .defaultStrategy(DeltaLogSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(squatted)
+                .retryRegistry(registry)
+                .defaultStrategy(DeltaLogSettings.defaults())
+                .build()) {
             String name = "keyed.taken" + System.nanoTime();
             IdempotencyKey key = IdempotencyKey.of(UUID.randomUUID().toString());
             long before = counted.statements.get();
             long entered = executions(registry);
-            assertThatThrownBy(() -> counters.increment(name, 1, key)).isInstanceOf(TransientStoreException.class)
+            assertThatThrownBy(() -> counters.increment(name, 1, key))
+                    .isInstanceOf(TransientStoreException.class)
                     .hasMessageContaining("nothing was appended");
-            assertThat(counted.statements.get() - before).as("statements: the key, the insert and the read, per attempt")
+            assertThat(counted.statements.get() - before)
+                    .as("statements: the key, the insert and the read, per attempt")
                     .isEqualTo(3L * ATTEMPTS);
-            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+            assertThat(executions(registry) - entered)
+                    .as("retry loops entered by one call")
+                    .isEqualTo(1);
             squatting[0] = false;
             counters.increment(name, 1, key);
-            assertThat(counters.get(name)).as("the other writer's deltas, and this increment: its key was not recorded")
+            assertThat(counters.get(name))
+                    .as("the other writer's deltas, and this increment: its key was not recorded")
                     .isEqualTo(1_000L * ATTEMPTS + 1);
         }
     }
@@ -376,16 +428,23 @@ class RetryBoundsTest {
         FaultInjectingDataSource counted = new FaultInjectingDataSource(DATABASE.dataSource());
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-monotonic", quick(ATTEMPTS));
-        try (CounterService counters = CounterService.builder(storeOn(counted)).retryRegistry(registry)
-                .defaultStrategy(MonotonicSettings.defaults()).monotonicCache(new BusyCache()).build()) {
+        try (CounterService counters = CounterService.builder(storeOn(counted))
+                .retryRegistry(registry)
+                .defaultStrategy(MonotonicSettings.defaults())
+                .monotonicCache(new BusyCache())
+                .build()) {
             Counter counter = counters.counter("monotonic.busy" + System.nanoTime());
             long before = counted.statements.get();
             long entered = executions(registry);
-            assertThatThrownBy(() -> counter.increment(1)).isInstanceOf(CacheUnavailableException.class)
+            assertThatThrownBy(() -> counter.increment(1))
+                    .isInstanceOf(CacheUnavailableException.class)
                     .hasMessageContaining("after " + ATTEMPTS + " attempts");
-            assertThat(counted.statements.get() - before).as("statements: a read of the maximum per attempt")
+            assertThat(counted.statements.get() - before)
+                    .as("statements: a read of the maximum per attempt")
                     .isEqualTo(ATTEMPTS);
-            assertThat(executions(registry) - entered).as("retry loops entered by one call").isEqualTo(1);
+            assertThat(executions(registry) - entered)
+                    .as("retry loops entered by one call")
+                    .isEqualTo(1);
         }
     }
 
@@ -397,7 +456,8 @@ class RetryBoundsTest {
     @Test
     void aBlockSequenceDrawReservesAtMostOnceUnderContention() throws Exception {
         ThreadLocal<int[]> reserved = ThreadLocal.withInitial(() -> new int[1]);
-        CounterStore counting = new ForwardingCounterStore(JooqStores.shared(DATABASE).store()) {
+        CounterStore counting = new ForwardingCounterStore(
+                JooqStores.shared(DATABASE).store()) {
             @Override
             public Reservation reserve(CounterName sequence, long count, long start, long increment, long maxValue) {
                 if (Thread.currentThread().getName().startsWith("counters-sequence-prefetch")) {
@@ -413,7 +473,8 @@ class RetryBoundsTest {
         AtomicInteger most = new AtomicInteger();
         Set<Long> drawn = ConcurrentHashMap.newKeySet();
         try (SequenceService sequences = SequenceService.builder(counting)
-                .defaultSettings(SequenceSettings.defaults().withBlockSize(1).withMaxBlockSize(1)).build()) {
+                .defaultSettings(SequenceSettings.defaults().withBlockSize(1).withMaxBlockSize(1))
+                .build()) {
             String name = "contended" + System.nanoTime();
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             try {
@@ -447,46 +508,62 @@ class RetryBoundsTest {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
         Duration open = Duration.ofMillis(200);
         CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
-        breakers.circuitBreaker("counters-buffered", CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(3).minimumNumberOfCalls(3).failureRateThreshold(100)
-                .waitDurationInOpenState(open).permittedNumberOfCallsInHalfOpenState(1).build());
-        BufferedSettings settings = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(10))
+        breakers.circuitBreaker(
+                "counters-buffered",
+                CircuitBreakerConfig.custom()
+                        .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                        .slidingWindowSize(3)
+                        .minimumNumberOfCalls(3)
+                        .failureRateThreshold(100)
+                        .waitDurationInOpenState(open)
+                        .permittedNumberOfCallsInHalfOpenState(1)
+                        .build());
+        BufferedSettings settings = BufferedSettings.defaults()
+                .withFlushInterval(Duration.ofMillis(10))
                 .withShutdownTimeout(Duration.ofSeconds(5));
-        try (CounterService counters = CounterService.builder(storeOn(faulty)).circuitBreakerRegistry(breakers)
-                .defaultStrategy(settings).build()) {
+        try (CounterService counters = CounterService.builder(storeOn(faulty))
+                .circuitBreakerRegistry(breakers)
+                .defaultStrategy(settings)
+                .build()) {
             Counter counter = counters.counter("buffered.bounded" + System.nanoTime());
             faulty.deadlocks = true;
             long before = faulty.statements.get();
             long started = System.nanoTime();
             counter.increment(1);
-            assertThat(faulty.statements.get() - before).as("statements sent by the increment itself").isZero();
+            assertThat(faulty.statements.get() - before)
+                    .as("statements sent by the increment itself")
+                    .isZero();
             Thread.sleep(800);
             long flushes = faulty.statements.get() - before; // each attempt's first statement is rolled back
             long elapsed = System.nanoTime() - started;
             long openIntervals = (elapsed + open.toNanos() - 1) / open.toNanos();
-            assertThat(flushes).as("flush attempts in %d ms", elapsed / 1_000_000).isBetween(1L, 3 + openIntervals);
+            assertThat(flushes)
+                    .as("flush attempts in %d ms", elapsed / 1_000_000)
+                    .isBetween(1L, 3 + openIntervals);
             faulty.deadlocks = false;
         }
     }
 
     static Stream<Arguments> sequenceModes() {
-        return Stream.of(Arguments.of("block", SequenceSettings.defaults()),
+        return Stream.of(
+                Arguments.of("block", SequenceSettings.defaults()),
                 Arguments.of("gapless", SequenceSettings.gapless()));
     }
 
     /** A reservation under permanent rollbacks: one statement per attempt of the sequences' retry. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("sequenceModes")
-    void reservationsUnderPermanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(String mode,
-            SequenceSettings settings) {
+    void reservationsUnderPermanentRollbacksSendAtMostOneStatementPerConfiguredAttempt(
+            String mode, SequenceSettings settings) {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(DATABASE.dataSource());
         RetryRegistry registry = RetryRegistry.ofDefaults();
         registry.retry("counters-sequences", quick(ATTEMPTS));
-        try (SequenceService sequences = SequenceService.builder(storeOn(faulty)).retryRegistry(registry)
-                .defaultSettings(settings).build()) {
-            assertOneBoundedLoopUnderRollbacks(faulty, registry, "reservation",
-                    () -> sequences.next("bounded." + mode + System.nanoTime()));
+        try (SequenceService sequences = SequenceService.builder(storeOn(faulty))
+                .retryRegistry(registry)
+                .defaultSettings(settings)
+                .build()) {
+            assertOneBoundedLoopUnderRollbacks(
+                    faulty, registry, "reservation", () -> sequences.next("bounded." + mode + System.nanoTime()));
         }
     }
 
@@ -515,8 +592,7 @@ class RetryBoundsTest {
         }
 
         @Override
-        public void remove(CounterName name) {
-        }
+        public void remove(CounterName name) {}
     }
 
     /** A shared cache whose copy is lost during every write: no value it hands out may be returned. */
@@ -533,7 +609,8 @@ class RetryBoundsTest {
         @Override
         public OptionalLong tryLoad(CounterName name, LongSupplier stored) {
             long loaded = stored.getAsLong();
-            return OptionalLong.of(values.computeIfAbsent(name, key -> new AtomicLong(loaded)).get());
+            return OptionalLong.of(
+                    values.computeIfAbsent(name, key -> new AtomicLong(loaded)).get());
         }
 
         @Override

@@ -35,9 +35,12 @@ class RolledBackStatementRetryTest {
 
         try (HikariDataSource impatient = impatientPool(database);
                 Connection holder = database.dataSource().getConnection()) {
-            JooqCounterStore store = JooqCounterStore.builder(impatient).tablePrefix(stores.prefix()).build();
+            JooqCounterStore store = JooqCounterStore.builder(impatient)
+                    .tablePrefix(stores.prefix())
+                    .build();
             RetryRegistry registry = RetryRegistry.ofDefaults();
-            CounterService counters = CounterService.builder(store).retryRegistry(registry).build();
+            CounterService counters =
+                    CounterService.builder(store).retryRegistry(registry).build();
             CountDownLatch retried = new CountDownLatch(1);
             registry.retry("counters-atomic").getEventPublisher().onRetry(event -> retried.countDown());
 
@@ -47,10 +50,13 @@ class RolledBackStatementRetryTest {
                 lock.setString(1, counter.value());
                 assertThat(lock.executeUpdate()).isEqualTo(1);
             }
-            assertThatThrownBy(() -> store.add(counter, "main", 5)).as("the store itself does not retry")
+            assertThatThrownBy(() -> store.add(counter, "main", 5))
+                    .as("the store itself does not retry")
                     .isInstanceOf(TransientStoreException.class);
             CompletableFuture<Void> add = CompletableFuture.runAsync(() -> counters.increment(counter.value(), 5));
-            assertThat(retried.await(60, TimeUnit.SECONDS)).as("a retry after the lock wait timed out").isTrue();
+            assertThat(retried.await(60, TimeUnit.SECONDS))
+                    .as("a retry after the lock wait timed out")
+                    .isTrue();
             holder.commit();
             add.get(60, TimeUnit.SECONDS);
             counters.close();

@@ -39,8 +39,9 @@ class SessionLockTest {
 
     /** The same, its claim checked every third of {@code leaseTtl}. */
     private static CounterService node(CounterStore store, String id, Duration leaseTtl) {
-        return CounterService.builder(store).defaultStrategy(NodeSettings.defaults().withNodeId(id)
-                .withLeaseTtl(leaseTtl)).build();
+        return CounterService.builder(store)
+                .defaultStrategy(NodeSettings.defaults().withNodeId(id).withLeaseTtl(leaseTtl))
+                .build();
     }
 
     /** The sessions holding the node id's lock: one, or none. */
@@ -71,10 +72,14 @@ class SessionLockTest {
             List<Long> sessions = holders(admin, database, prefix, nodeId);
             assertThat(sessions).as("the session holding the lock").hasSize(1);
             long killed = sessions.get(0);
-            admin.createStatement().execute(database == TestDatabase.MARIADB ? "KILL " + killed
-                    : "SELECT pg_terminate_backend(" + killed + ")");
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() ->
-                    !holders(admin, database, prefix, nodeId).contains(killed));
+            admin.createStatement()
+                    .execute(
+                            database == TestDatabase.MARIADB
+                                    ? "KILL " + killed
+                                    : "SELECT pg_terminate_backend(" + killed + ")");
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> !holders(admin, database, prefix, nodeId).contains(killed));
         }
     }
 
@@ -92,7 +97,9 @@ class SessionLockTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRES"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"MARIADB", "POSTGRES"})
     void aHolderWhoseSessionEndedStopsOnceAnotherProcessTookItsId(TestDatabase database) throws Exception {
         JooqStores stores = JooqStores.on(database);
         String id = "lost-" + UUID.randomUUID().toString().substring(0, 8);
@@ -102,8 +109,8 @@ class SessionLockTest {
             killSessionHolding(database, stores.prefix(), id);
             try (CounterService successor = node(stores.anotherStore(), id)) {
                 successor.increment("x");
-                await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                        assertThatThrownBy(() -> holder.increment("probe"))
+                await().atMost(Duration.ofSeconds(20))
+                        .untilAsserted(() -> assertThatThrownBy(() -> holder.increment("probe"))
                                 .isInstanceOf(NodeIdInUseException.class)
                                 .hasMessageContaining("was claimed by another process"));
                 successor.increment("x");
@@ -113,7 +120,9 @@ class SessionLockTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRES"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"MARIADB", "POSTGRES"})
     void aHolderWhoseSessionEndedTakesItsIdAgainWhenNobodyElseDid(TestDatabase database) throws Exception {
         JooqStores stores = JooqStores.on(database);
         String id = "again-" + UUID.randomUUID().toString().substring(0, 8);
@@ -124,8 +133,7 @@ class SessionLockTest {
                 try (Connection admin = database.dataSource().getConnection()) {
                     assertThat(holders(admin, database, stores.prefix(), id)).hasSize(1);
                 }
-                assertThatThrownBy(() -> node(stores.anotherStore(), id))
-                        .isInstanceOf(NodeIdInUseException.class);
+                assertThatThrownBy(() -> node(stores.anotherStore(), id)).isInstanceOf(NodeIdInUseException.class);
             });
             holder.increment("y");
             assertThat(holder.get("y")).isEqualTo(1);
@@ -144,8 +152,11 @@ class SessionLockTest {
         config.setAutoCommit(false);
         String id = "tx-" + UUID.randomUUID().toString().substring(0, 8);
         try (HikariDataSource noAutocommit = new HikariDataSource(config);
-                CounterService holder = node(JooqCounterStore.builder(noAutocommit).tablePrefix(stores.prefix())
-                        .build(), id);
+                CounterService holder = node(
+                        JooqCounterStore.builder(noAutocommit)
+                                .tablePrefix(stores.prefix())
+                                .build(),
+                        id);
                 Connection admin = database.dataSource().getConnection();
                 PreparedStatement state = admin.prepareStatement("SELECT state FROM pg_stat_activity WHERE pid = ?")) {
             holder.increment("z");
@@ -159,8 +170,11 @@ class SessionLockTest {
 
     @Test
     void h2HasNoSessionLocksAndKeepsTheLease() {
-        assertThat(JooqStores.shared(TestDatabase.H2).store().capability(SessionLocks.class)).isEmpty();
-        assertThat(JooqStores.shared(TestDatabase.MARIADB).store().capability(SessionLocks.class)).isPresent();
-        assertThat(JooqStores.shared(TestDatabase.POSTGRES).store().capability(SessionLocks.class)).isPresent();
+        assertThat(JooqStores.shared(TestDatabase.H2).store().capability(SessionLocks.class))
+                .isEmpty();
+        assertThat(JooqStores.shared(TestDatabase.MARIADB).store().capability(SessionLocks.class))
+                .isPresent();
+        assertThat(JooqStores.shared(TestDatabase.POSTGRES).store().capability(SessionLocks.class))
+                .isPresent();
     }
 }

@@ -31,23 +31,26 @@ class TransactionAwareDataSourceTest {
     void theLibrarysOwnWritesOutliveTheCallersRollback(TestDatabase database) {
         String prefix = JooqStores.on(database).prefix();
         DataSource transactionAware = new TransactionAwareDataSourceProxy(database.dataSource());
-        TransactionTemplate transactions = new TransactionTemplate(
-                new DataSourceTransactionManager(database.dataSource()));
-        JooqCounterStore store = JooqCounterStore.builder(transactionAware).tablePrefix(prefix).build();
+        TransactionTemplate transactions =
+                new TransactionTemplate(new DataSourceTransactionManager(database.dataSource()));
+        JooqCounterStore store =
+                JooqCounterStore.builder(transactionAware).tablePrefix(prefix).build();
         AtomicLong ticket = new AtomicLong();
         AtomicLong highest = new AtomicLong();
         try (SequenceService sequences = SequenceService.builder(store).build();
-                CounterService counters = CounterService.builder(store).strategy("views.*", ShardedSettings.defaults())
+                CounterService counters = CounterService.builder(store)
+                        .strategy("views.*", ShardedSettings.defaults())
                         .strategy("ids.*", MonotonicSettings.defaults().withChanceToWrite(1.0))
                         .build()) {
             assertThatThrownBy(() -> transactions.executeWithoutResult(status -> {
-                ticket.set(sequences.next("tickets"));
-                counters.increment("views.home");
-                for (int i = 0; i < 5; i++) {
-                    highest.set(counters.incrementAndGet("ids.orders", 1));
-                }
-                throw new IllegalStateException("the caller fails");
-            })).hasMessage("the caller fails");
+                        ticket.set(sequences.next("tickets"));
+                        counters.increment("views.home");
+                        for (int i = 0; i < 5; i++) {
+                            highest.set(counters.incrementAndGet("ids.orders", 1));
+                        }
+                        throw new IllegalStateException("the caller fails");
+                    }))
+                    .hasMessage("the caller fails");
         }
         // A restart: a block above every number handed out, a monotonic value above every value handed out.
         try (SequenceService sequences = SequenceService.builder(store).build();
@@ -56,7 +59,9 @@ class TransactionAwareDataSourceTest {
                         .build()) {
             assertThat(sequences.next("tickets")).isGreaterThan(ticket.get());
             assertThat(counters.incrementAndGet("ids.orders", 1)).isGreaterThan(highest.get());
-            assertThat(counters.getExact("views.home")).as("the acknowledged increment").isEqualTo(1);
+            assertThat(counters.getExact("views.home"))
+                    .as("the acknowledged increment")
+                    .isEqualTo(1);
         }
     }
 

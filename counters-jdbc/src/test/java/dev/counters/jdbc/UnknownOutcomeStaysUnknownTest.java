@@ -35,19 +35,22 @@ class UnknownOutcomeStaysUnknownTest {
     }
 
     static Stream<Arguments> cases() {
-        return Stream.of(TestDatabase.values()).flatMap(database -> Stream.of(
-                Arguments.of(database, "atomic", AtomicSettings.defaults()),
-                Arguments.of(database, "delta-log", DeltaLogSettings.defaults())));
+        return Stream.of(TestDatabase.values())
+                .flatMap(database -> Stream.of(
+                        Arguments.of(database, "atomic", AtomicSettings.defaults()),
+                        Arguments.of(database, "delta-log", DeltaLogSettings.defaults())));
     }
 
     static Stream<Arguments> keyedCases() {
-        return cases().flatMap(arguments -> Stream.of(Later.values()).map(later -> Arguments.of(
-                arguments.get()[0], arguments.get()[1], arguments.get()[2], later)));
+        return cases().flatMap(arguments -> Stream.of(Later.values())
+                .map(later -> Arguments.of(
+                        arguments.get()[0], arguments.get()[1], arguments.get()[2], later)));
     }
 
-    private static CounterService service(TestDatabase database, FaultInjectingDataSource faulty,
-            StrategySettings factory) {
-        JooqCounterStore store = JooqCounterStore.builder(faulty).tablePrefix(JooqStores.shared(database).prefix())
+    private static CounterService service(
+            TestDatabase database, FaultInjectingDataSource faulty, StrategySettings factory) {
+        JooqCounterStore store = JooqCounterStore.builder(faulty)
+                .tablePrefix(JooqStores.shared(database).prefix())
                 .build();
         return CounterService.builder(store).defaultStrategy(factory).build();
     }
@@ -63,8 +66,8 @@ class UnknownOutcomeStaysUnknownTest {
      */
     @ParameterizedTest(name = "{0} {1}, later attempts {3}")
     @MethodSource("keyedCases")
-    void aKeyedIncrementWhoseFirstAttemptsReplyWasLostIsNeverReportedAsNotApplied(TestDatabase database,
-            String strategy, StrategySettings factory, Later later) {
+    void aKeyedIncrementWhoseFirstAttemptsReplyWasLostIsNeverReportedAsNotApplied(
+            TestDatabase database, String strategy, StrategySettings factory, Later later) {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
         String name = "unknown-keyed." + strategy + "." + System.nanoTime();
         IdempotencyKey key = IdempotencyKey.of(UUID.randomUUID().toString());
@@ -75,10 +78,14 @@ class UnknownOutcomeStaysUnknownTest {
 
             assertThatThrownBy(() -> counters.increment(name, 5, key))
                     .isInstanceOfSatisfying(CountersException.class, e -> {
-                        assertThat(e.mayHaveBeenApplied()).as("may have been applied: %s", e).isTrue();
+                        assertThat(e.mayHaveBeenApplied())
+                                .as("may have been applied: %s", e)
+                                .isTrue();
                         assertThat(e.getMessage()).contains("outcome is unknown", "may have been applied");
                     });
-            assertThat(faulty.injectedAfterCommit.get()).as("the first attempt's reply lost").isOne();
+            assertThat(faulty.injectedAfterCommit.get())
+                    .as("the first attempt's reply lost")
+                    .isOne();
 
             faulty.failEvery(0, Fault.AFTER_COMMIT);
             faulty.downAfterStrike = false;
@@ -104,7 +111,9 @@ class UnknownOutcomeStaysUnknownTest {
             faulty.downAfterWrite = true;
             assertThatThrownBy(() -> counters.incrementAndGet(name, 7))
                     .isInstanceOfSatisfying(CountersException.class, e -> {
-                        assertThat(e.mayHaveBeenApplied()).as("may have been applied: %s", e).isTrue();
+                        assertThat(e.mayHaveBeenApplied())
+                                .as("may have been applied: %s", e)
+                                .isTrue();
                         assertThat(e.getMessage()).contains("was incremented by 7", "do not repeat it");
                     });
             faulty.downAfterWrite = false;
@@ -124,8 +133,8 @@ class UnknownOutcomeStaysUnknownTest {
      */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("cases")
-    void aKeyedRepeatWhoseReadFailsSaysTheIncrementWasTaken(TestDatabase database, String strategy,
-            StrategySettings factory) {
+    void aKeyedRepeatWhoseReadFailsSaysTheIncrementWasTaken(
+            TestDatabase database, String strategy, StrategySettings factory) {
         FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
         String name = "unknown-read.keyed." + strategy + "." + System.nanoTime();
         IdempotencyKey key = IdempotencyKey.of(UUID.randomUUID().toString());
@@ -133,8 +142,11 @@ class UnknownOutcomeStaysUnknownTest {
             counters.increment(name, 3, key); // recorded without a value
             faulty.downAfterWrite = true;
             assertThatThrownBy(() -> counters.incrementAndGet(name, 3, key))
-                    .isInstanceOfSatisfying(CountersException.class, e ->
-                            assertThat(e.mayHaveBeenApplied()).as("may have been applied: %s", e).isTrue());
+                    .isInstanceOfSatisfying(
+                            CountersException.class,
+                            e -> assertThat(e.mayHaveBeenApplied())
+                                    .as("may have been applied: %s", e)
+                                    .isTrue());
             faulty.downAfterWrite = false;
             faulty.down = false;
             assertThat(counters.incrementAndGet(name, 3, key)).isEqualTo(3);

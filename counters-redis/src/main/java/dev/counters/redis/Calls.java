@@ -6,8 +6,7 @@ import java.util.function.Supplier;
 /** Runs a call to Redis and translates what the client throws. */
 final class Calls {
 
-    private Calls() {
-    }
+    private Calls() {}
 
     /**
      * @param what the operation and its subject, to start a message ("Increment of counter 'orders'")
@@ -40,7 +39,8 @@ final class Calls {
             root = root.getCause();
         }
         String top = String.valueOf(failure.getMessage());
-        return root == failure || root.getMessage() == null || top.contains(root.getMessage()) ? top
+        return root == failure || root.getMessage() == null || top.contains(root.getMessage())
+                ? top
                 : top + ": " + root.getMessage();
     }
 }

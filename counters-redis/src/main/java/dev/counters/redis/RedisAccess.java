@@ -20,7 +20,8 @@ interface RedisAccess {
     /** {@link #eval(Script, String, String...)} on several keys. */
     List<@Nullable String> eval(Script script, List<String> keys, String... args);
 
-    @Nullable String get(String key);
+    @Nullable
+    String get(String key);
 
     /** One value per key, null for those absent. */
     List<@Nullable String> mget(List<String> keys);
@@ -28,12 +29,14 @@ interface RedisAccess {
     /** SET with PX. */
     void set(String key, String value, long expiryMillis);
 
-    @Nullable String hget(String key, String field);
+    @Nullable
+    String hget(String key, String field);
 
     void del(String key);
 
     /** CONFIG GET of one parameter, null if the server has no such parameter. */
-    @Nullable String config(String parameter);
+    @Nullable
+    String config(String parameter);
 
     /** Where the server is, for messages; {@code "(endpoint unknown)"} when the client does not tell. */
     String endpoint();

@@ -144,10 +144,11 @@ public final class RedisMonotonicCache implements MonotonicCache {
 
     @Override
     public Optional<Added> addAndGet(CounterName name, long delta) {
-        List<@Nullable String> reply = Calls.call(redis, "Increment of counter '" + name + "'",
-                () -> redis.eval(ADD, key(name), Long.toString(delta)));
+        List<@Nullable String> reply = Calls.call(
+                redis, "Increment of counter '" + name + "'", () -> redis.eval(ADD, key(name), Long.toString(delta)));
         checkPersistenceOnce();
-        return reply.isEmpty() ? Optional.empty()
+        return reply.isEmpty()
+                ? Optional.empty()
                 : Optional.of(new Added(parse(reply.get(0), name), parse(reply.get(1), name)));
     }
 
@@ -179,8 +180,8 @@ public final class RedisMonotonicCache implements MonotonicCache {
         }
         long value = read(stored, key, token, what);
         String copy = Long.toString(random.nextLong() & Long.MAX_VALUE);
-        List<@Nullable String> kept = Calls.call(redis, what,
-                () -> redis.eval(STORE, key, token, Long.toString(value), copy));
+        List<@Nullable String> kept =
+                Calls.call(redis, what, () -> redis.eval(STORE, key, token, Long.toString(value), copy));
         return "value".equals(kept.get(0)) ? OptionalLong.of(parse(kept.get(1), name)) : OptionalLong.empty();
     }
 
@@ -217,8 +218,10 @@ public final class RedisMonotonicCache implements MonotonicCache {
         try {
             return Long.parseLong(String.valueOf(value));
         } catch (NumberFormatException e) {
-            throw new CacheUnavailableException("Counter '" + name + "' on Redis " + redis.endpoint() + " holds "
-                    + value + " where a number was expected: was its key written by something else?", e);
+            throw new CacheUnavailableException(
+                    "Counter '" + name + "' on Redis " + redis.endpoint() + " holds " + value
+                            + " where a number was expected: was its key written by something else?",
+                    e);
         }
     }
 
@@ -245,7 +248,8 @@ public final class RedisMonotonicCache implements MonotonicCache {
         if (!snapshots && !log) {
             return Optional.empty();
         }
-        return Optional.of("Redis " + redis.endpoint() + " persists its data (" + (snapshots ? "save '" + save + "'" : "")
+        return Optional.of("Redis " + redis.endpoint() + " persists its data ("
+                + (snapshots ? "save '" + save + "'" : "")
                 + (snapshots && log ? ", " : "") + (log ? "appendonly yes" : "") + "). If it restarts from a snapshot "
                 + "or an append-only file older than the last increments of a monotonic counter, the counter comes back "
                 + "lower and hands out values again. Keep monotonic counters on a Redis without persistence (save \"\", "

@@ -100,8 +100,8 @@ public final class RedisTotalCache implements TotalCache {
 
     @Override
     public OptionalLong get(CounterName name) {
-        String total = Calls.call(redis, "Read of the total of counter '" + name + "'",
-                () -> redis.hget(key(name), "v"));
+        String total =
+                Calls.call(redis, "Read of the total of counter '" + name + "'", () -> redis.hget(key(name), "v"));
         return total == null ? OptionalLong.empty() : OptionalLong.of(parse(total, name));
     }
 
@@ -113,8 +113,8 @@ public final class RedisTotalCache implements TotalCache {
         }
         List<CounterName> ordered = new ArrayList<>(names);
         List<String> keys = ordered.stream().map(this::key).toList();
-        List<@Nullable String> values = Calls.call(redis, "Read of the totals of counters " + list(ordered),
-                () -> redis.eval(GET_ALL, keys));
+        List<@Nullable String> values =
+                Calls.call(redis, "Read of the totals of counters " + list(ordered), () -> redis.eval(GET_ALL, keys));
         for (int i = 0; i < ordered.size(); i++) {
             String total = values.get(i);
             if (total != null) {
@@ -132,14 +132,18 @@ public final class RedisTotalCache implements TotalCache {
         }
         String id = Long.toString(loadId);
         long millis = Math.max(1, expiry.toMillis());
-        Calls.run(redis, "Caching the total of counter '" + name + "'",
+        Calls.run(
+                redis,
+                "Caching the total of counter '" + name + "'",
                 () -> redis.eval(PUT, key(name), Long.toString(total), id, Long.toString(millis)));
         return loadId;
     }
 
     @Override
     public OptionalLong addIfLoaded(CounterName name, long delta, long loadId) {
-        List<@Nullable String> cached = Calls.call(redis, "Adding to the total of counter '" + name + "'",
+        List<@Nullable String> cached = Calls.call(
+                redis,
+                "Adding to the total of counter '" + name + "'",
                 () -> redis.eval(ADD, key(name), Long.toString(delta), Long.toString(loadId)));
         String id = cached.isEmpty() ? null : cached.get(0);
         return id == null ? OptionalLong.empty() : OptionalLong.of(parse(id, name));
@@ -158,8 +162,10 @@ public final class RedisTotalCache implements TotalCache {
         try {
             return Long.parseLong(total);
         } catch (NumberFormatException e) {
-            throw new CacheUnavailableException("The total of counter '" + name + "' on Redis " + redis.endpoint()
-                    + " is " + total + ", not a number: was its key written by something else?", e);
+            throw new CacheUnavailableException(
+                    "The total of counter '" + name + "' on Redis " + redis.endpoint() + " is " + total
+                            + ", not a number: was its key written by something else?",
+                    e);
         }
     }
 

@@ -8,8 +8,7 @@ import org.jspecify.annotations.Nullable;
 /** Turns a script's array reply, as either client decodes it, into strings. */
 final class Replies {
 
-    private Replies() {
-    }
+    private Replies() {}
 
     static List<@Nullable String> strings(@Nullable Object reply) {
         if (reply == null) {

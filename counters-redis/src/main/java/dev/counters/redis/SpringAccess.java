@@ -25,7 +25,8 @@ final class SpringAccess implements RedisAccess {
     SpringAccess(RedisConnectionFactory factory) {
         this.factory = Objects.requireNonNull(factory, "connectionFactory");
         this.endpoint = factory instanceof LettuceConnectionFactory lettuce
-                ? lettuce.getHostName() + ":" + lettuce.getPort() : "(endpoint unknown)";
+                ? lettuce.getHostName() + ":" + lettuce.getPort()
+                : "(endpoint unknown)";
     }
 
     @Override
@@ -40,14 +41,16 @@ final class SpringAccess implements RedisAccess {
         try (RedisConnection connection = factory.getConnection()) {
             Object reply;
             try {
-                reply = connection.scriptingCommands().evalSha(script.sha1(), ReturnType.MULTI, keys.size(),
-                        keysAndArgs);
+                reply = connection
+                        .scriptingCommands()
+                        .evalSha(script.sha1(), ReturnType.MULTI, keys.size(), keysAndArgs);
             } catch (DataAccessException e) {
                 if (!Script.isNoScript(e)) {
                     throw e;
                 }
-                reply = connection.scriptingCommands().eval(bytes(script.source()), ReturnType.MULTI, keys.size(),
-                        keysAndArgs);
+                reply = connection
+                        .scriptingCommands()
+                        .eval(bytes(script.source()), ReturnType.MULTI, keys.size(), keysAndArgs);
             }
             return Replies.strings(reply);
         }
@@ -63,8 +66,9 @@ final class SpringAccess implements RedisAccess {
     @Override
     public List<@Nullable String> mget(List<String> keys) {
         try (RedisConnection connection = factory.getConnection()) {
-            List<byte[]> replies = connection.stringCommands().mGet(keys.stream().map(SpringAccess::bytes)
-                    .toArray(byte[][]::new));
+            List<byte[]> replies = connection
+                    .stringCommands()
+                    .mGet(keys.stream().map(SpringAccess::bytes).toArray(byte[][]::new));
             List<@Nullable String> values = new ArrayList<>(keys.size());
             for (int i = 0; i < keys.size(); i++) {
                 values.add(replies == null ? null : string(replies.get(i)));

@@ -16,7 +16,6 @@ import java.io.DataOutputStream;
 import java.io.FileOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -30,19 +29,23 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ChildMonotonicIncrementer {
 
-    private ChildMonotonicIncrementer() {
-    }
+    private ChildMonotonicIncrementer() {}
 
-    private static CounterService service(HikariDataSource dataSource, String tablePrefix, RedisClients.Lettuce redis,
-            String[] counterChances, String[] names) {
-        RedisMonotonicCache cache = RedisMonotonicCache.lettuce(redis.connection()).build();
+    private static CounterService service(
+            HikariDataSource dataSource,
+            String tablePrefix,
+            RedisClients.Lettuce redis,
+            String[] counterChances,
+            String[] names) {
+        RedisMonotonicCache cache =
+                RedisMonotonicCache.lettuce(redis.connection()).build();
         CounterServiceBuilder builder = CounterService.builder(
                 JooqCounterStore.builder(dataSource).tablePrefix(tablePrefix).build());
         for (int c = 0; c < counterChances.length; c++) {
             String[] nameAndChance = counterChances[c].split("=");
             names[c] = nameAndChance[0];
-            builder.strategy(names[c],
-                    MonotonicSettings.defaults().withChanceToWrite(Double.parseDouble(nameAndChance[1])));
+            builder.strategy(
+                    names[c], MonotonicSettings.defaults().withChanceToWrite(Double.parseDouble(nameAndChance[1])));
         }
         return builder.monotonicCache(cache).build();
     }
@@ -66,8 +69,11 @@ public final class ChildMonotonicIncrementer {
                 Counter[] counter = new Counter[names.length];
                 for (int c = 0; c < names.length; c++) {
                     counter[c] = counters.counter(names[c]);
-                    files[c] = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(out.resolve(
-                            ProcessHandle.current().pid() + "-" + thread + "-" + names[c] + ".bin").toFile()), 1 << 14));
+                    files[c] = new DataOutputStream(new BufferedOutputStream(
+                            new FileOutputStream(
+                                    out.resolve(ProcessHandle.current().pid() + "-" + thread + "-" + names[c] + ".bin")
+                                            .toFile()),
+                            1 << 14));
                 }
                 try {
                     for (long i = 0; !Files.exists(stop); i++) {

@@ -10,8 +10,7 @@ import java.time.Duration;
  */
 public final class ChildWithoutSpring {
 
-    private ChildWithoutSpring() {
-    }
+    private ChildWithoutSpring() {}
 
     public static void main(String[] args) {
         try {
@@ -20,10 +19,11 @@ public final class ChildWithoutSpring {
         } catch (ClassNotFoundException expected) {
             // as an application without Spring
         }
-        try (RedisClients.Lettuce redis = RedisClients.lettuce("127.0.0.1", Integer.parseInt(args[0]),
-                RedisClients.TIMEOUT)) {
+        try (RedisClients.Lettuce redis =
+                RedisClients.lettuce("127.0.0.1", Integer.parseInt(args[0]), RedisClients.TIMEOUT)) {
             CounterName name = CounterName.of("no-spring" + System.nanoTime());
-            RedisMonotonicCache monotonic = RedisMonotonicCache.lettuce(redis.connection()).build();
+            RedisMonotonicCache monotonic =
+                    RedisMonotonicCache.lettuce(redis.connection()).build();
             monotonic.tryLoad(name, () -> 41);
             long value = monotonic.addAndGet(name, 1).orElseThrow().value();
             RedisTotalCache totals = RedisTotalCache.lettuce(redis.connection()).build();

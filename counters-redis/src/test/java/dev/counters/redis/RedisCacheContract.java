@@ -57,8 +57,11 @@ abstract class RedisCacheContract {
         RedisMonotonicCache cache = monotonic();
         CounterName name = name("orders");
         assertThat(cache.get(name)).isEmpty();
-        assertThat(cache.addAndGet(name, 1)).as("an increment never creates a value").isEmpty();
-        assertThat(SERVER.<String>command("EXISTS", prefix + "monotonic:orders")).isEqualTo("0");
+        assertThat(cache.addAndGet(name, 1))
+                .as("an increment never creates a value")
+                .isEmpty();
+        assertThat(SERVER.<String>command("EXISTS", prefix + "monotonic:orders"))
+                .isEqualTo("0");
 
         assertThat(cache.tryLoad(name, () -> 41)).hasValue(41);
         Added added = cache.addAndGet(name, 1).orElseThrow();
@@ -80,9 +83,10 @@ abstract class RedisCacheContract {
         assertThat(SERVER.<String>command("TYPE", key)).isEqualTo("hash");
         assertThat(SERVER.<List<String>>command("HGETALL", key))
                 .containsExactlyInAnyOrder("v", "10", "c", Long.toString(added.copy()));
-        assertThat(SERVER.<String>command("PTTL", key)).as("a loaded value has no expiry").isEqualTo("-1");
-        assertThat(monotonicBuilder().build().key(name))
-                .isEqualTo("counters:monotonic:layout.a-b_c:d");
+        assertThat(SERVER.<String>command("PTTL", key))
+                .as("a loaded value has no expiry")
+                .isEqualTo("-1");
+        assertThat(monotonicBuilder().build().key(name)).isEqualTo("counters:monotonic:layout.a-b_c:d");
     }
 
     @Test
@@ -91,8 +95,9 @@ abstract class RedisCacheContract {
         CounterName name = name("present");
         cache.tryLoad(name, () -> 5);
         assertThat(cache.tryLoad(name, () -> {
-            throw new AssertionError("read the store although a value was present");
-        })).hasValue(5);
+                    throw new AssertionError("read the store although a value was present");
+                }))
+                .hasValue(5);
     }
 
     @Test
@@ -130,8 +135,10 @@ abstract class RedisCacheContract {
         cache.tryLoad(name, () -> Long.MAX_VALUE - 1);
         Added last = cache.addAndGet(name, 1).orElseThrow();
         assertThat(last.value()).isEqualTo(Long.MAX_VALUE);
-        assertThatThrownBy(() -> cache.addAndGet(name, 1)).isInstanceOf(ArithmeticException.class)
-                .hasMessageContaining("overflow").hasMessageContaining("nothing changed");
+        assertThatThrownBy(() -> cache.addAndGet(name, 1))
+                .isInstanceOf(ArithmeticException.class)
+                .hasMessageContaining("overflow")
+                .hasMessageContaining("nothing changed");
         assertThat(cache.get(name)).hasValue(Long.MAX_VALUE);
         assertThat(cache.holds(name, last.copy())).isTrue();
     }
@@ -164,7 +171,9 @@ abstract class RedisCacheContract {
             pool.shutdownNow();
         }
         assertThat(reads).hasValue(1);
-        assertThat(answers).as("the value, or busy: never another value").contains(OptionalLong.of(1_001))
+        assertThat(answers)
+                .as("the value, or busy: never another value")
+                .contains(OptionalLong.of(1_001))
                 .allSatisfy(answer -> assertThat(answer).isIn(OptionalLong.of(1_001), OptionalLong.empty()));
         assertThat(cache.tryLoad(name, () -> 0)).hasValue(1_001);
     }
@@ -182,7 +191,9 @@ abstract class RedisCacheContract {
             }
             return 7;
         };
-        assertThat(cache.tryLoad(name, stored)).as("the maximum read before the loss is not kept").isEmpty();
+        assertThat(cache.tryLoad(name, stored))
+                .as("the maximum read before the loss is not kept")
+                .isEmpty();
         assertThat(cache.get(name)).isEmpty();
         assertThat(cache.tryLoad(name, stored)).hasValue(7);
         assertThat(reads).hasValue(2);
@@ -207,15 +218,21 @@ abstract class RedisCacheContract {
 
     @Test
     void aClaimHeldByAnotherLoaderIsBusyWithoutReadingTheStoreUntilItExpires() {
-        RedisMonotonicCache cache = monotonicBuilder().keyPrefix(prefix).loadTimeout(Duration.ofSeconds(3)).build();
+        RedisMonotonicCache cache = monotonicBuilder()
+                .keyPrefix(prefix)
+                .loadTimeout(Duration.ofSeconds(3))
+                .build();
         CounterName name = name("orphan");
         SERVER.command("HSET", cache.key(name), "l", "a-loader-that-died");
         SERVER.command("PEXPIRE", cache.key(name), "300");
         assertThat(cache.tryLoad(name, () -> {
-            throw new AssertionError("claimed although another loader held the claim");
-        })).as("busy, at once").isEmpty();
+                    throw new AssertionError("claimed although another loader held the claim");
+                }))
+                .as("busy, at once")
+                .isEmpty();
         assertThat(cache.loadTimeout()).isEqualTo(Duration.ofSeconds(3));
-        await().atMost(Duration.ofSeconds(5)).until(() -> cache.tryLoad(name, () -> 9).isPresent());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> cache.tryLoad(name, () -> 9).isPresent());
         assertThat(cache.get(name)).hasValue(9);
     }
 
@@ -225,8 +242,9 @@ abstract class RedisCacheContract {
         CounterName name = name("failed-read");
         IllegalStateException databaseDown = new IllegalStateException("database down");
         assertThatThrownBy(() -> cache.tryLoad(name, () -> {
-            throw databaseDown;
-        })).isSameAs(databaseDown);
+                    throw databaseDown;
+                }))
+                .isSameAs(databaseDown);
         assertThat(SERVER.<String>command("EXISTS", cache.key(name))).isEqualTo("0");
         assertThat(cache.tryLoad(name, () -> 3)).as("no claim left to wait out").hasValue(3);
     }
@@ -235,16 +253,20 @@ abstract class RedisCacheContract {
     void persistenceIsReportedOnlyWhenTheServerSnapshotsOrLogsNamingTheServer() {
         RedisAccess access = access();
         await().atMost(Duration.ofSeconds(5)).until(() -> access.endpoint().endsWith(":" + SERVER.port()));
-        assertThat(RedisMonotonicCache.persistenceWarning(access)).as("started with --save \"\" --appendonly no")
+        assertThat(RedisMonotonicCache.persistenceWarning(access))
+                .as("started with --save \"\" --appendonly no")
                 .isEmpty();
         try {
             SERVER.command("CONFIG", "SET", "save", "3600 1");
-            assertThat(RedisMonotonicCache.persistenceWarning(access)).hasValueSatisfying(warning -> assertThat(warning)
-                    .contains("save '3600 1'").contains("hands out values again").contains("127.0.0.1:" + SERVER.port()));
+            assertThat(RedisMonotonicCache.persistenceWarning(access))
+                    .hasValueSatisfying(warning -> assertThat(warning)
+                            .contains("save '3600 1'")
+                            .contains("hands out values again")
+                            .contains("127.0.0.1:" + SERVER.port()));
             SERVER.command("CONFIG", "SET", "save", "");
             SERVER.command("CONFIG", "SET", "appendonly", "yes");
-            assertThat(RedisMonotonicCache.persistenceWarning(access)).hasValueSatisfying(warning -> assertThat(warning)
-                    .contains("appendonly yes"));
+            assertThat(RedisMonotonicCache.persistenceWarning(access))
+                    .hasValueSatisfying(warning -> assertThat(warning).contains("appendonly yes"));
         } finally {
             SERVER.command("CONFIG", "SET", "save", "");
             SERVER.command("CONFIG", "SET", "appendonly", "no");
@@ -257,8 +279,10 @@ abstract class RedisCacheContract {
         RedisMonotonicCache cache = monotonic();
         CounterName name = name("wrong-type");
         SERVER.command("SET", cache.key(name), "not a hash");
-        assertThatThrownBy(() -> cache.addAndGet(name, 1)).isInstanceOf(CacheUnavailableException.class)
-                .hasMessageContaining("Increment of counter 'wrong-type'").hasMessageContaining("WRONGTYPE");
+        assertThatThrownBy(() -> cache.addAndGet(name, 1))
+                .isInstanceOf(CacheUnavailableException.class)
+                .hasMessageContaining("Increment of counter 'wrong-type'")
+                .hasMessageContaining("WRONGTYPE");
     }
 
     @Test
@@ -283,7 +307,9 @@ abstract class RedisCacheContract {
         String key = prefix + "total:views";
         assertThat(totals.get(name)).isEmpty();
         assertThat(totals.addIfLoaded(name, 3, 0)).isEmpty();
-        assertThat(SERVER.<String>command("EXISTS", key)).as("an addition never creates a total").isEqualTo("0");
+        assertThat(SERVER.<String>command("EXISTS", key))
+                .as("an addition never creates a total")
+                .isEqualTo("0");
 
         long loadId = totals.put(name, 5, Duration.ofSeconds(30));
         assertThat(loadId).isNotZero();
@@ -295,7 +321,9 @@ abstract class RedisCacheContract {
         assertThat(totals.addIfLoaded(name, 3, loadId)).hasValue(loadId);
         assertThat(totals.addIfLoaded(name, -10, loadId)).hasValue(loadId);
         assertThat(totals.get(name)).hasValue(-2);
-        assertThat(Long.parseLong(SERVER.command("PTTL", key))).as("HINCRBY keeps the expiry").isBetween(1L, ttl);
+        assertThat(Long.parseLong(SERVER.command("PTTL", key)))
+                .as("HINCRBY keeps the expiry")
+                .isBetween(1L, ttl);
 
         totals.remove(name);
         assertThat(totals.get(name)).isEmpty();
@@ -308,7 +336,9 @@ abstract class RedisCacheContract {
         long first = totals.put(name, 5, Duration.ofSeconds(30));
         long second = totals.put(name, 9, Duration.ofSeconds(30)); // loaded again, e.g. by another node
         assertThat(second).isNotEqualTo(first);
-        assertThat(totals.addIfLoaded(name, 4, first)).as("not added: the later load may hold it").hasValue(second);
+        assertThat(totals.addIfLoaded(name, 4, first))
+                .as("not added: the later load may hold it")
+                .hasValue(second);
         assertThat(totals.addIfLoaded(name, 4, 0)).hasValue(second);
         assertThat(totals.get(name)).hasValue(9);
         assertThat(totals.addIfLoaded(name, 4, second)).hasValue(second);

@@ -32,17 +32,26 @@ class RedisCachedTotalNeverAboveTheStoreTest {
         PauseAfterAdd paused = new PauseAfterAdd(STORES.store());
         try (RedisClients.Lettuce lettuce = RedisClients.lettuce(REDIS);
                 RedisClients.Spring spring = RedisClients.spring(REDIS);
-                CounterService writer = CounterService.builder(paused).defaultStrategy(settings)
-                        .totalCache(RedisTotalCache.lettuce(lettuce.connection()).build()).build();
-                CounterService reader = CounterService.builder(STORES.anotherStore()).defaultStrategy(settings)
-                        .totalCache(RedisTotalCache.spring(spring.factory()).build()).build()) {
+                CounterService writer = CounterService.builder(paused)
+                        .defaultStrategy(settings)
+                        .totalCache(
+                                RedisTotalCache.lettuce(lettuce.connection()).build())
+                        .build();
+                CounterService reader = CounterService.builder(STORES.anotherStore())
+                        .defaultStrategy(settings)
+                        .totalCache(RedisTotalCache.spring(spring.factory()).build())
+                        .build()) {
             paused.pauseNextAdd();
             CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> writer.increment(counter, 5));
             paused.awaitCommitted();
-            assertThat(reader.get(counter)).as("a miss: loaded from the store, with the increment").isEqualTo(5);
+            assertThat(reader.get(counter))
+                    .as("a miss: loaded from the store, with the increment")
+                    .isEqualTo(5);
             paused.release();
             increment.get(30, TimeUnit.SECONDS);
-            assertThat(reader.get(counter)).as("the shared total, never above the store").isEqualTo(5);
+            assertThat(reader.get(counter))
+                    .as("the shared total, never above the store")
+                    .isEqualTo(5);
             assertThat(writer.get(counter)).isEqualTo(5);
             // Increments made after the load add to it, from either node.
             writer.increment(counter, 7);

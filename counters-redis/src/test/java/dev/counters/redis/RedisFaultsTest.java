@@ -57,13 +57,16 @@ class RedisFaultsTest {
     }
 
     private static MonotonicCache monotonicCache(String flavour) {
-        return flavour.equals("lettuce") ? RedisMonotonicCache.lettuce(lettuce.connection()).build()
+        return flavour.equals("lettuce")
+                ? RedisMonotonicCache.lettuce(lettuce.connection()).build()
                 : RedisMonotonicCache.spring(spring.factory()).build();
     }
 
     private static CounterService monotonic(MonotonicCache cache) {
         return CounterService.builder(STORES.store())
-                .defaultStrategy(MonotonicSettings.defaults()).monotonicCache(cache).build();
+                .defaultStrategy(MonotonicSettings.defaults())
+                .monotonicCache(cache)
+                .build();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -84,18 +87,22 @@ class RedisFaultsTest {
                             .isInstanceOf(CacheUnavailableException.class)
                             .hasMessageContaining("counter '" + name + "'")
                             .hasMessageContaining("127.0.0.1:" + redis.port())
-                            .satisfies(e -> assertThat(((CacheUnavailableException) e).mayHaveBeenApplied()).isFalse());
+                            .satisfies(e -> assertThat(((CacheUnavailableException) e).mayHaveBeenApplied())
+                                    .isFalse());
                     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(BOUND);
                 }
             } finally {
                 redis.start();
             }
-            long resumed = await().atMost(Duration.ofSeconds(20)).ignoreException(CacheUnavailableException.class)
+            long resumed = await().atMost(Duration.ofSeconds(20))
+                    .ignoreException(CacheUnavailableException.class)
                     .until(() -> counters.incrementAndGet(name, 1), value -> true);
             assertThat(resumed).isGreaterThan(20);
             handedOut.add(resumed);
             for (int i = 0; i < 20; i++) {
-                assertThat(handedOut.add(counters.incrementAndGet(name, 1))).as("a new value").isTrue();
+                assertThat(handedOut.add(counters.incrementAndGet(name, 1)))
+                        .as("a new value")
+                        .isTrue();
             }
         }
     }
@@ -110,7 +117,9 @@ class RedisFaultsTest {
             }
             assertThat(last).isEqualTo(50);
             redis.flushAll();
-            assertThat(counters.get(name)).as("loaded from the database's maximum").isEqualTo(50);
+            assertThat(counters.get(name))
+                    .as("loaded from the database's maximum")
+                    .isEqualTo(50);
             redis.flushAll();
             assertThat(counters.incrementAndGet(name, 1)).isEqualTo(51);
         }
@@ -124,7 +133,8 @@ class RedisFaultsTest {
     @Test
     void aClaimLeftByALoaderThatDiedIsWaitedOutByTheStrategysRetry() {
         String name = "orphaned" + System.nanoTime();
-        MonotonicCache cache = RedisMonotonicCache.lettuce(lettuce.connection()).loadTimeout(Duration.ofSeconds(4))
+        MonotonicCache cache = RedisMonotonicCache.lettuce(lettuce.connection())
+                .loadTimeout(Duration.ofSeconds(4))
                 .build();
         try (CounterService counters = monotonic(cache)) {
             String key = RedisMonotonicCache.DEFAULT_PREFIX + "monotonic:" + name;
@@ -138,13 +148,17 @@ class RedisFaultsTest {
     @Test
     void aClaimThatNeverGoesFailsTheIncrementAfterTheRetrysAttempts() {
         String name = "stuck" + System.nanoTime();
-        MonotonicCache cache = RedisMonotonicCache.lettuce(lettuce.connection()).loadTimeout(Duration.ofMillis(200))
+        MonotonicCache cache = RedisMonotonicCache.lettuce(lettuce.connection())
+                .loadTimeout(Duration.ofMillis(200))
                 .build();
         try (CounterService counters = monotonic(cache)) {
             redis.command("HSET", RedisMonotonicCache.DEFAULT_PREFIX + "monotonic:" + name, "l", "never-expires");
-            assertThatThrownBy(() -> counters.incrementAndGet(name, 1)).isInstanceOf(CacheUnavailableException.class)
-                    .hasMessageContaining("after 10 attempts").hasMessageContaining("another loader")
-                    .satisfies(e -> assertThat(((CacheUnavailableException) e).mayHaveBeenApplied()).isFalse());
+            assertThatThrownBy(() -> counters.incrementAndGet(name, 1))
+                    .isInstanceOf(CacheUnavailableException.class)
+                    .hasMessageContaining("after 10 attempts")
+                    .hasMessageContaining("another loader")
+                    .satisfies(e -> assertThat(((CacheUnavailableException) e).mayHaveBeenApplied())
+                            .isFalse());
             assertThatThrownBy(() -> counters.get(name)).isInstanceOf(CacheUnavailableException.class);
         }
     }
@@ -159,12 +173,14 @@ class RedisFaultsTest {
             }
             redis.pause(Duration.ofSeconds(2));
             long started = System.nanoTime();
-            assertThatThrownBy(() -> counters.incrementAndGet(name, 1)).isInstanceOf(CacheUnavailableException.class)
+            assertThatThrownBy(() -> counters.incrementAndGet(name, 1))
+                    .isInstanceOf(CacheUnavailableException.class)
                     .hasMessageContaining("timed out");
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             assertThat(took).isBetween(RedisClients.TIMEOUT.minusMillis(100), BOUND);
             // The increment sent during the pause runs after it: that value is skipped, never handed out twice
-            long resumed = await().atMost(Duration.ofSeconds(10)).ignoreException(CacheUnavailableException.class)
+            long resumed = await().atMost(Duration.ofSeconds(10))
+                    .ignoreException(CacheUnavailableException.class)
                     .until(() -> counters.incrementAndGet(name, 1), value -> true);
             assertThat(resumed).isGreaterThan(handedOut.get(handedOut.size() - 1));
         }
@@ -173,19 +189,25 @@ class RedisFaultsTest {
     @Test
     void aShardedCounterCountsInTheDatabaseWhileRedisIsDownAndReadsItThere() {
         String name = "sharded" + System.nanoTime();
-        ShardedSettings settings = ShardedSettings.defaults().withShards(4)
-                .withCachedTotalExpiry(Duration.ofMinutes(1));
-        Function<RedisClients.Lettuce, TotalCache> totals = client -> RedisTotalCache.lettuce(client.connection())
-                .build();
+        ShardedSettings settings =
+                ShardedSettings.defaults().withShards(4).withCachedTotalExpiry(Duration.ofMinutes(1));
+        Function<RedisClients.Lettuce, TotalCache> totals =
+                client -> RedisTotalCache.lettuce(client.connection()).build();
         try (RedisClients.Lettuce other = RedisClients.lettuce(redis);
                 CounterService node = CounterService.builder(STORES.store())
-                        .defaultStrategy(settings).totalCache(totals.apply(lettuce)).build();
+                        .defaultStrategy(settings)
+                        .totalCache(totals.apply(lettuce))
+                        .build();
                 CounterService otherNode = CounterService.builder(STORES.anotherStore())
-                        .defaultStrategy(settings).totalCache(totals.apply(other)).build()) {
+                        .defaultStrategy(settings)
+                        .totalCache(totals.apply(other))
+                        .build()) {
             node.increment(name, 3);
             assertThat(otherNode.get(name)).isEqualTo(3); // cached now, for a minute
             node.increment(name, 4);
-            assertThat(otherNode.get(name)).as("the shared total moved with the other node's increment").isEqualTo(7);
+            assertThat(otherNode.get(name))
+                    .as("the shared total moved with the other node's increment")
+                    .isEqualTo(7);
             assertThat(redis.<String>command("HGET", RedisMonotonicCache.DEFAULT_PREFIX + "total:" + name, "v"))
                     .isEqualTo("7");
 
@@ -203,7 +225,8 @@ class RedisFaultsTest {
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
                 assertThat(otherNode.get(name)).isEqualTo(13);
                 assertThat(redis.<String>command("HGET", RedisMonotonicCache.DEFAULT_PREFIX + "total:" + name, "v"))
-                        .as("cached again").isEqualTo("13");
+                        .as("cached again")
+                        .isEqualTo("13");
             });
         }
     }

@@ -61,8 +61,7 @@ class RedisMultiProcessTest {
     private static final long PROGRESS = 500;
 
     /** A value handed out, with the machine's monotonic clock (System.nanoTime) read before the call and after it. */
-    record Handed(long before, long after, long value) {
-    }
+    record Handed(long before, long after, long value) {}
 
     @Test
     void threeProcessesKeepTheirGuaranteesThroughARestartAndAFlushOfRedis() throws Exception {
@@ -78,9 +77,17 @@ class RedisMultiProcessTest {
             String counters = exact.get(0) + "=1.0," + exact.get(1) + "=1.0," + sampled + "=0.1";
             List<ChildJvm> children = new ArrayList<>();
             for (int i = 0; i < PROCESSES; i++) {
-                children.add(ChildJvm.start(ChildMonotonicIncrementer.class, DATABASE.jdbcUrl(), DATABASE.user(),
-                        DATABASE.password(), stores.prefix(), String.valueOf(redis.port()), String.valueOf(THREADS),
-                        counters, out.toString(), stop.toString()));
+                children.add(ChildJvm.start(
+                        ChildMonotonicIncrementer.class,
+                        DATABASE.jdbcUrl(),
+                        DATABASE.user(),
+                        DATABASE.password(),
+                        stores.prefix(),
+                        String.valueOf(redis.port()),
+                        String.valueOf(THREADS),
+                        counters,
+                        out.toString(),
+                        stop.toString()));
             }
             long stoppedAt;
             long restartedAt;
@@ -121,7 +128,9 @@ class RedisMultiProcessTest {
             } finally {
                 children.forEach(child -> child.process().destroyForcibly());
             }
-            assertThat(unavailable).as("increments refused while Redis was down").isPositive();
+            assertThat(unavailable)
+                    .as("increments refused while Redis was down")
+                    .isPositive();
 
             Map<String, Map<String, List<Handed>>> handed = read(out);
             assertThat(handed).containsOnlyKeys(exact.get(0), exact.get(1), sampled);
@@ -133,45 +142,59 @@ class RedisMultiProcessTest {
                 List<Handed> all = all(byThread);
                 checkRealTimeOrder(name, all);
                 // Each fault happened while values were handed out: some calls ended before it, some began after
-                assertThat(all).anyMatch(h -> h.after() < stoppedAt)
+                assertThat(all)
+                        .anyMatch(h -> h.after() < stoppedAt)
                         .anyMatch(h -> h.before() > restartedAt && h.after() < flushingAt)
                         .anyMatch(h -> h.before() > flushedAt);
-                System.out.printf("chance 1.0, %s: %d values from %d processes x %d threads, %s%n", name, all.size(),
-                        PROCESSES, THREADS, result);
+                System.out.printf(
+                        "chance 1.0, %s: %d values from %d processes x %d threads, %s%n",
+                        name, all.size(), PROCESSES, THREADS, result);
             }
 
             Map<String, List<Handed>> byThread = handed.get(sampled);
             List<Handed> all = all(byThread);
             // Between losses one shared cache: each value once
-            for (Predicate<Handed> window : List.<Predicate<Handed>>of(h -> h.after() < stoppedAt,
-                    h -> h.before() > restartedAt && h.after() < flushingAt, h -> h.before() > flushedAt)) {
+            for (Predicate<Handed> window : List.<Predicate<Handed>>of(
+                    h -> h.after() < stoppedAt,
+                    h -> h.before() > restartedAt && h.after() < flushingAt,
+                    h -> h.before() > flushedAt)) {
                 SequenceChecker.Result result = SequenceChecker.check(values(byThread, window));
-                assertThat(result.valid()).as("chance 0.1 between losses: " + result).isTrue();
+                assertThat(result.valid())
+                        .as("chance 0.1 between losses: " + result)
+                        .isTrue();
                 assertThat(result.numbers()).isPositive();
             }
             // After each loss: above what was persisted when it happened
-            assertThat(all).filteredOn(h -> h.before() > restartedAt)
+            assertThat(all)
+                    .filteredOn(h -> h.before() > restartedAt)
                     .allSatisfy(h -> assertThat(h.value()).isGreaterThan(persistedAtStop));
-            assertThat(all).filteredOn(h -> h.before() > flushedAt)
+            assertThat(all)
+                    .filteredOn(h -> h.before() > flushedAt)
                     .allSatisfy(h -> assertThat(h.value()).isGreaterThan(persistedBeforeFlush));
             Set<Long> seen = new HashSet<>();
             long repeated = all.stream().filter(h -> !seen.add(h.value())).count();
-            System.out.printf("chance 0.1: %d values, persisted %d at the restart and %d at the flush, %d values "
-                    + "handed out again%n", all.size(), persistedAtStop, persistedBeforeFlush, repeated);
+            System.out.printf(
+                    "chance 0.1: %d values, persisted %d at the restart and %d at the flush, %d values "
+                            + "handed out again%n",
+                    all.size(), persistedAtStop, persistedBeforeFlush, repeated);
 
             try (RedisClients.Lettuce lettuce = RedisClients.lettuce(redis);
                     CounterService service = CounterService.builder(stores.store())
                             .defaultStrategy(MonotonicSettings.defaults())
                             .strategy(sampled, MonotonicSettings.defaults().withChanceToWrite(0.1))
-                            .monotonicCache(RedisMonotonicCache.lettuce(lettuce.connection()).build())
+                            .monotonicCache(RedisMonotonicCache.lettuce(lettuce.connection())
+                                    .build())
                             .build()) {
                 // One more loss, quiet this time: the exact counters resume above every value handed out...
                 long persisted = stores.store().maxOfShards(sampledName).orElseThrow();
                 long highest = all.stream().mapToLong(Handed::value).max().orElseThrow();
                 redis.flushAll();
                 for (String name : exact) {
-                    assertThat(service.incrementAndGet(name, 1)).isGreaterThan(all(handed.get(name)).stream()
-                            .mapToLong(Handed::value).max().orElseThrow());
+                    assertThat(service.incrementAndGet(name, 1))
+                            .isGreaterThan(all(handed.get(name)).stream()
+                                    .mapToLong(Handed::value)
+                                    .max()
+                                    .orElseThrow());
                 }
                 // ...and the sampled one right above its largest persisted value, repeating only values above it
                 ConcurrentLinkedQueue<Long> after = new ConcurrentLinkedQueue<>();
@@ -180,13 +203,16 @@ class RedisMultiProcessTest {
                         after.add(service.incrementAndGet(sampled, 1));
                     }
                 });
-                assertThat(after.stream().mapToLong(Long::longValue).min().orElseThrow()).isEqualTo(persisted + 1);
+                assertThat(after.stream().mapToLong(Long::longValue).min().orElseThrow())
+                        .isEqualTo(persisted + 1);
                 Set<Long> before = new HashSet<>();
                 all.forEach(h -> before.add(h.value()));
                 List<Long> again = after.stream().filter(before::contains).toList();
-                assertThat(again).allSatisfy(value -> assertThat(value).isGreaterThan(persisted)
-                        .isLessThanOrEqualTo(highest));
-                System.out.printf("chance 0.1, quiet loss: highest %d, persisted %d, %d values handed out again%n",
+                assertThat(again)
+                        .allSatisfy(value ->
+                                assertThat(value).isGreaterThan(persisted).isLessThanOrEqualTo(highest));
+                System.out.printf(
+                        "chance 0.1, quiet loss: highest %d, persisted %d, %d values handed out again%n",
                         highest, persisted, again.size());
             }
         }
@@ -199,16 +225,18 @@ class RedisMultiProcessTest {
     /** Waits until the cached value of {@code key} reaches {@code atLeast}, and returns it. */
     private static long awaitValue(RedisServer redis, String key, long atLeast) {
         long[] seen = new long[1];
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
-            String value;
-            try {
-                value = redis.command("HGET", key, "v");
-            } catch (IllegalStateException notYet) {
-                return false;
-            }
-            seen[0] = value == null ? Long.MIN_VALUE : Long.parseLong(value);
-            return seen[0] >= atLeast;
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    String value;
+                    try {
+                        value = redis.command("HGET", key, "v");
+                    } catch (IllegalStateException notYet) {
+                        return false;
+                    }
+                    seen[0] = value == null ? Long.MIN_VALUE : Long.parseLong(value);
+                    return seen[0] >= atLeast;
+                });
         return seen[0];
     }
 
@@ -217,7 +245,8 @@ class RedisMultiProcessTest {
      * whichever processes made them and whatever the cache lost in between.
      */
     private static void checkRealTimeOrder(String name, List<Handed> all) {
-        List<Handed> byEnd = all.stream().sorted(Comparator.comparingLong(Handed::after)).toList();
+        List<Handed> byEnd =
+                all.stream().sorted(Comparator.comparingLong(Handed::after)).toList();
         long[] ends = byEnd.stream().mapToLong(Handed::after).toArray();
         Handed[] highestSoFar = new Handed[byEnd.size()];
         for (int i = 0; i < byEnd.size(); i++) {
@@ -232,7 +261,8 @@ class RedisMultiProcessTest {
             }
             if (lastEndedBefore >= 0) {
                 Handed earlier = highestSoFar[lastEndedBefore];
-                assertThat(later.value()).as("%s: %s began after %s returned", name, later, earlier)
+                assertThat(later.value())
+                        .as("%s: %s began after %s returned", name, later, earlier)
                         .isGreaterThan(earlier.value());
             }
         }
@@ -244,8 +274,8 @@ class RedisMultiProcessTest {
 
     private static Map<String, List<Long>> values(Map<String, List<Handed>> byThread, Predicate<Handed> which) {
         Map<String, List<Long>> values = new LinkedHashMap<>();
-        byThread.forEach((thread, handed) -> values.put(thread, handed.stream().filter(which).map(Handed::value)
-                .toList()));
+        byThread.forEach((thread, handed) -> values.put(
+                thread, handed.stream().filter(which).map(Handed::value).toList()));
         return values;
     }
 
@@ -254,7 +284,10 @@ class RedisMultiProcessTest {
         Map<String, Map<String, List<Handed>>> handed = new TreeMap<>();
         try (Stream<Path> files = Files.list(directory)) {
             for (Path file : files.toList()) {
-                String[] parts = file.getFileName().toString().replaceFirst("\\.bin$", "").split("-", 3);
+                String[] parts = file.getFileName()
+                        .toString()
+                        .replaceFirst("\\.bin$", "")
+                        .split("-", 3);
                 List<Handed> values = new ArrayList<>();
                 try (InputStream raw = Files.newInputStream(file);
                         DataInputStream in = new DataInputStream(new BufferedInputStream(raw, 1 << 16))) {

@@ -28,8 +28,11 @@ class RedisWithoutSpringTest {
         Path output = Files.createTempFile("counters-no-spring-", ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         RedisServer redis = RedisServer.shared();
-        Process child = new ProcessBuilder(List.of(java, "-cp", withoutSpring, ChildWithoutSpring.class.getName(),
-                String.valueOf(redis.port()))).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        Process child = new ProcessBuilder(List.of(
+                        java, "-cp", withoutSpring, ChildWithoutSpring.class.getName(), String.valueOf(redis.port())))
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
         try {
             assertThat(child.waitFor(1, TimeUnit.MINUTES)).isTrue();
             String printed = Files.readString(output);

@@ -51,7 +51,9 @@ public class IncrementBenchmarks {
     @Setup(Level.Trial)
     public void setUp() {
         // In memory: the flusher's work is not what is measured here, only the increment's.
-        service = CounterService.builder(new InMemoryCounterStore()).defaultStrategy(BufferedSettings.defaults()).build();
+        service = CounterService.builder(new InMemoryCounterStore())
+                .defaultStrategy(BufferedSettings.defaults())
+                .build();
         names = new String[counters];
         handles = new Counter[counters];
         adders = new LongAdder[counters];

@@ -36,7 +36,8 @@ public class SequenceBenchmarks {
     @Setup(Level.Trial)
     public void setUp() {
         service = SequenceService.builder(new InMemoryCounterStore())
-                .defaultSettings(SequenceSettings.defaults().withBlockSize(blockSize)).build();
+                .defaultSettings(SequenceSettings.defaults().withBlockSize(blockSize))
+                .build();
         sequence = service.sequence("bench.ids");
     }
 

@@ -6,8 +6,7 @@ import dev.counters.IdempotencyKey;
 /** The checks of a counter's arguments, shared by its handles. */
 final class Arguments {
 
-    private Arguments() {
-    }
+    private Arguments() {}
 
     /**
      * Checks the key, and that the counter's strategy takes keys; keys are recorded from now on, so the service

@@ -27,7 +27,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
@@ -46,15 +45,24 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
      * thread wrote asks the cache, and handles are immutable.
      */
     private final @Nullable Handle[] recent = new Handle[RECENT_HANDLES];
+
     private static final int RECENT_HANDLES = 1 << 10;
     /** A plain volatile rather than an AtomicBoolean: every increment by name reads it, one load fewer. */
     private volatile boolean closed;
+
     private final Housekeeping housekeeping;
     private final StrategyFamilies families;
     private final ThreadFactory threadFactory;
 
-    public DefaultCounterService(NameRules<Route> router, List<Route> routes, CounterStore store, int maxCachedHandles,
-            NameRules<Optional<Windows>> windows, Time time, Housekeeping housekeeping, StrategyFamilies families,
+    public DefaultCounterService(
+            NameRules<Route> router,
+            List<Route> routes,
+            CounterStore store,
+            int maxCachedHandles,
+            NameRules<Optional<Windows>> windows,
+            Time time,
+            Housekeeping housekeeping,
+            StrategyFamilies families,
             ThreadFactory threadFactory) {
         this.threadFactory = threadFactory;
         this.housekeeping = housekeeping;
@@ -106,7 +114,9 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         for (String name : names) {
             Handle handle = handle(name);
             stored.put(name, handle.stored());
-            byStrategy.computeIfAbsent(handle.route().strategy(), s -> new ArrayList<>()).add(handle.stored());
+            byStrategy
+                    .computeIfAbsent(handle.route().strategy(), s -> new ArrayList<>())
+                    .add(handle.stored());
         }
         Map<CounterName, Long> values = new LinkedHashMap<>();
         byStrategy.forEach((strategy, counters) -> values.putAll(strategy.getAll(counters)));
@@ -152,19 +162,26 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
             throw new IllegalArgumentException("limit must be >= 1, was " + limit);
         }
         CounterName from = after == null ? null : CounterName.of(after);
-        return store.counterNames("", from, limit).stream().map(CounterName::value).toList();
+        return store.counterNames("", from, limit).stream()
+                .map(CounterName::value)
+                .toList();
     }
 
     @Override
     public CompletableFuture<Void> flush() {
-        return CompletableFuture.allOf(routes.stream().map(route -> route.strategy().flush())
-                .toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(
+                routes.stream().map(route -> route.strategy().flush()).toArray(CompletableFuture[]::new));
     }
 
     @Override
     public List<StrategyStatistics> statistics() {
-        return routes.stream().map(route -> new StrategyStatistics(route.rule(), route.strategyName(),
-                route.increments(), route.strategy().activity())).toList();
+        return routes.stream()
+                .map(route -> new StrategyStatistics(
+                        route.rule(),
+                        route.strategyName(),
+                        route.increments(),
+                        route.strategy().activity()))
+                .toList();
     }
 
     @Override
@@ -200,7 +217,8 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
                     .filter(stored -> windows.select(stored.counter().value()).isPresent());
             if (window.isPresent()) {
                 // One window by its stored name (as listed by counterNames): a counter of its counter's strategy.
-                counter = routed(counterName, router.select(window.get().counter().value()));
+                counter =
+                        routed(counterName, router.select(window.get().counter().value()));
             } else {
                 Route route = router.select(counterName.value());
                 Optional<Windows> windowed = windows.select(counterName.value());
@@ -276,8 +294,9 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     }
 
     /** A counter bound to its strategy, and to the strategy's increment of it. */
-    private record RoutedCounter(String key, CounterName name, Route route, LongConsumer incrementer,
-            Housekeeping housekeeping) implements Handle {
+    private record RoutedCounter(
+            String key, CounterName name, Route route, LongConsumer incrementer, Housekeeping housekeeping)
+            implements Handle {
 
         /** {@code key} is the name's value, one load closer for the lookup by name. */
         RoutedCounter(CounterName name, Route route, Housekeeping housekeeping) {
@@ -322,8 +341,8 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
 
         @Override
         public long incrementAndGet(long delta, IdempotencyKey key) {
-            long value = route.strategy().increment(name, checkDelta(name, delta), checkKey(route, name, key, housekeeping),
-                    true);
+            long value = route.strategy()
+                    .increment(name, checkDelta(name, delta), checkKey(route, name, key, housekeeping), true);
             route.count();
             return value;
         }

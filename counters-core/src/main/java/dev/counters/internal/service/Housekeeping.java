@@ -30,6 +30,7 @@ public final class Housekeeping implements AutoCloseable {
     static final int BATCH = 1_000;
     /** Batches per run, so that one run ends; a backlog is worked off over the next runs. */
     static final int MAX_BATCHES_PER_RUN = 100;
+
     private static final Duration LEASE_TIME = Duration.ofMinutes(5);
     /** How often steady time is put on the database's clock again: it drifts only with the ticker in between. */
     static final Duration CLOCK_SYNC = Duration.ofSeconds(10);
@@ -56,7 +57,12 @@ public final class Housekeeping implements AutoCloseable {
      * Upkeep every interval (a tenth of the key retention, between 1 s and 5 min) on a thread of {@code threads},
      * from the first {@link #start()}: a service whose callers never use keys starts no thread.
      */
-    public static Housekeeping of(CounterStore store, Time time, String owner, Duration keyRetention, List<Task> tasks,
+    public static Housekeeping of(
+            CounterStore store,
+            Time time,
+            String owner,
+            Duration keyRetention,
+            List<Task> tasks,
             ThreadFactory threads) {
         return new Housekeeping(store, time, owner, keyRetention, tasks, threads);
     }
@@ -72,7 +78,12 @@ public final class Housekeeping implements AutoCloseable {
         int run(Instant horizon);
     }
 
-    private Housekeeping(CounterStore store, Time time, String owner, Duration keyRetention, List<Task> tasks,
+    private Housekeeping(
+            CounterStore store,
+            Time time,
+            String owner,
+            Duration keyRetention,
+            List<Task> tasks,
             @Nullable ThreadFactory threads) {
         this.leases = store.capability(Leases.class).orElse(null);
         this.keys = store.capability(IdempotencyKeys.class).orElse(null);
@@ -96,7 +107,9 @@ public final class Housekeeping implements AutoCloseable {
         if (started || running == null) {
             return;
         }
-        long interval = Math.min(Math.max(keyRetention.dividedBy(10).toMillis(), 1_000), Duration.ofMinutes(5).toMillis());
+        long interval = Math.min(
+                Math.max(keyRetention.dividedBy(10).toMillis(), 1_000),
+                Duration.ofMinutes(5).toMillis());
         running.scheduleWithFixedDelay(this::runSafely, interval, interval, TimeUnit.MILLISECONDS);
         started = true;
     }
@@ -125,8 +138,8 @@ public final class Housekeeping implements AutoCloseable {
         }
         ScheduledExecutorService running = scheduler();
         if (running != null) {
-            running.scheduleWithFixedDelay(this::synchronizeClock, CLOCK_SYNC.toMillis(), CLOCK_SYNC.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            running.scheduleWithFixedDelay(
+                    this::synchronizeClock, CLOCK_SYNC.toMillis(), CLOCK_SYNC.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
@@ -147,8 +160,8 @@ public final class Housekeeping implements AutoCloseable {
         try {
             time.synchronize().ifPresent(this::report);
         } catch (RuntimeException e) {
-            LOG.warn("Could not read the database's clock; steady time goes on from its last reading: {}",
-                    e.toString());
+            LOG.warn(
+                    "Could not read the database's clock; steady time goes on from its last reading: {}", e.toString());
         }
     }
 
@@ -160,19 +173,21 @@ public final class Housekeeping implements AutoCloseable {
                 reportedOffset = null;
             }
         } else if (reported == null || offset.minus(reported).abs().compareTo(CLOCK_WARNING) > 0) {
-            LOG.warn("This JVM's clock is {} {} the database's. Purges and the timestamps that guard retries follow"
-                    + " the database's clock, but the window an increment lands in and lease expiries follow this"
-                    + " one: a windowed increment is refused while it lags by more than half its windows' retention,"
-                    + " and a lease (a node id on H2, a recount) may be taken over early by a process whose clock is"
-                    + " ahead of its holder's by more than the lease's time. Have this host's clock synchronised"
-                    + " (NTP).", offset.abs(), offset.isNegative() ? "behind" : "ahead of");
+            LOG.warn(
+                    "This JVM's clock is {} {} the database's. Purges and the timestamps that guard retries follow"
+                            + " the database's clock, but the window an increment lands in and lease expiries follow this"
+                            + " one: a windowed increment is refused while it lags by more than half its windows' retention,"
+                            + " and a lease (a node id on H2, a recount) may be taken over early by a process whose clock is"
+                            + " ahead of its holder's by more than the lease's time. Have this host's clock synchronised"
+                            + " (NTP).",
+                    offset.abs(),
+                    offset.isNegative() ? "behind" : "ahead of");
             reportedOffset = offset;
         }
     }
 
     /** Upkeep that runs only when {@link #runOnce()} is called: for tests. */
-    static Housekeeping manual(CounterStore store, Time time, String owner, Duration keyRetention,
-            List<Task> tasks) {
+    static Housekeeping manual(CounterStore store, Time time, String owner, Duration keyRetention, List<Task> tasks) {
         return new Housekeeping(store, time, owner, keyRetention, tasks, null);
     }
 

@@ -40,15 +40,19 @@ public final class IdleExpiry implements Housekeeping.Task {
     private final NameRules<Optional<Duration>> expiries;
     private final Map<String, Duration> rules;
     private final Map<String, @Nullable CounterName> cursors = new HashMap<>();
-    private final Cache<CounterName, Seen> seen = Caffeine.newBuilder().maximumSize(MAX_OBSERVED).build();
+    private final Cache<CounterName, Seen> seen =
+            Caffeine.newBuilder().maximumSize(MAX_OBSERVED).build();
 
     /** A counter's cell versions, and since when they were seen unchanged. */
-    private record Seen(Map<String, Long> versions, Instant since) {
-    }
+    private record Seen(Map<String, Long> versions, Instant since) {}
 
     /** {@code rules}: the idle time of each name or pattern, in declaration order. */
-    public IdleExpiry(CounterStore store, IdleCounters idle, NameRules<Route> router,
-            NameRules<Optional<Windows>> windows, Map<String, Duration> rules) {
+    public IdleExpiry(
+            CounterStore store,
+            IdleCounters idle,
+            NameRules<Route> router,
+            NameRules<Optional<Windows>> windows,
+            Map<String, Duration> rules) {
         this.store = store;
         this.idle = idle;
         this.router = router;
@@ -105,7 +109,9 @@ public final class IdleExpiry implements Housekeeping.Task {
      * (windows go by their retention), and not a monotonic counter's (its values would repeat).
      */
     private boolean expires(CounterName name, Duration idleTime) {
-        if (Windows.parse(name).filter(window -> windows.select(window.counter().value()).isPresent()).isPresent()) {
+        if (Windows.parse(name)
+                .filter(window -> windows.select(window.counter().value()).isPresent())
+                .isPresent()) {
             return false;
         }
         return expiries.select(name.value()).filter(idleTime::equals).isPresent()

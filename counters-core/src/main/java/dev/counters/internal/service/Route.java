@@ -10,7 +10,11 @@ import org.jspecify.annotations.Nullable;
  * A configuration rule's strategy, with the settings it was built from, and the increments it accepted, unless the
  * strategy counts them itself.
  */
-public record Route(String rule, StrategySettings settings, CounterStrategy strategy, @Nullable LongAdder counted) {
+public record Route(
+        String rule,
+        StrategySettings settings,
+        CounterStrategy strategy,
+        @Nullable LongAdder counted) {
 
     public Route(String rule, StrategySettings settings, CounterStrategy strategy) {
         this(rule, settings, strategy, strategy instanceof SelfCounting ? null : new LongAdder());

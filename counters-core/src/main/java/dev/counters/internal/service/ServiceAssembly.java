@@ -39,18 +39,27 @@ import org.jspecify.annotations.Nullable;
 public final class ServiceAssembly {
 
     /** Everything the builder was given. */
-    public record Plan(CounterStore store, StrategySettings defaultStrategy, Map<String, CounterRule> rules,
-            Clock clock, RandomGenerator random, ThreadFactory threadFactory, RetryRegistry retries,
-            CircuitBreakerRegistry circuitBreakers, Observations observations, Duration keyRetention,
-            int maxCachedHandles, @Nullable MonotonicCache monotonicCache, @Nullable TotalCache totalCache) {
+    public record Plan(
+            CounterStore store,
+            StrategySettings defaultStrategy,
+            Map<String, CounterRule> rules,
+            Clock clock,
+            RandomGenerator random,
+            ThreadFactory threadFactory,
+            RetryRegistry retries,
+            CircuitBreakerRegistry circuitBreakers,
+            Observations observations,
+            Duration keyRetention,
+            int maxCachedHandles,
+            @Nullable MonotonicCache monotonicCache,
+            @Nullable TotalCache totalCache) {
 
         public Plan {
             rules = Collections.unmodifiableMap(new LinkedHashMap<>(rules)); // in order: the first pattern wins
         }
     }
 
-    private ServiceAssembly() {
-    }
+    private ServiceAssembly() {}
 
     /**
      * Builds the service, and each strategy with it.
@@ -59,13 +68,15 @@ public final class ServiceAssembly {
      *     gives a counting strategy to a counter the store holds as monotonic, or the reverse
      */
     public static CounterService assemble(Plan plan) {
-        return assemble(plan, (context, settings) ->
-                new StrategyRegistry(context, plan.monotonicCache(), plan.totalCache()).create(settings));
+        return assemble(
+                plan,
+                (context, settings) ->
+                        new StrategyRegistry(context, plan.monotonicCache(), plan.totalCache()).create(settings));
     }
 
     /** {@link #assemble(Plan)} with strategies from {@code strategies}: a seam for tests. */
-    static CounterService assemble(Plan plan,
-            BiFunction<StrategyContext, StrategySettings, CounterStrategy> strategies) {
+    static CounterService assemble(
+            Plan plan, BiFunction<StrategyContext, StrategySettings, CounterStrategy> strategies) {
         CounterStore store = plan.store();
         Time time = Time.of(plan.clock(), store);
         UniqueIds ids = UniqueIds.create();
@@ -77,8 +88,8 @@ public final class ServiceAssembly {
             Map<String, Duration> expiries = new LinkedHashMap<>();
             plan.rules().forEach((nameOrPattern, rule) -> {
                 if (rule.settings() != null) {
-                    routes.put(nameOrPattern, route(plan, nameOrPattern, rule.settings(), time, ids, strategies,
-                            created));
+                    routes.put(
+                            nameOrPattern, route(plan, nameOrPattern, rule.settings(), time, ids, strategies, created));
                 }
                 if (rule.window() != null) {
                     windowed.put(nameOrPattern, new Windows(rule.window()));
@@ -88,8 +99,8 @@ public final class ServiceAssembly {
                     expiries.put(nameOrPattern, rule.expireAfterIdle());
                 }
             });
-            Route fallback = route(plan, StrategyStatistics.DEFAULT_RULE, plan.defaultStrategy(), time, ids,
-                    strategies, created);
+            Route fallback = route(
+                    plan, StrategyStatistics.DEFAULT_RULE, plan.defaultStrategy(), time, ids, strategies, created);
             NameRules<Route> router = NameRules.of(routes, fallback);
             StrategyFamilies families = StrategyFamilies.of(store);
             routes.forEach((nameOrPattern, route) -> {
@@ -105,25 +116,37 @@ public final class ServiceAssembly {
             if (!expiries.isEmpty()) {
                 tasks.add(idleExpiry(store, router, windowSelection, expiries));
             }
-            Housekeeping housekeeping = Housekeeping.of(store, time, ids.instanceId(), plan.keyRetention(), tasks,
-                    plan.threadFactory());
+            Housekeeping housekeeping =
+                    Housekeeping.of(store, time, ids.instanceId(), plan.keyRetention(), tasks, plan.threadFactory());
             housekeeping.keepClock(); // before any increment: its timestamps are on the database's clock
             if (!tasks.isEmpty()) {
                 housekeeping.start(); // windows and idle counters are removed from the start
             }
-            return new DefaultCounterService(router, created, store, plan.maxCachedHandles(), windowSelection, time,
-                    housekeeping, families, plan.threadFactory());
+            return new DefaultCounterService(
+                    router,
+                    created,
+                    store,
+                    plan.maxCachedHandles(),
+                    windowSelection,
+                    time,
+                    housekeeping,
+                    families,
+                    plan.threadFactory());
         } catch (RuntimeException e) {
             created.forEach(route -> route.strategy().close());
             throw e;
         }
     }
 
-    private static IdleExpiry idleExpiry(CounterStore store, NameRules<Route> router,
-            NameRules<Optional<Windows>> windowSelection, Map<String, Duration> expiries) {
-        IdleCounters idle = store.capability(IdleCounters.class).orElseThrow(() ->
-                new IllegalStateException("expire-after-idle needs a store that offers " + IdleCounters.class.getName()
-                        + ", and " + store.getClass().getName() + " does not"));
+    private static IdleExpiry idleExpiry(
+            CounterStore store,
+            NameRules<Route> router,
+            NameRules<Optional<Windows>> windowSelection,
+            Map<String, Duration> expiries) {
+        IdleCounters idle = store.capability(IdleCounters.class)
+                .orElseThrow(() -> new IllegalStateException(
+                        "expire-after-idle needs a store that offers " + IdleCounters.class.getName() + ", and "
+                                + store.getClass().getName() + " does not"));
         expiries.keySet().forEach(nameOrPattern -> {
             if (!router.select(nameOrPattern).settings().mayExpire()) {
                 throw new IllegalArgumentException("Counters '" + nameOrPattern + "' are "
@@ -135,10 +158,25 @@ public final class ServiceAssembly {
         return new IdleExpiry(store, idle, router, windowSelection, expiries);
     }
 
-    private static Route route(Plan plan, String rule, StrategySettings settings, Time time, UniqueIds ids,
-            BiFunction<StrategyContext, StrategySettings, CounterStrategy> strategies, List<Route> created) {
-        StrategyContext context = new StrategyContext(plan.store(), time, plan.random(), ids, plan.threadFactory(),
-                plan.retries(), plan.circuitBreakers(), plan.observations(), rule, settings.name());
+    private static Route route(
+            Plan plan,
+            String rule,
+            StrategySettings settings,
+            Time time,
+            UniqueIds ids,
+            BiFunction<StrategyContext, StrategySettings, CounterStrategy> strategies,
+            List<Route> created) {
+        StrategyContext context = new StrategyContext(
+                plan.store(),
+                time,
+                plan.random(),
+                ids,
+                plan.threadFactory(),
+                plan.retries(),
+                plan.circuitBreakers(),
+                plan.observations(),
+                rule,
+                settings.name());
         Route route = new Route(rule, settings, strategies.apply(context, settings));
         created.add(route);
         return route;

@@ -55,8 +55,9 @@ public final class StrategyFamilies {
         boolean monotonic = route.settings().handsOutValues();
         if (monotonic ? store.getAll(List.of(name)).containsKey(name) : monotonicNames.contains(name)) {
             throw new IllegalStateException("Counter '" + name + "' is stored by "
-                    + (monotonic ? "a counting strategy (cells or deltas)" : "the monotonic strategy (a maximum over"
-                            + " shard rows)")
+                    + (monotonic
+                            ? "a counting strategy (cells or deltas)"
+                            : "the monotonic strategy (a maximum over" + " shard rows)")
                     + ", but rule '" + route.rule() + "' now gives it the " + route.strategyName() + " strategy,"
                     + " which would not read that data: its value would change. Keep "
                     + (monotonic ? "a counting strategy" : "the monotonic strategy") + " for it; or, to move it, read"

@@ -27,7 +27,10 @@ public final class WindowPurge implements Housekeeping.Task {
     private final NameRules<Optional<Windows>> windowRules;
     private final Map<String, Windows> rules;
 
-    public WindowPurge(CounterStore store, NameRules<Route> router, NameRules<Optional<Windows>> windowRules,
+    public WindowPurge(
+            CounterStore store,
+            NameRules<Route> router,
+            NameRules<Optional<Windows>> windowRules,
             Map<String, Windows> rules) {
         this.store = store;
         this.router = router;
@@ -49,7 +52,8 @@ public final class WindowPurge implements Housekeeping.Task {
 
     /** The names of a rule's windows start with this: a pattern up to its first wildcard, a name with its mark. */
     static String fixedPart(String nameOrPattern) {
-        return NamePattern.isPattern(nameOrPattern) ? NamePattern.fixedPart(nameOrPattern)
+        return NamePattern.isPattern(nameOrPattern)
+                ? NamePattern.fixedPart(nameOrPattern)
                 : nameOrPattern + Windows.MARK;
     }
 
@@ -60,8 +64,11 @@ public final class WindowPurge implements Housekeeping.Task {
             List<CounterName> page = store.counterNames(prefix, after, PAGE);
             for (CounterName stored : page) {
                 Optional<Windows.Window> window = Windows.parse(stored);
-                if (window.isPresent() && windowRules.select(window.get().counter().value()).orElse(null) == windows
-                        && windows.end(window.get().start()).plus(windows.settings.retention()).isBefore(horizon)) {
+                if (window.isPresent()
+                        && windowRules.select(window.get().counter().value()).orElse(null) == windows
+                        && windows.end(window.get().start())
+                                .plus(windows.settings.retention())
+                                .isBefore(horizon)) {
                     router.select(window.get().counter().value()).strategy().delete(stored);
                     if (++removed >= budget) {
                         return removed;

@@ -37,11 +37,10 @@ final class WindowedHandle implements Handle, WindowedCounter {
     /** The window of the last increment, reused while the clock is inside it. */
     private volatile @Nullable Current current;
 
-    private record Current(Instant start, Instant end, CounterName stored) {
-    }
+    private record Current(Instant start, Instant end, CounterName stored) {}
 
-    WindowedHandle(CounterName name, Route route, Windows windows, Time time, CounterStore store,
-            Housekeeping housekeeping) {
+    WindowedHandle(
+            CounterName name, Route route, Windows windows, Time time, CounterStore store, Housekeeping housekeeping) {
         Windows.check(name);
         this.key = name.value();
         this.name = name;
@@ -114,13 +113,16 @@ final class WindowedHandle implements Handle, WindowedCounter {
      */
     private long keyed(long delta, IdempotencyKey key, boolean needsValue) {
         try {
-            long value = route.strategy().increment(toWrite(), checkDelta(name, delta),
-                    checkKey(route, name, key, housekeeping), needsValue);
+            long value = route.strategy()
+                    .increment(
+                            toWrite(), checkDelta(name, delta), checkKey(route, name, key, housekeeping), needsValue);
             route.count();
             return value;
         } catch (IdempotencyKeyReusedException e) {
-            boolean earlierWindow = e.recordedDelta() == delta && Windows.parse(CounterName.of(e.recordedCounter()))
-                    .filter(window -> window.counter().equals(name)).isPresent();
+            boolean earlierWindow = e.recordedDelta() == delta
+                    && Windows.parse(CounterName.of(e.recordedCounter()))
+                            .filter(window -> window.counter().equals(name))
+                            .isPresent();
             if (!earlierWindow) {
                 throw e;
             }
@@ -175,7 +177,9 @@ final class WindowedHandle implements Handle, WindowedCounter {
             throw new IllegalArgumentException("duration must be positive, was " + duration);
         }
         Instant now = time.now();
-        return series(now.minus(duration), now.plusNanos(1)).stream().mapToLong(Window::value).sum();
+        return series(now.minus(duration), now.plusNanos(1)).stream()
+                .mapToLong(Window::value)
+                .sum();
     }
 
     @Override
@@ -201,12 +205,12 @@ final class WindowedHandle implements Handle, WindowedCounter {
             }
             starts.add(start);
         }
-        List<CounterName> stored = starts.stream().map(start -> Windows.name(name, start)).toList();
+        List<CounterName> stored =
+                starts.stream().map(start -> Windows.name(name, start)).toList();
         Map<CounterName, Long> values = route.strategy().getAll(stored);
         List<Window> series = new ArrayList<>(starts.size());
         for (int i = 0; i < starts.size(); i++) {
-            series.add(new Window(starts.get(i), windows.end(starts.get(i)),
-                    values.getOrDefault(stored.get(i), 0L)));
+            series.add(new Window(starts.get(i), windows.end(starts.get(i)), values.getOrDefault(stored.get(i), 0L)));
         }
         return series;
     }

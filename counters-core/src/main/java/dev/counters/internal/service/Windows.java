@@ -18,8 +18,8 @@ import java.util.Optional;
 public final class Windows {
 
     static final String MARK = ":w:";
-    private static final DateTimeFormatter START = DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'")
-            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter START =
+            DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
     /** The characters a window adds to its counter's name. */
     static final int SUFFIX_LENGTH = MARK.length() + "20261123T140500Z".length();
 
@@ -40,7 +40,8 @@ public final class Windows {
 
     /** The end of the window starting at {@code start}: the next window's start (a day may be 23 or 25 hours). */
     Instant end(Instant start) {
-        Instant nextMidnight = midnightOf(start.atZone(settings.zone()).toLocalDate().plusDays(1));
+        Instant nextMidnight =
+                midnightOf(start.atZone(settings.zone()).toLocalDate().plusDays(1));
         Instant end = start.plusSeconds(sizeSeconds);
         return end.isAfter(nextMidnight) || sizeSeconds == Duration.ofDays(1).getSeconds() ? nextMidnight : end;
     }
@@ -105,6 +106,5 @@ public final class Windows {
     }
 
     /** A stored window: its counter and its start. */
-    record Window(CounterName counter, Instant start) {
-    }
+    record Window(CounterName counter, Instant start) {}
 }

@@ -71,7 +71,8 @@ public final class AtomicStrategy extends CellStrategy {
     @Override
     public long incrementAndGet(CounterName name, long delta) {
         Optional<CounterStore> callerTransaction = store.callerTransaction();
-        return callerTransaction.isPresent() ? callerTransaction.get().addAndGet(name, CELL, delta)
+        return callerTransaction.isPresent()
+                ? callerTransaction.get().addAndGet(name, CELL, delta)
                 : addCombined(name, CELL, delta, true);
     }
 }

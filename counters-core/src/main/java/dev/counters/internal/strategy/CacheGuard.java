@@ -30,18 +30,26 @@ final class CacheGuard {
 
     static CacheGuard of(StrategyContext context) {
         String strategy = context.strategy();
-        CircuitBreaker breaker = context.circuitBreaker("cache", StrategyContext.breakerForOutages(5)
-                .recordExceptions(CacheUnavailableException.class)
-                .build());
+        CircuitBreaker breaker = context.circuitBreaker(
+                "cache",
+                StrategyContext.breakerForOutages(5)
+                        .recordExceptions(CacheUnavailableException.class)
+                        .build());
         // Logged per change of state, not per call: an outage would otherwise log every increment.
         breaker.getEventPublisher().onStateTransition(event -> {
             switch (event.getStateTransition().getToState()) {
-                case OPEN -> LOG.warn("The shared cache of {} counters keeps failing: calls to it fail at once for a"
-                        + " while (circuit breaker '{}')", strategy, event.getCircuitBreakerName());
-                case CLOSED -> LOG.info("The shared cache of {} counters answers again (circuit breaker '{}')",
-                        strategy, event.getCircuitBreakerName());
-                default -> {
-                }
+                case OPEN ->
+                    LOG.warn(
+                            "The shared cache of {} counters keeps failing: calls to it fail at once for a"
+                                    + " while (circuit breaker '{}')",
+                            strategy,
+                            event.getCircuitBreakerName());
+                case CLOSED ->
+                    LOG.info(
+                            "The shared cache of {} counters answers again (circuit breaker '{}')",
+                            strategy,
+                            event.getCircuitBreakerName());
+                default -> {}
             }
         });
         return new CacheGuard(breaker);
@@ -59,8 +67,10 @@ final class CacheGuard {
         try {
             return breaker.executeSupplier(call);
         } catch (CallNotPermittedException e) {
-            throw new CacheUnavailableException("The shared cache failed repeatedly: calls to it are paused (circuit"
-                    + " breaker '" + breaker.getName() + "' is open); nothing was handed out or written", e);
+            throw new CacheUnavailableException(
+                    "The shared cache failed repeatedly: calls to it are paused (circuit" + " breaker '"
+                            + breaker.getName() + "' is open); nothing was handed out or written",
+                    e);
         }
     }
 

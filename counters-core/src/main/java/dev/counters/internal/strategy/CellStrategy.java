@@ -31,7 +31,8 @@ abstract class CellStrategy implements CounterStrategy {
     private final LongAdder retries = new LongAdder();
     private final KeyedIncrements keyed;
     // Weak values: a cell nobody is incrementing needs no combiner, and one in use is held by its callers.
-    private final Cache<Cell, Combiner> combiners = Caffeine.newBuilder().weakValues().build();
+    private final Cache<Cell, Combiner> combiners =
+            Caffeine.newBuilder().weakValues().build();
 
     CellStrategy(StrategyContext context, RetryConfig retryDefaults) {
         this.store = context.store();
@@ -43,8 +44,14 @@ abstract class CellStrategy implements CounterStrategy {
 
     @Override
     public long increment(CounterName name, long delta, IdempotencyKey key, boolean needsValue) {
-        return keyed.apply(name, delta, key, needsValue, keyedWrite(name, delta),
-                joinsCallerTransactions() ? store.callerTransaction() : Optional.empty(), this::getExact);
+        return keyed.apply(
+                name,
+                delta,
+                key,
+                needsValue,
+                keyedWrite(name, delta),
+                joinsCallerTransactions() ? store.callerTransaction() : Optional.empty(),
+                this::getExact);
     }
 
     /**
@@ -144,8 +151,7 @@ abstract class CellStrategy implements CounterStrategy {
         }
     }
 
-    private record Cell(CounterName name, String cell) {
-    }
+    private record Cell(CounterName name, String cell) {}
 
     final long retries() {
         return retries.sum();

@@ -173,7 +173,9 @@ final class Combiner {
         final Thread thread;
         volatile boolean done;
         long total;
-        @Nullable Throwable failure;
+
+        @Nullable
+        Throwable failure;
 
         Pending(long delta, boolean needsTotal, Thread thread) {
             this.delta = delta;

@@ -105,13 +105,14 @@ public interface CounterStrategy extends AutoCloseable {
         try {
             return read.getAsLong();
         } catch (RuntimeException e) {
-            throw new CounterStoreException("Counter '" + name + "' was incremented by " + delta
-                    + " (do not repeat it), but its value could not be read: " + e.getMessage(), e);
+            throw new CounterStoreException(
+                    "Counter '" + name + "' was incremented by " + delta
+                            + " (do not repeat it), but its value could not be read: " + e.getMessage(),
+                    e);
         }
     }
 
     /** Releases resources; a strategy that holds unwritten increments writes them first. */
     @Override
-    default void close() {
-    }
+    default void close() {}
 }

@@ -16,7 +16,6 @@ import dev.counters.spi.DeltaLog;
 import dev.counters.spi.Leases;
 import dev.counters.strategy.DeltaLogSettings;
 import io.github.resilience4j.core.IntervalFunction;
-import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
 import java.time.Instant;
@@ -67,10 +66,12 @@ public final class DeltaLogStrategy extends CellStrategy {
     private final DeltaLogSettings settings;
     /** Steady time for the timestamps retries depend on: they must not jump with the wall clock. */
     private final Time time;
+
     private final UniqueIds ids;
     private final String owner;
     private final LongAdder conflicts = new LongAdder();
-    private final Cache<CounterName, Tracker> trackers = Caffeine.newBuilder().maximumSize(100_000).build();
+    private final Cache<CounterName, Tracker> trackers =
+            Caffeine.newBuilder().maximumSize(100_000).build();
     private final ExecutorService recounter;
 
     /** This JVM's view of a counter's log: appends since its last recount, and whether one is running. */
@@ -84,13 +85,15 @@ public final class DeltaLogStrategy extends CellStrategy {
         // Any store failure is retried: the retry reuses the delta's id, so even an unknown outcome is safe to repeat.
         // An unreachable store already cost the pool's connection timeout: fail fast, nothing was written. This is the
         // append's only loop: append-attempts attempts of at most two statements each (the store never repeats one).
-        super(context, RetryConfig.custom()
-                .maxAttempts(settings.appendAttempts())
-                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(10), 2.0, 0.5,
-                        Duration.ofSeconds(1)))
-                .retryExceptions(CounterStoreException.class)
-                .ignoreExceptions(RetryWindowClosed.class, StoreUnavailableException.class)
-                .build());
+        super(
+                context,
+                RetryConfig.custom()
+                        .maxAttempts(settings.appendAttempts())
+                        .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(
+                                Duration.ofMillis(10), 2.0, 0.5, Duration.ofSeconds(1)))
+                        .retryExceptions(CounterStoreException.class)
+                        .ignoreExceptions(RetryWindowClosed.class, StoreUnavailableException.class)
+                        .build());
         this.context = context;
         this.log = context.require(DeltaLog.class);
         this.leases = context.require(Leases.class);
@@ -100,7 +103,6 @@ public final class DeltaLogStrategy extends CellStrategy {
         this.owner = context.instanceId();
         this.recounter = Executors.newSingleThreadExecutor(task -> context.newThread("recount", task));
     }
-
 
     @Override
     public StrategyStatistics.Activity activity() {
@@ -145,6 +147,7 @@ public final class DeltaLogStrategy extends CellStrategy {
         private final long delta;
         /** Rows written by this append carry this time: the retry window and the purge horizon are measured from it. */
         private final Instant first = time.steady();
+
         private String id = ids.next();
         /** An attempt under the current id ended with an unknown outcome: it may have been applied. */
         private volatile boolean maybeApplied;
@@ -160,7 +163,9 @@ public final class DeltaLogStrategy extends CellStrategy {
          */
         boolean attempt() {
             // A retry is safe only while the delta, if an earlier attempt did append it, cannot have been purged.
-            if (maybeApplied && time.steady().isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
+            if (maybeApplied
+                    && time.steady()
+                            .isAfter(first.plus(settings.foldedRetention().dividedBy(2)))) {
                 throw new RetryWindowClosed(name);
             }
             OptionalLong stored;
@@ -186,8 +191,12 @@ public final class DeltaLogStrategy extends CellStrategy {
     /** Counts and logs an id found holding another delta: ids are unique, so this is a bug somewhere. */
     private IdTaken taken(CounterName name, String id, long stored, long delta) {
         conflicts.increment();
-        LOG.error("Delta id '{}' of counter '{}' is taken by another delta ({}, not {}); appending under a new id", id,
-                name, stored, delta);
+        LOG.error(
+                "Delta id '{}' of counter '{}' is taken by another delta ({}, not {}); appending under a new id",
+                id,
+                name,
+                stored,
+                delta);
         return new IdTaken(name, id);
     }
 
@@ -197,7 +206,8 @@ public final class DeltaLogStrategy extends CellStrategy {
         private static final long serialVersionUID = 1L;
 
         IdTaken(CounterName name, String id) {
-            super("Delta id '" + id + "' of counter '" + name + "' is taken by another delta; nothing was appended",
+            super(
+                    "Delta id '" + id + "' of counter '" + name + "' is taken by another delta; nothing was appended",
                     null);
         }
     }
@@ -216,7 +226,8 @@ public final class DeltaLogStrategy extends CellStrategy {
             if (stored.isPresent()) { // rolls the key back with it; the keyed retry appends under a new id
                 throw taken(name, id, stored.getAsLong(), delta);
             }
-            return needsValue ? OptionalLong.of(transaction.getAll(List.of(name)).getOrDefault(name, 0L))
+            return needsValue
+                    ? OptionalLong.of(transaction.getAll(List.of(name)).getOrDefault(name, 0L))
                     : OptionalLong.empty();
         };
     }
@@ -326,8 +337,10 @@ public final class DeltaLogStrategy extends CellStrategy {
         private static final long serialVersionUID = 1L;
 
         RetryWindowClosed(CounterName name) {
-            super("Gave up appending a delta to counter '" + name + "': an earlier attempt may have been applied,"
-                    + " and too much time has passed to retry it safely", null);
+            super(
+                    "Gave up appending a delta to counter '" + name + "': an earlier attempt may have been applied,"
+                            + " and too much time has passed to retry it safely",
+                    null);
         }
     }
 

@@ -31,10 +31,12 @@ final class KeyedIncrements {
     KeyedIncrements(StrategyContext context) {
         this.store = context.store();
         this.context = context;
-        this.retry = context.retry("keyed", StrategyContext.<Object>transientFailures(10)
-                .retryExceptions(CounterStoreException.class, CounterContentionException.class)
-                .ignoreExceptions(StoreUnavailableException.class)
-                .build());
+        this.retry = context.retry(
+                "keyed",
+                StrategyContext.<Object>transientFailures(10)
+                        .retryExceptions(CounterStoreException.class, CounterContentionException.class)
+                        .ignoreExceptions(StoreUnavailableException.class)
+                        .build());
     }
 
     /**
@@ -46,30 +48,42 @@ final class KeyedIncrements {
      * @param current the counter's value now, for a repeat that asks for a value its first call did not record
      * @return the counter's value after the increment when {@code needsValue}, else 0
      */
-    long apply(CounterName name, long delta, IdempotencyKey key, boolean needsValue, KeyedCellWrite write,
-            Optional<CounterStore> callerTransaction, ToLongFunction<CounterName> current) {
+    long apply(
+            CounterName name,
+            long delta,
+            IdempotencyKey key,
+            boolean needsValue,
+            KeyedCellWrite write,
+            Optional<CounterStore> callerTransaction,
+            ToLongFunction<CounterName> current) {
         IdempotencyKeys.KeyedIncrement result = callerTransaction.isPresent()
                 ? applyOnce(callerTransaction.get(), name, delta, key, needsValue, write)
                 : Retries.write(retry, () -> applyOnce(store, name, delta, key, needsValue, write));
         if (!result.counter().equals(name) || result.delta() != delta) {
-            throw new IdempotencyKeyReusedException(key, result.counter().value(), result.delta(), name.value(),
-                    delta);
+            throw new IdempotencyKeyReusedException(key, result.counter().value(), result.delta(), name.value(), delta);
         }
         if (!needsValue) {
             return 0;
         }
         // The increment is recorded under the key: a failing read must not make it look "not applied".
-        return result.value().isPresent() ? result.value().getAsLong()
+        return result.value().isPresent()
+                ? result.value().getAsLong()
                 : CounterStrategy.readAfterTaken(name, delta, () -> current.applyAsLong(name));
     }
 
-    private IdempotencyKeys.KeyedIncrement applyOnce(CounterStore target, CounterName name, long delta,
-            IdempotencyKey key, boolean needsValue, KeyedCellWrite write) {
+    private IdempotencyKeys.KeyedIncrement applyOnce(
+            CounterStore target,
+            CounterName name,
+            long delta,
+            IdempotencyKey key,
+            boolean needsValue,
+            KeyedCellWrite write) {
         IdempotencyKeys keys = target.capability(IdempotencyKeys.class)
-                .orElseThrow(() -> new IllegalStateException("Idempotency keys need a store that offers "
-                        + "dev.counters.spi.IdempotencyKeys, and " + target.getClass().getName() + " does not"));
-        return keys.applyOnce(key.value(), name, delta, context.time().steady(),
-                transaction -> write.apply(transaction, needsValue));
+                .orElseThrow(() -> new IllegalStateException(
+                        "Idempotency keys need a store that offers " + "dev.counters.spi.IdempotencyKeys, and "
+                                + target.getClass().getName() + " does not"));
+        return keys.applyOnce(
+                key.value(), name, delta, context.time().steady(), transaction -> write.apply(transaction, needsValue));
     }
 
     /** The change a keyed increment makes, on the store bound to the key's transaction. */

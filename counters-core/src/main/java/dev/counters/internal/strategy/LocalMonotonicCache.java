@@ -44,13 +44,15 @@ public final class LocalMonotonicCache implements MonotonicCache {
             return OptionalLong.of(present.get());
         }
         long value = stored.getAsLong();
-        return OptionalLong.of(values.computeIfAbsent(name, key -> new Copy(value, copies.incrementAndGet())).get());
+        return OptionalLong.of(values.computeIfAbsent(name, key -> new Copy(value, copies.incrementAndGet()))
+                .get());
     }
 
     @Override
     public Optional<Added> addAndGet(CounterName name, long delta) {
         Copy copy = values.get(name);
-        return copy == null ? Optional.empty()
+        return copy == null
+                ? Optional.empty()
                 : Optional.of(new Added(copy.accumulateAndGet(delta, Math::addExact), copy.id));
     }
 

@@ -14,8 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class LocalTotalCache implements TotalCache {
 
     /** {@code put}: just put, so its expiry applies from now; else an addition, which keeps the expiry it had. */
-    private record Total(long value, long loadId, long expiryNanos, boolean put) {
-    }
+    private record Total(long value, long loadId, long expiryNanos, boolean put) {}
 
     private final Cache<CounterName, Total> totals;
     private final AtomicLong loads = new AtomicLong();
@@ -65,7 +64,8 @@ final class LocalTotalCache implements TotalCache {
             }
             long sum = total.value() + delta;
             // On overflow the total is dropped; the next read asks the store, which reports the problem.
-            return ((total.value() ^ sum) & (delta ^ sum)) < 0 ? null
+            return ((total.value() ^ sum) & (delta ^ sum)) < 0
+                    ? null
                     : new Total(sum, loadId, total.expiryNanos(), false);
         });
         return added == null ? OptionalLong.empty() : OptionalLong.of(added.loadId());

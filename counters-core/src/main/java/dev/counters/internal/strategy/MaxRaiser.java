@@ -21,6 +21,7 @@ final class MaxRaiser {
     private long wanted = Long.MIN_VALUE;
     /** Rounds (writes) started, and the last one that committed: rounds run one at a time, in order. */
     private long started;
+
     private long committed;
     private boolean writing;
 

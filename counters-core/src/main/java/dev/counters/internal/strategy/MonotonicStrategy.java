@@ -50,9 +50,11 @@ public final class MonotonicStrategy implements CounterStrategy {
     private final MonotonicCache cache;
     private final CacheGuard guard;
     /** Per counter, the writes of its maximum shared by concurrent callers (at chance-to-write 1.0). */
-    private final Cache<CounterName, MaxRaiser> raisers = Caffeine.newBuilder().maximumSize(100_000).build();
+    private final Cache<CounterName, MaxRaiser> raisers =
+            Caffeine.newBuilder().maximumSize(100_000).build();
     /** Values dropped because the cache lost their copy during their write; increments refused after too many. */
     private final LongAdder droppedValues = new LongAdder();
+
     private final LongAdder refusedIncrements = new LongAdder();
 
     public MonotonicStrategy(StrategyContext context, MonotonicSettings settings, MonotonicCache cache) {
@@ -80,10 +82,10 @@ public final class MonotonicStrategy implements CounterStrategy {
         long firstBusyWait = Math.max(1, (loadTimeout.toMillis() + doublings - 1) / doublings); // rounded up
         return StrategyContext.transientFailures(attempts)
                 .intervalBiFunction((attempt, outcome) -> outcome.isLeft() && outcome.getLeft() instanceof CacheBusy
-                        ? firstBusyWait << (attempt - 1) : transientWaits.apply(attempt, outcome))
+                        ? firstBusyWait << (attempt - 1)
+                        : transientWaits.apply(attempt, outcome))
                 .build();
     }
-
 
     /** Conflicts: values dropped because the shared cache lost their copy while they were written. */
     @Override
@@ -166,8 +168,10 @@ public final class MonotonicStrategy implements CounterStrategy {
         private static final long serialVersionUID = 1L;
 
         Dropped(CounterName name) {
-            super("Counter '" + name + "': the cached copy was lost while its value was written; no value was handed"
-                    + " out", null);
+            super(
+                    "Counter '" + name + "': the cached copy was lost while its value was written; no value was handed"
+                            + " out",
+                    null);
         }
     }
 
@@ -183,9 +187,11 @@ public final class MonotonicStrategy implements CounterStrategy {
 
     /** What the caller gets once the attempts ran out on a busy load: the cache did not answer with a value in time. */
     private CacheUnavailableException gaveUp(CacheBusy busy) {
-        return new CacheUnavailableException("Gave up waiting for the cached value of a monotonic counter after "
-                + retry.getRetryConfig().getMaxAttempts() + " attempts (the cache's load timeout is "
-                + cache.loadTimeout() + "): " + busy.getMessage(), busy);
+        return new CacheUnavailableException(
+                "Gave up waiting for the cached value of a monotonic counter after "
+                        + retry.getRetryConfig().getMaxAttempts() + " attempts (the cache's load timeout is "
+                        + cache.loadTimeout() + "): " + busy.getMessage(),
+                busy);
     }
 
     /** Raises a random shard of the counter's maximum to a value: one statement, repeated by the caller's attempts. */
@@ -216,7 +222,8 @@ public final class MonotonicStrategy implements CounterStrategy {
      * @throws CacheBusy when another loader is at work: the next attempt tries again
      */
     private long load(CounterName name) {
-        OptionalLong loaded = guard.call(() -> cache.tryLoad(name, () -> maxima.maxOfShards(name).orElse(0)));
+        OptionalLong loaded = guard.call(
+                () -> cache.tryLoad(name, () -> maxima.maxOfShards(name).orElse(0)));
         if (loaded.isEmpty()) {
             throw new CacheBusy(name);
         }

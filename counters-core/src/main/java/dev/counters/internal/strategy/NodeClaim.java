@@ -60,7 +60,9 @@ final class NodeClaim {
         // certification conflict, rolled back, whose retry then finds the claim taken.
         if (!retry.executeSupplier(this::claim)) {
             throw new NodeIdInUseException("Node id '" + nodeId + "' is held by another live process; give each "
-                    + "process its own node id" + (sessionLocks != null ? ""
+                    + "process its own node id"
+                    + (sessionLocks != null
+                            ? ""
                             : " (a claim lasts " + leaseTtl.toSeconds() + "s after its holder stops)"));
         }
         this.renewer = Executors.newSingleThreadScheduledExecutor(task -> context.newThread("node-lease", task));
@@ -143,7 +145,8 @@ final class NodeClaim {
         try {
             if (!claim()) {
                 lost = true;
-                LOG.error("Node id '{}' was claimed by another process; this process stops incrementing its counters",
+                LOG.error(
+                        "Node id '{}' was claimed by another process; this process stops incrementing its counters",
                         nodeId);
             }
         } catch (RuntimeException e) {
@@ -151,6 +154,5 @@ final class NodeClaim {
         }
     }
 
-    private record Key(String instanceId, String nodeId) {
-    }
+    private record Key(String instanceId, String nodeId) {}
 }

@@ -5,8 +5,8 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
-import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.strategy.OptimisticSettings;
 import io.github.resilience4j.core.IntervalFunction;
 import java.util.Optional;
@@ -39,13 +39,14 @@ public final class OptimisticStrategy extends CellStrategy {
     public OptimisticStrategy(StrategyContext context, OptimisticSettings settings) {
         // One retry for conflicts and rolled-back statements alike (a conflict is a TransientStoreException: nothing
         // was written): an increment sends at most maxAttempts reads and as many compare-and-sets, whatever fails.
-        super(context, StrategyContext.transientFailures(settings.maxAttempts())
-                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(settings.initialBackoff(), 2.0, 0.5,
-                        settings.maxBackoff()))
-                .build());
+        super(
+                context,
+                StrategyContext.transientFailures(settings.maxAttempts())
+                        .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(
+                                settings.initialBackoff(), 2.0, 0.5, settings.maxBackoff()))
+                        .build());
         this.maxAttempts = settings.maxAttempts();
     }
-
 
     @Override
     public StrategyStatistics.Activity activity() {
@@ -186,7 +187,8 @@ public final class OptimisticStrategy extends CellStrategy {
 
         /** The cell after a compare-and-set from {@code expected}, remembered; null if another writer came first. */
         private @Nullable VersionedValue write(@Nullable VersionedValue expected, long sum) {
-            VersionedValue next = expected == null ? new VersionedValue(sum, 1)
+            VersionedValue next = expected == null
+                    ? new VersionedValue(sum, 1)
                     : new VersionedValue(expected.value() + sum, expected.version() + 1);
             if (!store.compareAndSet(name, cell, expected, next.value())) {
                 return null;

@@ -51,7 +51,9 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
      * The load of each cached total this JVM last heard of ({@link TotalCache#put}'s id, 0 for none) and when: an
      * increment adds only to the load it knew of before its write began, which cannot hold it already.
      */
-    private final Cache<CounterName, KnownLoad> loads = Caffeine.newBuilder().maximumSize(100_000).build();
+    private final Cache<CounterName, KnownLoad> loads =
+            Caffeine.newBuilder().maximumSize(100_000).build();
+
     private final Time time;
     private final Duration totalExpiry;
     private final CacheGuard guard;
@@ -73,14 +75,16 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
         Duration expiry = settings.cachedTotalExpiry();
         this.totalExpiry = expiry == null ? Duration.ZERO : expiry;
         this.totals = expiry == null ? null : totals != null ? totals : new LocalTotalCache(ticker);
-        this.guard = this.totals == null || this.totals instanceof LocalTotalCache ? CacheGuard.none()
+        this.guard = this.totals == null || this.totals instanceof LocalTotalCache
+                ? CacheGuard.none()
                 : CacheGuard.of(context);
     }
 
     /** The persisted count, raised to the configured one the first time a node with a larger setting uses it. */
     private int loadShardCount(CounterName name) {
         int persisted = retrying(() -> shardCountStore.shardCount(name)).orElse(0);
-        return persisted >= settings.shards() ? persisted
+        return persisted >= settings.shards()
+                ? persisted
                 : retrying(() -> shardCountStore.growShardCount(name, settings.shards()));
     }
 
@@ -138,22 +142,24 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
         if (totals != null) {
             // Added to the load it knew of; cached as a new load only if none is, so that other nodes' knowledge of
             // the load cached stays current.
-            cached(() -> {
-                OptionalLong cached = totals.addIfLoaded(name, delta, loadId);
-                if (cached.isEmpty()) {
-                    putCached(name, total);
-                } else {
-                    learn(name, cached);
-                }
-            }, name);
+            cached(
+                    () -> {
+                        OptionalLong cached = totals.addIfLoaded(name, delta, loadId);
+                        if (cached.isEmpty()) {
+                            putCached(name, total);
+                        } else {
+                            learn(name, cached);
+                        }
+                    },
+                    name);
         }
         return total;
     }
 
     @Override
     KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
-        return KeyedIncrements.KeyedCellWrite.add(name, CELLS[pickShard(name, shardCounts.get(name), NO_COMBINERS)],
-                delta);
+        return KeyedIncrements.KeyedCellWrite.add(
+                name, CELLS[pickShard(name, shardCounts.get(name), NO_COMBINERS)], delta);
     }
 
     /** A keyed increment may or may not have added to the total: the cached one is read again. */
@@ -200,7 +206,8 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
         } catch (CacheUnavailableException e) {
             return super.getAll(names);
         }
-        List<CounterName> missing = names.stream().filter(name -> !cached.containsKey(name)).toList();
+        List<CounterName> missing =
+                names.stream().filter(name -> !cached.containsKey(name)).toList();
         Map<CounterName, Long> loaded = missing.isEmpty() ? Map.of() : super.getAll(missing);
         loaded.forEach(this::putCached);
         Map<CounterName, Long> values = new LinkedHashMap<>();
@@ -218,8 +225,7 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
     }
 
     /** A load id ({@link TotalCache#put}, 0 for none) and when it was learnt, in {@link Time#nanoTime()}. */
-    private record KnownLoad(long id, long learntAt) {
-    }
+    private record KnownLoad(long id, long learntAt) {}
 
     /** How long a load learnt of is used without asking the cache again, before an increment's write. */
     private static final long KNOWN_LOAD_NANOS = Duration.ofMillis(100).toNanos();
@@ -245,10 +251,12 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
     /** Caches a total just read from the store, as a new load. */
     private void putCached(CounterName name, long total) {
         if (totals != null) {
-            cached(() -> {
-                long loadId = totals.put(name, total, totalExpiry);
-                loads.put(name, new KnownLoad(loadId, time.nanoTime()));
-            }, name);
+            cached(
+                    () -> {
+                        long loadId = totals.put(name, total, totalExpiry);
+                        loads.put(name, new KnownLoad(loadId, time.nanoTime()));
+                    },
+                    name);
         }
     }
 
@@ -265,8 +273,11 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
         try {
             guard.run(write);
         } catch (CacheUnavailableException e) {
-            LOG.debug("Cached total of counter '{}' not updated; it may lag the store for up to {}: {}", name,
-                    totalExpiry, e.getMessage());
+            LOG.debug(
+                    "Cached total of counter '{}' not updated; it may lag the store for up to {}: {}",
+                    name,
+                    totalExpiry,
+                    e.getMessage());
         }
     }
 
@@ -301,5 +312,4 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
         Combiner combiner = shard < combiners.length ? combiners[shard] : null;
         return combiner != null ? combiner.busy() : busy(name, CELLS[shard]);
     }
-
 }

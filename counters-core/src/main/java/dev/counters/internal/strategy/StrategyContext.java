@@ -34,9 +34,17 @@ import org.jspecify.annotations.Nullable;
  * @param strategy the strategy's name ({@link dev.counters.strategy.StrategySettings#name()}): it names them too, and
  *     tags its observations
  */
-public record StrategyContext(CounterStore store, Time time, RandomGenerator random, UniqueIds ids,
-        ThreadFactory threadFactory, RetryRegistry retries, CircuitBreakerRegistry circuitBreakers,
-        Observations observations, String rule, String strategy) {
+public record StrategyContext(
+        CounterStore store,
+        Time time,
+        RandomGenerator random,
+        UniqueIds ids,
+        ThreadFactory threadFactory,
+        RetryRegistry retries,
+        CircuitBreakerRegistry circuitBreakers,
+        Observations observations,
+        String rule,
+        String strategy) {
 
     public StrategyContext {
         Objects.requireNonNull(store, "store");
@@ -69,10 +77,11 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
      * @throws IllegalStateException naming the strategy, the capability and the store, when the store lacks it
      */
     public <T> T require(Class<T> capability) {
-        return store.capability(capability).orElseThrow(() -> new IllegalStateException("The " + strategy
-                + " strategy needs a store that offers " + capability.getName() + ", and "
-                + store.getClass().getName() + " does not; use a store that does (the JDBC and in-memory stores"
-                + " offer every capability)"));
+        return store.capability(capability)
+                .orElseThrow(() -> new IllegalStateException("The " + strategy
+                        + " strategy needs a store that offers " + capability.getName() + ", and "
+                        + store.getClass().getName() + " does not; use a store that does (the JDBC and in-memory stores"
+                        + " offer every capability)"));
     }
 
     /**
@@ -94,8 +103,9 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
      * the rule and the strategy.
      */
     public <T> T observe(CountersObservationContext.Operation operation, @Nullable CounterName name, Supplier<T> work) {
-        return observations.observe(() -> CountersObservationContext.counter(operation, rule, strategy,
-                name == null ? null : name.value()), work);
+        return observations.observe(
+                () -> CountersObservationContext.counter(operation, rule, strategy, name == null ? null : name.value()),
+                work);
     }
 
     /**
@@ -116,8 +126,8 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
                 .slidingWindowSize(failuresInARow)
                 .minimumNumberOfCalls(failuresInARow)
                 .failureRateThreshold(100)
-                .waitIntervalFunctionInOpenState(IntervalFunction.ofExponentialBackoff(Duration.ofMillis(500), 2.0,
-                        Duration.ofSeconds(10)))
+                .waitIntervalFunctionInOpenState(
+                        IntervalFunction.ofExponentialBackoff(Duration.ofMillis(500), 2.0, Duration.ofSeconds(10)))
                 .permittedNumberOfCallsInHalfOpenState(1);
     }
 
@@ -140,8 +150,8 @@ public record StrategyContext(CounterStore store, Time time, RandomGenerator ran
     public static <T> RetryConfig.Builder<T> transientFailures(int maxAttempts) {
         return RetryConfig.<T>custom()
                 .maxAttempts(maxAttempts)
-                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(5), 2.0, 0.5,
-                        Duration.ofMillis(500)))
+                .intervalFunction(IntervalFunction.ofExponentialRandomBackoff(
+                        Duration.ofMillis(5), 2.0, 0.5, Duration.ofMillis(500)))
                 .retryExceptions(TransientStoreException.class)
                 .ignoreExceptions(StoreUnavailableException.class);
     }

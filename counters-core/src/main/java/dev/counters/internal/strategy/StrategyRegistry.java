@@ -28,8 +28,8 @@ public final class StrategyRegistry implements StrategySettings.Visitor<CounterS
      * @param monotonicCache the service's shared cache of monotonic values, if it was given one
      * @param totalCache the service's shared cache of sharded totals, if it was given one
      */
-    public StrategyRegistry(StrategyContext context, @Nullable MonotonicCache monotonicCache,
-            @Nullable TotalCache totalCache) {
+    public StrategyRegistry(
+            StrategyContext context, @Nullable MonotonicCache monotonicCache, @Nullable TotalCache totalCache) {
         this.context = context;
         this.monotonicCache = monotonicCache;
         this.totalCache = totalCache;
@@ -52,8 +52,8 @@ public final class StrategyRegistry implements StrategySettings.Visitor<CounterS
 
     @Override
     public CounterStrategy sharded(ShardedSettings settings) {
-        return new ShardedStrategy(context, settings, shared(settings.cache(), totalCache, TotalCache.class,
-                "totalCache"));
+        return new ShardedStrategy(
+                context, settings, shared(settings.cache(), totalCache, TotalCache.class, "totalCache"));
     }
 
     @Override

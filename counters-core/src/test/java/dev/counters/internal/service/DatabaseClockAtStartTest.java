@@ -28,8 +28,11 @@ class DatabaseClockAtStartTest {
             throw new StoreUnavailableException("the database is down", null);
         };
         assertThatThrownBy(() -> CounterService.builder(storeWith(down)).build())
-                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("the database is down");
-        assertThat(readings).as("tried again, a bounded number of times").hasValue(Housekeeping.CLOCK_ATTEMPTS_AT_START);
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("the database is down");
+        assertThat(readings)
+                .as("tried again, a bounded number of times")
+                .hasValue(Housekeeping.CLOCK_ATTEMPTS_AT_START);
     }
 
     @Test
@@ -41,7 +44,8 @@ class DatabaseClockAtStartTest {
             }
             return Instant.now();
         };
-        try (CounterService counters = CounterService.builder(storeWith(blinking)).build()) {
+        try (CounterService counters =
+                CounterService.builder(storeWith(blinking)).build()) {
             counters.increment("started");
             assertThat(counters.get("started")).isEqualTo(1);
         }
@@ -51,7 +55,8 @@ class DatabaseClockAtStartTest {
         return new ForwardingCounterStore(new InMemoryCounterStore()) {
             @Override
             public <T> Optional<T> capability(Class<T> capability) {
-                return capability == DatabaseClock.class ? Optional.of(capability.cast(clock))
+                return capability == DatabaseClock.class
+                        ? Optional.of(capability.cast(clock))
                         : super.capability(capability);
             }
         };

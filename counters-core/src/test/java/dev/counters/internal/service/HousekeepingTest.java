@@ -8,7 +8,6 @@ import dev.counters.IdempotencyKey;
 import dev.counters.contract.MutableClock;
 import dev.counters.internal.Time;
 import dev.counters.memory.InMemoryCounterStore;
-import dev.counters.spi.CounterStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -27,9 +26,10 @@ class HousekeepingTest {
 
     private boolean applied(String key) {
         return store.applyOnce(key, counter, 1, time.steady(), transaction -> {
-            transaction.add(counter, "main", 1);
-            return OptionalLong.empty();
-        }).appliedNow();
+                    transaction.add(counter, "main", 1);
+                    return OptionalLong.empty();
+                })
+                .appliedNow();
     }
 
     private void advance(Duration duration) {
@@ -49,7 +49,9 @@ class HousekeepingTest {
         assertThat(applied("old-0")).as("remembered within the retention").isFalse();
 
         advance(Duration.ofMinutes(31));
-        assertThat(housekeeping.runOnce()).as("every old key, in more than one batch").isEqualTo(Housekeeping.BATCH + 5);
+        assertThat(housekeeping.runOnce())
+                .as("every old key, in more than one batch")
+                .isEqualTo(Housekeeping.BATCH + 5);
         assertThat(applied("young")).as("kept: still within its retention").isFalse();
         assertThat(applied("old-0")).as("forgotten, so it counts again").isTrue();
     }
@@ -69,10 +71,12 @@ class HousekeepingTest {
     @Test
     void aServiceStartsNoHousekeepingThreadUntilAKeyIsUsed() {
         AtomicLong threads = new AtomicLong();
-        try (CounterService counters = CounterService.builder(store).threadFactory(task -> {
-            threads.incrementAndGet();
-            return new Thread(task);
-        }).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .threadFactory(task -> {
+                    threads.incrementAndGet();
+                    return new Thread(task);
+                })
+                .build()) {
             counters.increment("plain");
             assertThat(threads).hasValue(0);
             counters.increment("keyed", 1, IdempotencyKey.of("k-1"));

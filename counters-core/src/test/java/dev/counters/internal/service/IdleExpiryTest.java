@@ -25,9 +25,14 @@ class IdleExpiryTest {
 
     private IdleExpiry expiry(CounterService counters, Map<String, Duration> rules) {
         Route route = ((Handle) counters.counter("x")).route();
-        return new IdleExpiry(store, store, NameRules.of(Map.of(), route),
-                NameRules.of(Map.of("carts.windowed", Optional.of(new Windows(WindowSettings.of(Duration.ofHours(1))))),
-                        Optional.empty()), rules);
+        return new IdleExpiry(
+                store,
+                store,
+                NameRules.of(Map.of(), route),
+                NameRules.of(
+                        Map.of("carts.windowed", Optional.of(new Windows(WindowSettings.of(Duration.ofHours(1))))),
+                        Optional.empty()),
+                rules);
     }
 
     private int runAfter(IdleExpiry expiry, Duration passed) {
@@ -37,25 +42,37 @@ class IdleExpiryTest {
 
     @Test
     void aCounterIdleForItsTimeIsRemovedAndReadsZeroWhileAWrittenOneStays() {
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults())
-                .windows("carts.windowed", WindowSettings.of(Duration.ofHours(1))).clock(clock).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .defaultStrategy(ShardedSettings.defaults())
+                .windows("carts.windowed", WindowSettings.of(Duration.ofHours(1)))
+                .clock(clock)
+                .build()) {
             counters.increment("carts.idle", 3);
             counters.increment("carts.busy", 3);
             counters.increment("carts.windowed", 3);
             counters.increment("orders.kept", 3);
             IdleExpiry expiry = expiry(counters, Map.of("carts.*", Duration.ofMinutes(30)));
 
-            assertThat(runAfter(expiry, Duration.ZERO)).as("first look: versions noted").isZero();
+            assertThat(runAfter(expiry, Duration.ZERO))
+                    .as("first look: versions noted")
+                    .isZero();
             assertThat(runAfter(expiry, Duration.ofMinutes(20))).isZero();
             counters.increment("carts.busy", 1);
-            assertThat(runAfter(expiry, Duration.ofMinutes(11))).as("carts.idle: 31 minutes unchanged").isEqualTo(1);
-            assertThat(counters.get("carts.idle")).as("an expired counter reads 0").isZero();
+            assertThat(runAfter(expiry, Duration.ofMinutes(11)))
+                    .as("carts.idle: 31 minutes unchanged")
+                    .isEqualTo(1);
+            assertThat(counters.get("carts.idle"))
+                    .as("an expired counter reads 0")
+                    .isZero();
             assertThat(counters.get("carts.busy")).isEqualTo(4);
-            assertThat(runAfter(expiry, Duration.ofMinutes(29))).as("carts.busy: 29 minutes since its write")
+            assertThat(runAfter(expiry, Duration.ofMinutes(29)))
+                    .as("carts.busy: 29 minutes since its write")
                     .isZero();
             assertThat(runAfter(expiry, Duration.ofMinutes(2))).isEqualTo(1);
             assertThat(counters.get("carts.busy")).isZero();
-            assertThat(counters.windowed("carts.windowed").current()).as("windows go by their retention").isEqualTo(3);
+            assertThat(counters.windowed("carts.windowed").current())
+                    .as("windows go by their retention")
+                    .isEqualTo(3);
             assertThat(counters.get("orders.kept")).as("no rule expires it").isEqualTo(3);
 
             counters.increment("carts.idle", 2);
@@ -65,9 +82,12 @@ class IdleExpiryTest {
 
     @Test
     void monotonicCountersCannotExpireAndTheIdleTimeIsChecked() {
-        assertThatThrownBy(() -> CounterService.builder(store).strategy("ids.*", MonotonicSettings.defaults())
-                .expireAfterIdle("ids.*", Duration.ofHours(1)).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("monotonic");
+        assertThatThrownBy(() -> CounterService.builder(store)
+                        .strategy("ids.*", MonotonicSettings.defaults())
+                        .expireAfterIdle("ids.*", Duration.ofHours(1))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("monotonic");
         assertThatThrownBy(() -> CounterService.builder(store).expireAfterIdle("a", Duration.ofSeconds(5)))
                 .hasMessageContaining("at least 1 minute");
     }
@@ -76,11 +96,13 @@ class IdleExpiryTest {
     @SuppressWarnings("try") // the service is only built and closed
     void aServiceWithAnExpiryStartsItsHousekeepingAtOnce() {
         java.util.concurrent.atomic.AtomicInteger threads = new java.util.concurrent.atomic.AtomicInteger();
-        try (CounterService counters = CounterService.builder(store).expireAfterIdle("carts.*", Duration.ofMinutes(1))
+        try (CounterService counters = CounterService.builder(store)
+                .expireAfterIdle("carts.*", Duration.ofMinutes(1))
                 .threadFactory(task -> {
                     threads.incrementAndGet();
                     return new Thread(task);
-                }).build()) {
+                })
+                .build()) {
             assertThat(threads).as("the housekeeping thread").hasValue(1);
         }
     }

@@ -37,15 +37,25 @@ class ServiceAssemblyTest {
     private final InMemoryCounterStore store = new InMemoryCounterStore();
 
     private ServiceAssembly.Plan plan(Map<String, CounterRule> rules) {
-        return new ServiceAssembly.Plan(store, AtomicSettings.defaults(), rules, Clock.systemUTC(),
-                new SplittableRandom(1), Threads.daemon("test-"), RetryRegistry.ofDefaults(),
-                CircuitBreakerRegistry.ofDefaults(), Observations.NONE, CounterServiceBuilder.DEFAULT_KEY_RETENTION,
-                100, null, null);
+        return new ServiceAssembly.Plan(
+                store,
+                AtomicSettings.defaults(),
+                rules,
+                Clock.systemUTC(),
+                new SplittableRandom(1),
+                Threads.daemon("test-"),
+                RetryRegistry.ofDefaults(),
+                CircuitBreakerRegistry.ofDefaults(),
+                Observations.NONE,
+                CounterServiceBuilder.DEFAULT_KEY_RETENTION,
+                100,
+                null,
+                null);
     }
 
     /** Real strategies, each recorded by its rule and closed into {@code closed}. */
-    private static BiFunction<StrategyContext, StrategySettings, CounterStrategy> recording(List<String> built,
-            List<String> closed) {
+    private static BiFunction<StrategyContext, StrategySettings, CounterStrategy> recording(
+            List<String> built, List<String> closed) {
         return (context, settings) -> {
             CounterStrategy strategy = new StrategyRegistry(context, null, null).create(settings);
             built.add(context.rule() + "=" + context.strategy());
@@ -62,8 +72,8 @@ class ServiceAssemblyTest {
         rules.put("views", CounterRule.of(NodeSettings.defaults()));
         rules.put("windowed.*", CounterRule.windowed(WindowSettings.of(Duration.ofMinutes(1))));
         CounterService counters = ServiceAssembly.assemble(plan(rules), recording(built, closed));
-        assertThat(built).containsExactly("orders.*=sharded", "views=node",
-                StrategyStatistics.DEFAULT_RULE + "=atomic");
+        assertThat(built)
+                .containsExactly("orders.*=sharded", "views=node", StrategyStatistics.DEFAULT_RULE + "=atomic");
         counters.increment("orders.1", 2);
         assertThat(counters.get("orders.1")).isEqualTo(2);
         counters.close();

@@ -40,22 +40,27 @@ class WindowsTest {
         Windows fiveMinutes = new Windows(WindowSettings.of(Duration.ofMinutes(5)));
         assertThat(fiveMinutes.start(at("2026-11-23T14:07:00Z"))).isEqualTo(at("2026-11-23T14:05:00Z"));
 
-        Windows dailyInBerlin = new Windows(WindowSettings.of(Duration.ofDays(1)).withZone(BERLIN));
-        assertThat(dailyInBerlin.start(at("2026-11-23T23:30:00Z"))).as("already the 24th in Berlin")
+        Windows dailyInBerlin =
+                new Windows(WindowSettings.of(Duration.ofDays(1)).withZone(BERLIN));
+        assertThat(dailyInBerlin.start(at("2026-11-23T23:30:00Z")))
+                .as("already the 24th in Berlin")
                 .isEqualTo(at("2026-11-23T23:00:00Z"));
-        assertThat(dailyInBerlin.start(at("2026-11-30T23:30:00Z"))).as("a month's end: the 1st of December")
+        assertThat(dailyInBerlin.start(at("2026-11-30T23:30:00Z")))
+                .as("a month's end: the 1st of December")
                 .isEqualTo(at("2026-11-30T23:00:00Z"));
     }
 
     @Test
     void daysWhenTheClocksChangeHave23Or25HoursAndTheirHoursStayDistinct() {
-        Windows dailyInBerlin = new Windows(WindowSettings.of(Duration.ofDays(1)).withZone(BERLIN));
+        Windows dailyInBerlin =
+                new Windows(WindowSettings.of(Duration.ofDays(1)).withZone(BERLIN));
         Instant october25 = dailyInBerlin.start(at("2026-10-25T12:00:00Z")); // clocks go back at 03:00
         assertThat(Duration.between(october25, dailyInBerlin.end(october25))).isEqualTo(Duration.ofHours(25));
         Instant march29 = dailyInBerlin.start(at("2026-03-29T12:00:00Z")); // clocks go forward at 02:00
         assertThat(Duration.between(march29, dailyInBerlin.end(march29))).isEqualTo(Duration.ofHours(23));
 
-        Windows hourlyInBerlin = new Windows(WindowSettings.of(Duration.ofHours(1)).withZone(BERLIN));
+        Windows hourlyInBerlin =
+                new Windows(WindowSettings.of(Duration.ofHours(1)).withZone(BERLIN));
         Instant firstTwoOClock = hourlyInBerlin.start(at("2026-10-25T00:30:00Z")); // 02:30 CEST
         Instant secondTwoOClock = hourlyInBerlin.start(at("2026-10-25T01:30:00Z")); // 02:30 CET
         assertThat(firstTwoOClock).isNotEqualTo(secondTwoOClock);
@@ -72,11 +77,14 @@ class WindowsTest {
         assertThatThrownBy(() -> WindowSettings.of(Duration.ofHours(1)).withRetention(Duration.ofMinutes(5)))
                 .hasMessageContaining("at least one window");
         try (CounterService counters = CounterService.builder(new InMemoryCounterStore())
-                .windows("api.*", WindowSettings.of(Duration.ofMinutes(1))).build()) {
+                .windows("api.*", WindowSettings.of(Duration.ofMinutes(1)))
+                .build()) {
             assertThatThrownBy(() -> counters.increment("api." + "x".repeat(110)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 109");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("at most 109");
             assertThatThrownBy(() -> counters.increment("api.a:w:b")).hasMessageContaining(":w:");
-            assertThatThrownBy(() -> counters.windowed("other")).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> counters.windowed("other"))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("has no windows");
         }
     }
@@ -86,29 +94,42 @@ class WindowsTest {
         MutableClock clock = new MutableClock(at("2026-11-23T14:00:30Z"));
         try (CounterService counters = CounterService.builder(new InMemoryCounterStore())
                 .defaultStrategy(ShardedSettings.defaults())
-                .windows("api.calls", WindowSettings.of(Duration.ofMinutes(1))).clock(clock).build()) {
+                .windows("api.calls", WindowSettings.of(Duration.ofMinutes(1)))
+                .clock(clock)
+                .build()) {
             counters.increment("api.calls", 5);
             clock.advance(Duration.ofMinutes(1));
             counters.increment("api.calls", 7);
-            assertThat(counters.incrementAndGet("api.calls", 1)).as("the window's value").isEqualTo(8);
+            assertThat(counters.incrementAndGet("api.calls", 1))
+                    .as("the window's value")
+                    .isEqualTo(8);
             clock.advance(Duration.ofMinutes(2));
             counters.increment("api.calls", 2);
             WindowedCounter windows = counters.windowed("api.calls");
             assertThat(windows.current()).isEqualTo(2);
-            assertThat(counters.get("api.calls")).as("get reads the current window").isEqualTo(2);
+            assertThat(counters.get("api.calls"))
+                    .as("get reads the current window")
+                    .isEqualTo(2);
             assertThat(counters.get(List.of("api.calls"))).containsEntry("api.calls", 2L);
             assertThat(windows.at(at("2026-11-23T14:00:00Z"))).isEqualTo(5);
             assertThat(windows.at(at("2026-11-23T14:01:59Z"))).isEqualTo(8);
-            assertThat(windows.sumOfLast(Duration.ofSeconds(60))).as("this window and the one before")
+            assertThat(windows.sumOfLast(Duration.ofSeconds(60)))
+                    .as("this window and the one before")
                     .isEqualTo(2);
-            assertThat(windows.sumOfLast(Duration.ofMinutes(3))).as("from 14:00:30: the 14:00 window too")
+            assertThat(windows.sumOfLast(Duration.ofMinutes(3)))
+                    .as("from 14:00:30: the 14:00 window too")
                     .isEqualTo(15);
             assertThat(windows.series(at("2026-11-23T14:00:00Z"), at("2026-11-23T14:04:00Z")))
-                    .extracting(WindowedCounter.Window::value).containsExactly(5L, 8L, 0L, 2L);
-            assertThat(windows.last(3)).extracting(WindowedCounter.Window::value).containsExactly(8L, 0L, 2L);
+                    .extracting(WindowedCounter.Window::value)
+                    .containsExactly(5L, 8L, 0L, 2L);
+            assertThat(windows.last(3))
+                    .extracting(WindowedCounter.Window::value)
+                    .containsExactly(8L, 0L, 2L);
             assertThat(windows.last(3).get(2).start()).isEqualTo(at("2026-11-23T14:03:00Z"));
             counters.delete("api.calls");
-            assertThat(windows.sumOfLast(Duration.ofMinutes(10))).as("every window removed").isZero();
+            assertThat(windows.sumOfLast(Duration.ofMinutes(10)))
+                    .as("every window removed")
+                    .isZero();
         }
     }
 
@@ -116,16 +137,23 @@ class WindowsTest {
     void aKeyedIncrementRepeatedAfterItsWindowEndedCountsOnceInItsFirstWindow() {
         MutableClock clock = new MutableClock(at("2026-11-23T14:00:50Z"));
         try (CounterService counters = CounterService.builder(new InMemoryCounterStore())
-                .windows("api.calls", WindowSettings.of(Duration.ofMinutes(1))).clock(clock).build()) {
+                .windows("api.calls", WindowSettings.of(Duration.ofMinutes(1)))
+                .clock(clock)
+                .build()) {
             IdempotencyKey key = IdempotencyKey.of("request-7");
             counters.increment("api.calls", 5, key);
             clock.advance(Duration.ofSeconds(20)); // the client repeats it in the next minute
             counters.increment("api.calls", 1);
-            assertThat(counters.incrementAndGet("api.calls", 5, key)).as("the current window's value").isEqualTo(1);
+            assertThat(counters.incrementAndGet("api.calls", 5, key))
+                    .as("the current window's value")
+                    .isEqualTo(1);
             WindowedCounter windows = counters.windowed("api.calls");
-            assertThat(windows.last(2)).extracting(WindowedCounter.Window::value).containsExactly(5L, 1L);
+            assertThat(windows.last(2))
+                    .extracting(WindowedCounter.Window::value)
+                    .containsExactly(5L, 1L);
             assertThatThrownBy(() -> counters.increment("api.calls", 6, key))
-                    .isInstanceOf(IdempotencyKeyReusedException.class).hasMessageContaining("request-7");
+                    .isInstanceOf(IdempotencyKeyReusedException.class)
+                    .hasMessageContaining("request-7");
         }
     }
 
@@ -135,27 +163,39 @@ class WindowsTest {
         MutableClock clock = new MutableClock(at("2026-11-23T14:00:00Z"));
         AtomicLong ticker = new AtomicLong();
         WindowSettings settings = WindowSettings.of(Duration.ofMinutes(1)).withRetainedWindows(10);
-        try (CounterService counters = CounterService.builder(store).windows("api.*", settings)
-                .windows("exact", settings).clock(clock).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .windows("api.*", settings)
+                .windows("exact", settings)
+                .clock(clock)
+                .build()) {
             for (int minute = 0; minute < 30; minute++) {
                 counters.increment("api.a");
                 counters.increment("exact");
                 counters.increment("api:b", 1); // not windowed: no rule matches it
                 clock.advance(Duration.ofMinutes(1));
             }
-            Time time = new Time(clock, () -> ticker.get() + Duration.ofMinutes(30).toNanos());
+            Time time =
+                    new Time(clock, () -> ticker.get() + Duration.ofMinutes(30).toNanos());
             Map<String, Windows> rules = Map.of("api.*", new Windows(settings), "exact", new Windows(settings));
-            WindowPurge purge = new WindowPurge(store, NameRules.of(Map.of(), route(counters)),
-                    NameRules.of(Map.of("api.*", Optional.of(rules.get("api.*")), "exact",
-                            Optional.of(rules.get("exact"))), Optional.empty()), rules);
-            assertThat(purge.run(time.steady())).as("windows that ended more than 10 minutes ago, of both rules")
+            WindowPurge purge = new WindowPurge(
+                    store,
+                    NameRules.of(Map.of(), route(counters)),
+                    NameRules.of(
+                            Map.of("api.*", Optional.of(rules.get("api.*")), "exact", Optional.of(rules.get("exact"))),
+                            Optional.empty()),
+                    rules);
+            assertThat(purge.run(time.steady()))
+                    .as("windows that ended more than 10 minutes ago, of both rules")
                     .isEqualTo(2 * 19);
             WindowedCounter windows = counters.windowed("api.a");
             assertThat(windows.series(at("2026-11-23T14:00:00Z"), clock.instant()))
-                    .extracting(WindowedCounter.Window::value).containsExactly(
-                            0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L,
-                            1L, 1L, 1L, 1L, 1L, 1L, 1L, 1L, 1L, 1L, 1L);
-            assertThat(counters.get("api:b")).as("a counter without windows is kept").isEqualTo(30);
+                    .extracting(WindowedCounter.Window::value)
+                    .containsExactly(
+                            0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 1L, 1L, 1L, 1L,
+                            1L, 1L, 1L, 1L, 1L, 1L, 1L);
+            assertThat(counters.get("api:b"))
+                    .as("a counter without windows is kept")
+                    .isEqualTo(30);
             assertThat(purge.run(time.steady())).as("nothing more is due").isZero();
         }
     }
@@ -170,17 +210,24 @@ class WindowsTest {
         InMemoryCounterStore store = new InMemoryCounterStore();
         MutableClock clock = new MutableClock(at("2026-11-23T14:00:00Z"));
         WindowSettings settings = WindowSettings.of(Duration.ofMinutes(1)).withRetainedWindows(10);
-        try (CounterService counters = CounterService.builder(store).windows("api", settings).clock(clock).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .windows("api", settings)
+                .clock(clock)
+                .build()) {
             Time time = new Time(clock, () -> 0); // the service's steady time: it will not move
             counters.increment("api", 3);
             clock.advance(Duration.ofDays(30)); // a wrong clock: the next increment lands in its window
             counters.increment("api", 4);
             Windows windows = new Windows(settings);
-            WindowPurge purge = new WindowPurge(store, NameRules.of(Map.of(), route(counters, "api")),
-                    NameRules.of(Map.of("api", Optional.of(windows)), Optional.empty()), Map.of("api", windows));
+            WindowPurge purge = new WindowPurge(
+                    store,
+                    NameRules.of(Map.of(), route(counters, "api")),
+                    NameRules.of(Map.of("api", Optional.of(windows)), Optional.empty()),
+                    Map.of("api", windows));
             assertThat(purge.run(time.steady())).isZero();
             clock.advance(Duration.ofDays(-30));
-            assertThat(counters.windowed("api").current()).as("the clock set back: its window is there")
+            assertThat(counters.windowed("api").current())
+                    .as("the clock set back: its window is there")
                     .isEqualTo(3);
             assertThat(counters.windowed("api").at(at("2026-12-23T14:00:00Z"))).isEqualTo(4);
         }

@@ -2,10 +2,10 @@ package dev.counters.internal.strategy;
 
 import dev.counters.CounterName;
 import dev.counters.CounterService;
-import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.contract.ForwardingCounterStore;
-import dev.counters.spi.IdempotentBatches.AppliedBatch;
+import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import dev.counters.spi.IdempotentBatches.AppliedBatch;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.NodeSettings;
@@ -21,8 +21,7 @@ import java.util.OptionalLong;
  */
 public final class ChildIdRecorder {
 
-    private ChildIdRecorder() {
-    }
+    private ChildIdRecorder() {}
 
     public static void main(String[] args) throws InterruptedException {
         StringBuffer printed = new StringBuffer();
@@ -34,15 +33,21 @@ public final class ChildIdRecorder {
             }
 
             @Override
-            public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
-            Map<String, KeyedDelta> keyed, Instant now) {
+            public AppliedBatch applyBatch(
+                    String key,
+                    String cell,
+                    Map<CounterName, Long> deltas,
+                    Map<String, KeyedDelta> keyed,
+                    Instant now) {
                 printed.append("ID ").append(key).append('\n');
                 return super.applyBatch(key, cell, deltas, keyed, now);
             }
 
             @Override
             public void add(CounterName counter, String cell, long delta) {
-                printed.append(counter.value().equals("sharded") ? "SHARD " : "ID ").append(cell).append('\n');
+                printed.append(counter.value().equals("sharded") ? "SHARD " : "ID ")
+                        .append(cell)
+                        .append('\n');
                 super.add(counter, cell, delta);
             }
         };

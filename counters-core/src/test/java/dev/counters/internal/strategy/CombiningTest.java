@@ -1,11 +1,8 @@
 package dev.counters.internal.strategy;
 
-import dev.counters.testing.TestThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.counters.strategy.ShardedSettings;
-import dev.counters.strategy.StrategySettings;
 import dev.counters.Counter;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
@@ -17,6 +14,9 @@ import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.OptimisticSettings;
+import dev.counters.strategy.ShardedSettings;
+import dev.counters.strategy.StrategySettings;
+import dev.counters.testing.TestThreads;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,30 +59,41 @@ class CombiningTest {
     void concurrentIncrementsShareWritesAndEachGetsItsOwnTotal(String type) throws Exception {
         SlowStore store = new SlowStore(Duration.ofMillis(20));
         List<Long> totals = new CopyOnWriteArrayList<>();
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
+        try (CounterService counters =
+                CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
             runConcurrently(THREADS, i -> totals.add(counters.incrementAndGet("hot", 1)));
             assertThat(counters.get("hot")).isEqualTo(THREADS);
         }
-        assertThat(totals).as("one total per caller, as if applied one by one: each includes its own delta, and "
-                + "none a later one").containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, THREADS).boxed()
-                .toList());
-        assertThat(store.writes.get()).as("store writes for " + THREADS + " increments").isLessThan(THREADS / 2);
+        assertThat(totals)
+                .as("one total per caller, as if applied one by one: each includes its own delta, and "
+                        + "none a later one")
+                .containsExactlyInAnyOrderElementsOf(
+                        LongStream.rangeClosed(1, THREADS).boxed().toList());
+        assertThat(store.writes.get())
+                .as("store writes for " + THREADS + " increments")
+                .isLessThan(THREADS / 2);
     }
 
     @Test
     void concurrentDeltaLogIncrementsShareRows() throws Exception {
         SlowStore store = new SlowStore(Duration.ofMillis(20));
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(DeltaLogSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .defaultStrategy(DeltaLogSettings.defaults())
+                .build()) {
             runConcurrently(THREADS, i -> counters.increment("hot", 1L << i)); // distinct bits: a lost one shows
             assertThat(counters.get("hot")).isEqualTo((1L << THREADS) - 1);
         }
-        assertThat(store.writes.get()).as("delta rows for " + THREADS + " increments").isLessThan(THREADS / 2);
+        assertThat(store.writes.get())
+                .as("delta rows for " + THREADS + " increments")
+                .isLessThan(THREADS / 2);
     }
 
     @Test
     void incrementsThroughKeptHandlesShareWritesWithIncrementsByName() throws Exception {
         SlowStore store = new SlowStore(Duration.ofMillis(20));
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(AtomicSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .defaultStrategy(AtomicSettings.defaults())
+                .build()) {
             Counter handle = counters.counter("hot"); // holds the cell's combiner
             runConcurrently(THREADS, i -> {
                 if (i % 2 == 0) {
@@ -93,7 +104,9 @@ class CombiningTest {
             });
             assertThat(counters.get("hot")).isEqualTo((1L << THREADS) - 1);
         }
-        assertThat(store.writes.get()).as("store writes for " + THREADS + " increments").isLessThan(THREADS / 2);
+        assertThat(store.writes.get())
+                .as("store writes for " + THREADS + " increments")
+                .isLessThan(THREADS / 2);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -103,7 +116,8 @@ class CombiningTest {
         store.failWrite = 2; // the second write's outcome is unknown: not retried, reported to its callers
         Map<Long, Throwable> failed = new ConcurrentHashMap<>();
         List<Long> acknowledged = new CopyOnWriteArrayList<>();
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
+        try (CounterService counters =
+                CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
             runConcurrently(THREADS, i -> {
                 long delta = 1L << i; // distinct bits: a sum names its deltas
                 try {
@@ -114,10 +128,12 @@ class CombiningTest {
                 }
             });
             long failedSum = failed.keySet().stream().mapToLong(Long::longValue).sum();
-            assertThat(failedSum).as("the failed callers are exactly the failed write's deltas")
+            assertThat(failedSum)
+                    .as("the failed callers are exactly the failed write's deltas")
                     .isEqualTo(store.failedSum.get());
             assertThat(failed).isNotEmpty();
-            assertThat(counters.get("hot")).as("everything acknowledged, and nothing else")
+            assertThat(counters.get("hot"))
+                    .as("everything acknowledged, and nothing else")
                     .isEqualTo(acknowledged.stream().mapToLong(Long::longValue).sum());
         }
     }
@@ -126,7 +142,8 @@ class CombiningTest {
     @ValueSource(strings = {"atomic", "optimistic"})
     void whenACombinedDeltaOverflowsOnlyTheDeltaThatOverflowsIsRefused(String type) throws Exception {
         SlowStore store = new SlowStore(Duration.ZERO);
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
+        try (CounterService counters =
+                CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
             counters.increment("edge", Long.MAX_VALUE - 10);
             CountDownLatch gate = new CountDownLatch(1);
             store.gate = gate;
@@ -150,7 +167,9 @@ class CombiningTest {
             for (Thread thread : queued) {
                 thread.join();
             }
-            assertThat(outcomes).hasSize(2).containsNull()
+            assertThat(outcomes)
+                    .hasSize(2)
+                    .containsNull()
                     .anySatisfy(e -> assertThat(e).isInstanceOf(CounterOverflowException.class));
             assertThat(counters.get("edge")).isEqualTo(Long.MAX_VALUE - 3);
         }
@@ -218,7 +237,8 @@ class CombiningTest {
         }
 
         @Override
-        public boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
+        public boolean compareAndSet(
+                CounterName counter, String cell, @Nullable VersionedValue expected, long newValue) {
             write(0);
             return super.compareAndSet(counter, cell, expected, newValue);
         }

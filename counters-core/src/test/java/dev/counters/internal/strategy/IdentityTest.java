@@ -1,21 +1,21 @@
 package dev.counters.internal.strategy;
 
-import dev.counters.testing.TestThreads;
-import dev.counters.internal.UniqueIds;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.counters.strategy.BufferedSettings;
 import dev.counters.CounterName;
-import dev.counters.CounterStoreException;
 import dev.counters.CounterService;
+import dev.counters.CounterStoreException;
 import dev.counters.contract.CollidingIdsStore;
 import dev.counters.contract.Concurrently;
+import dev.counters.contract.ForwardingCounterStore;
+import dev.counters.internal.UniqueIds;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.CounterStore;
-import dev.counters.contract.ForwardingCounterStore;
+import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.NodeSettings;
 import dev.counters.strategy.ShardedSettings;
+import dev.counters.testing.TestThreads;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -46,27 +46,34 @@ class IdentityTest {
         List<UniqueIds> instances = List.of(UniqueIds.create(), UniqueIds.create(), UniqueIds.create());
         Set<String> seen = ConcurrentHashMap.newKeySet();
         AtomicInteger drawn = new AtomicInteger();
-        onFreshThreads(50, () -> instances.forEach(ids -> {
-            for (int i = 0; i < 100; i++) {
-                seen.add(ids.next());
-                drawn.incrementAndGet();
-            }
-        }));
-        Concurrently.run(8, thread -> instances.forEach(ids -> {
-            for (int i = 0; i < 5_000; i++) {
-                seen.add(ids.next());
-                drawn.incrementAndGet();
-            }
-        }));
+        onFreshThreads(
+                50,
+                () -> instances.forEach(ids -> {
+                    for (int i = 0; i < 100; i++) {
+                        seen.add(ids.next());
+                        drawn.incrementAndGet();
+                    }
+                }));
+        Concurrently.run(
+                8,
+                thread -> instances.forEach(ids -> {
+                    for (int i = 0; i < 5_000; i++) {
+                        seen.add(ids.next());
+                        drawn.incrementAndGet();
+                    }
+                }));
         assertThat(seen).hasSize(drawn.get());
         assertThat(instances.stream().map(UniqueIds::instanceId).distinct()).hasSize(3);
-        assertThat(seen).allSatisfy(id -> assertThat(id).hasSizeLessThanOrEqualTo(40).matches("[A-Za-z0-9_.-]+"));
+        assertThat(seen)
+                .allSatisfy(id -> assertThat(id).hasSizeLessThanOrEqualTo(40).matches("[A-Za-z0-9_.-]+"));
     }
 
     @Test
     void deltaLogIncrementsFromFreshThreadsAreAllStored() throws InterruptedException {
         CounterStore store = new InMemoryCounterStore();
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(DeltaLogSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .defaultStrategy(DeltaLogSettings.defaults())
+                .build()) {
             onFreshThreads(200, () -> {
                 for (int i = 0; i < 20; i++) {
                     counters.increment("fresh");
@@ -79,7 +86,9 @@ class IdentityTest {
     @Test
     void shardChoiceIsRandomInEveryThreadByDefault() throws InterruptedException {
         CounterStore store = new InMemoryCounterStore();
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .defaultStrategy(ShardedSettings.defaults())
+                .build()) {
             onFreshThreads(64, () -> counters.increment("spread"));
             assertThat(counters.get("spread")).isEqualTo(64);
             // 64 draws over 16 shards land on fewer than 8 of them with a probability below 10^-12.
@@ -90,8 +99,12 @@ class IdentityTest {
     @Test
     void aGeneratedNodeIdIsUniqueToTheServiceInstance() {
         CounterStore store = new InMemoryCounterStore();
-        try (CounterService first = CounterService.builder(store).defaultStrategy(NodeSettings.defaults()).build();
-                CounterService second = CounterService.builder(store).defaultStrategy(NodeSettings.defaults()).build()) {
+        try (CounterService first = CounterService.builder(store)
+                        .defaultStrategy(NodeSettings.defaults())
+                        .build();
+                CounterService second = CounterService.builder(store)
+                        .defaultStrategy(NodeSettings.defaults())
+                        .build()) {
             first.increment("nodes");
             second.increment("nodes");
             assertThat(store.cells(CounterName.of("nodes"))).hasSize(2);
@@ -102,9 +115,11 @@ class IdentityTest {
     void deltaLogIdsTakenByAnotherInstanceAreWrittenAgainUnderNewOnes() {
         CounterStore shared = new InMemoryCounterStore();
         try (CounterService first = CounterService.builder(new CollidingIdsStore(shared))
-                        .defaultStrategy(DeltaLogSettings.defaults()).build();
+                        .defaultStrategy(DeltaLogSettings.defaults())
+                        .build();
                 CounterService second = CounterService.builder(new CollidingIdsStore(shared))
-                        .defaultStrategy(DeltaLogSettings.defaults()).build()) {
+                        .defaultStrategy(DeltaLogSettings.defaults())
+                        .build()) {
             Concurrently.run(8, thread -> {
                 CounterService mine = thread % 2 == 0 ? first : second;
                 for (int i = 0; i < 1_000; i++) {
@@ -112,7 +127,8 @@ class IdentityTest {
                 }
             });
             assertThat(first.get("colliding")).isEqualTo(8_000);
-            long conflicts = first.statistics().get(0).activity().conflicts() + second.statistics().get(0).activity().conflicts();
+            long conflicts = first.statistics().get(0).activity().conflicts()
+                    + second.statistics().get(0).activity().conflicts();
             assertThat(conflicts).as("ids were taken, and noticed").isPositive();
         }
     }
@@ -122,16 +138,19 @@ class IdentityTest {
         CounterStore shared = new InMemoryCounterStore();
         BufferedSettings eager = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(1));
         CounterService first = CounterService.builder(new CollidingIdsStore(shared))
-                .defaultStrategy(eager).build();
+                .defaultStrategy(eager)
+                .build();
         CounterService second = CounterService.builder(new CollidingIdsStore(shared))
-                .defaultStrategy(eager).build();
+                .defaultStrategy(eager)
+                .build();
         Concurrently.run(8, thread -> {
             CounterService mine = thread % 2 == 0 ? first : second;
             for (int i = 0; i < 300; i++) {
                 mine.incrementDurably("colliding", 1).join(); // each flush carrying it was acknowledged
             }
         });
-        long conflicts = first.statistics().get(0).activity().conflicts() + second.statistics().get(0).activity().conflicts();
+        long conflicts = first.statistics().get(0).activity().conflicts()
+                + second.statistics().get(0).activity().conflicts();
         first.close();
         second.close();
         assertThat(shared.get(CounterName.of("colliding"))).isEqualTo(2_400);
@@ -166,7 +185,9 @@ class IdentityTest {
     @Test
     void aRetryAfterAnUnknownOutcomeFindingItsOwnDeltaIsAcknowledgedOnce() {
         CounterStore store = new UnknownFirstAppend(new InMemoryCounterStore(), null);
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(DeltaLogSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .defaultStrategy(DeltaLogSettings.defaults())
+                .build()) {
             counters.increment("retried", 5);
             assertThat(counters.get("retried")).isEqualTo(5);
             assertThat(counters.statistics().get(0).activity().conflicts()).isZero();
@@ -176,7 +197,9 @@ class IdentityTest {
     @Test
     void aRetryAfterAnUnknownOutcomeFindingAnotherDeltaAppendsUnderANewId() {
         CounterStore store = new UnknownFirstAppend(new InMemoryCounterStore(), 7L);
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(DeltaLogSettings.defaults()).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .defaultStrategy(DeltaLogSettings.defaults())
+                .build()) {
             counters.increment("retried", 5);
             assertThat(counters.get("retried")).as("the other delta and ours").isEqualTo(12);
             assertThat(counters.statistics().get(0).activity().conflicts()).isEqualTo(1);

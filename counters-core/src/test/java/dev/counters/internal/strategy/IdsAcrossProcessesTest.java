@@ -36,7 +36,9 @@ class IdsAcrossProcessesTest {
     }
 
     private static List<String> withPrefix(List<String> lines, String prefix) {
-        return lines.stream().filter(line -> line.startsWith(prefix)).map(line -> line.substring(prefix.length()))
+        return lines.stream()
+                .filter(line -> line.startsWith(prefix))
+                .map(line -> line.substring(prefix.length()))
                 .toList();
     }
 }

@@ -63,7 +63,9 @@ class MaxRaiserTest {
         release.countDown();
         first.get(10, TimeUnit.SECONDS);
         CompletableFuture.allOf(gathered.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
-        assertThat(writes).as("one write for the first, one of the largest for the three").containsExactly(5L, 9L);
+        assertThat(writes)
+                .as("one write for the first, one of the largest for the three")
+                .containsExactly(5L, 9L);
     }
 
     @Test
@@ -74,7 +76,8 @@ class MaxRaiserTest {
         CompletableFuture<Void> waiting = raise(8, write);
         Thread.sleep(300);
         release.countDown();
-        assertThatThrownBy(() -> first.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        assertThatThrownBy(() -> first.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
                 .hasRootCauseMessage("the store is down");
         waiting.get(10, TimeUnit.SECONDS);
         assertThat(writes).containsExactly(5L, 8L);

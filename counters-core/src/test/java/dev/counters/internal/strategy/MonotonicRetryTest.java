@@ -34,6 +34,7 @@ class MonotonicRetryTest {
         assertThat(Duration.ofMillis(busy)).as("busy waits").isBetween(loadTimeout, loadTimeout.plusMillis(512));
         assertThat(Duration.ofMillis(other)).as("other waits").isLessThan(Duration.ofSeconds(3));
         assertThat(waits.apply(1, Either.left(new MonotonicStrategy.CacheBusy(CounterName.of("c")))))
-                .as("the first wait after a busy load").isLessThanOrEqualTo(Math.max(1, loadTimeoutMillis / 500));
+                .as("the first wait after a busy load")
+                .isLessThanOrEqualTo(Math.max(1, loadTimeoutMillis / 500));
     }
 }

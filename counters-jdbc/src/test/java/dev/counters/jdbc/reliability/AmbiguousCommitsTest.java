@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.CounterServiceBuilder;
-import dev.counters.CountersException;
 import dev.counters.history.CounterChecker;
 import dev.counters.history.History;
 import dev.counters.history.SequenceChecker;
@@ -61,17 +60,16 @@ class AmbiguousCommitsTest {
                 Arguments.of("optimistic", OptimisticSettings.defaults(), false, NODES),
                 Arguments.of("sharded", ShardedSettings.defaults(), false, NODES),
                 Arguments.of("node", NodeSettings.defaults(), true, NODES),
-                Arguments.of("delta-log", DeltaLogSettings.defaults().withRecountAtDeltas(100),
-                        false, NODES),
+                Arguments.of("delta-log", DeltaLogSettings.defaults().withRecountAtDeltas(100), false, NODES),
                 // A flusher backs off after a failed flush, so more nodes (one flusher each) meet the faults.
-                Arguments.of("buffered", BufferedSettings.defaults()
-                        .withFlushInterval(Duration.ofMillis(5)), false, 16));
+                Arguments.of(
+                        "buffered", BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(5)), false, 16));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("exactStrategies")
-    void everyAcknowledgedIncrementCountsOnceAndEveryUnknownOneAtMostOnce(String strategy, StrategySettings factory,
-            boolean decrements, int nodeCount) throws Exception {
+    void everyAcknowledgedIncrementCountsOnceAndEveryUnknownOneAtMostOnce(
+            String strategy, StrategySettings factory, boolean decrements, int nodeCount) throws Exception {
         scenario(strategy, factory, decrements, nodeCount, null);
     }
 
@@ -82,14 +80,15 @@ class AmbiguousCommitsTest {
      */
     @ParameterizedTest(name = "{0} with keys")
     @MethodSource("exactStrategies")
-    void withKeysEveryIncrementIsSettledByRepeatingItAndCountsOnce(String strategy, StrategySettings factory,
-            boolean decrements, int nodeCount) throws Exception {
+    void withKeysEveryIncrementIsSettledByRepeatingItAndCountsOnce(
+            String strategy, StrategySettings factory, boolean decrements, int nodeCount) throws Exception {
         scenario(strategy, factory, decrements, nodeCount, new KeyedCallers());
     }
 
     /** Nodes incrementing through the faulty proxy until the faults are spent; with keyed callers if given. */
-    private void scenario(String strategy, StrategySettings factory, boolean decrements, int nodeCount,
-            @Nullable KeyedCallers keyed) throws Exception {
+    private void scenario(
+            String strategy, StrategySettings factory, boolean decrements, int nodeCount, @Nullable KeyedCallers keyed)
+            throws Exception {
         String prefix = FaultyMariaDb.freshSchema();
         long seed = ThreadLocalRandom.current().nextLong();
         History history = new History();
@@ -99,11 +98,13 @@ class AmbiguousCommitsTest {
         // Buffered increments never wait for the database, so they can take small deltas (no 64-bit overflow).
         UniqueDeltas deltas = buffered
                 ? UniqueDeltas.between(new Random(seed), 1, 1L << 31, false)
-                : decrements ? UniqueDeltas.between(new Random(seed), 1L << 39, 1L << 40, true)
-                : UniqueDeltas.large(new Random(seed));
+                : decrements
+                        ? UniqueDeltas.between(new Random(seed), 1L << 39, 1L << 40, true)
+                        : UniqueDeltas.large(new Random(seed));
         try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);
                 HikariDataSource pool = FaultyMariaDb.pool(proxy.port(), 4 * NODES)) {
-            JooqCounterStore store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
+            JooqCounterStore store =
+                    JooqCounterStore.builder(pool).tablePrefix(prefix).build();
             List<CounterService> nodes = new ArrayList<>();
             int writersPerNode = Math.max(1, NODES * WRITERS_PER_NODE / nodeCount);
             for (int n = 0; n < nodeCount; n++) {
@@ -124,10 +125,16 @@ class AmbiguousCommitsTest {
                 workload.pauseBetweenOperations(Duration.ofMillis(keyed == null ? 1 : 5));
             }
             for (CounterService node : nodes) {
-                workload.increments(node, keyed == null ? node::increment : keyed.of(node), history, counters,
-                        deltas, writersPerNode);
+                workload.increments(
+                        node,
+                        keyed == null ? node::increment : keyed.of(node),
+                        history,
+                        counters,
+                        deltas,
+                        writersPerNode);
             }
-            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120).close();
+            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120)
+                    .close();
             // The faults end with the workload. A buffered close that kept meeting them (a withheld reply costs the
             // 5 s socket timeout) could pass its 30 s shutdown timeout and drop what is pending, as documented: once
             // in a CI run, one node's pending deltas, all counters about 1 % short. That is not what this checks.
@@ -137,33 +144,57 @@ class AmbiguousCommitsTest {
 
             JooqCounterStore reader = FaultyMariaDb.storedAt(prefix);
             // A buffered read sees what is stored and what its own node holds: not other nodes' pending increments.
-            CounterChecker.Reads reads = buffered ? CounterChecker.Reads.READ_YOUR_WRITES
-                    : CounterChecker.Reads.LINEARIZABLE;
-            List<CounterChecker.Result> results = CounterChecker.checkAll(history,
-                    counter -> JooqStores.total(reader, counter), reads);
-            long unknown = results.stream().mapToLong(CounterChecker.Result::unknown).sum();
-            long unknownApplied = results.stream().mapToLong(CounterChecker.Result::unknownApplied).sum();
+            CounterChecker.Reads reads =
+                    buffered ? CounterChecker.Reads.READ_YOUR_WRITES : CounterChecker.Reads.LINEARIZABLE;
+            List<CounterChecker.Result> results =
+                    CounterChecker.checkAll(history, counter -> JooqStores.total(reader, counter), reads);
+            long unknown =
+                    results.stream().mapToLong(CounterChecker.Result::unknown).sum();
+            long unknownApplied = results.stream()
+                    .mapToLong(CounterChecker.Result::unknownApplied)
+                    .sum();
             boolean valid = results.stream().allMatch(CounterChecker.Result::valid);
-            String faults = String.format("%d faults: %d replies to a commit withheld, %d cut before the commit, %d"
-                    + " cut mid-command", proxy.injected(), proxy.commitRepliesCut.get(), proxy.statementsCut.get(),
-                    proxy.randomCuts.get());
+            String faults = String.format(
+                    "%d faults: %d replies to a commit withheld, %d cut before the commit, %d" + " cut mid-command",
+                    proxy.injected(), proxy.commitRepliesCut.get(), proxy.statementsCut.get(), proxy.randomCuts.get());
             long increments = history.count(History.Outcome.OK) + history.count(History.Outcome.FAILED) + unknown;
             if (keyed == null) {
-                ReliabilityReport.row("ambiguous commits", strategy, String.format(
-                        "%d increments (%d ok, %d unknown of which %d applied), %d reads, %d s | %s | %s", increments,
-                        history.count(History.Outcome.OK), unknown, unknownApplied, history.reads(), seconds, faults,
-                        valid ? "exact" : "VIOLATED"));
+                ReliabilityReport.row(
+                        "ambiguous commits",
+                        strategy,
+                        String.format(
+                                "%d increments (%d ok, %d unknown of which %d applied), %d reads, %d s | %s | %s",
+                                increments,
+                                history.count(History.Outcome.OK),
+                                unknown,
+                                unknownApplied,
+                                history.reads(),
+                                seconds,
+                                faults,
+                                valid ? "exact" : "VIOLATED"));
             } else {
-                ReliabilityReport.row("ambiguous commits, unknown ones repeated with their keys", strategy,
-                        String.format("%d increments (%d ok, %d failed, %d unknown left); unknown outcomes settled"
-                                + " under the same key: %d by the library's keyed retry, %d by the callers' repeats;"
-                                + " %d reads, %d s | %s | %s", increments, history.count(History.Outcome.OK),
-                                history.count(History.Outcome.FAILED), unknown, keyed.retriedUnknown.get(),
-                                keyed.unknownOutcomes.get(), history.reads(), seconds, faults,
+                ReliabilityReport.row(
+                        "ambiguous commits, unknown ones repeated with their keys",
+                        strategy,
+                        String.format(
+                                "%d increments (%d ok, %d failed, %d unknown left); unknown outcomes settled"
+                                        + " under the same key: %d by the library's keyed retry, %d by the callers' repeats;"
+                                        + " %d reads, %d s | %s | %s",
+                                increments,
+                                history.count(History.Outcome.OK),
+                                history.count(History.Outcome.FAILED),
+                                unknown,
+                                keyed.retriedUnknown.get(),
+                                keyed.unknownOutcomes.get(),
+                                history.reads(),
+                                seconds,
+                                faults,
                                 valid && unknown == 0 ? "exact, 0 unknown" : "VIOLATED"));
             }
-            assertThat(results).as("seed %d", seed).allSatisfy(result ->
-                    assertThat(result.valid()).as(result.toString()).isTrue());
+            assertThat(results)
+                    .as("seed %d", seed)
+                    .allSatisfy(result ->
+                            assertThat(result.valid()).as(result.toString()).isTrue());
             assertThat(proxy.injected()).isGreaterThanOrEqualTo(INJECTIONS);
             assertThat(proxy.commitRepliesCut.get()).as("ambiguous commits").isGreaterThan(INJECTIONS / 2);
             if (keyed == null) {
@@ -171,10 +202,13 @@ class AmbiguousCommitsTest {
                 // combined write carries the deltas of at most every writer thread of its node.
                 assertThat(unknownApplied).isLessThanOrEqualTo(proxy.commitRepliesCut.get() * writersPerNode);
             } else {
-                assertThat(unknown).as("increments left unknown after repeating them with their keys").isZero();
+                assertThat(unknown)
+                        .as("increments left unknown after repeating them with their keys")
+                        .isZero();
                 if (!buffered && !strategy.equals("delta-log")) { // they repeat under ids of their own anyway
                     assertThat(keyed.retriedUnknown.get() + keyed.unknownOutcomes.get())
-                            .as("unknown outcomes settled by repeating them under their keys").isPositive();
+                            .as("unknown outcomes settled by repeating them under their keys")
+                            .isPositive();
                 }
             }
         }
@@ -182,7 +216,9 @@ class AmbiguousCommitsTest {
 
     static Stream<Arguments> sequenceModes() {
         return Stream.of(
-                Arguments.of("block sequence", SequenceSettings.defaults().withBlockSize(5).withMaxBlockSize(5)),
+                Arguments.of(
+                        "block sequence",
+                        SequenceSettings.defaults().withBlockSize(5).withMaxBlockSize(5)),
                 Arguments.of("gapless sequence", SequenceSettings.gapless()));
     }
 
@@ -194,23 +230,34 @@ class AmbiguousCommitsTest {
         Map<String, List<Long>> numbers = Workload.newNumbers();
         try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);
                 HikariDataSource pool = FaultyMariaDb.pool(proxy.port(), 4 * NODES)) {
-            JooqCounterStore store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
+            JooqCounterStore store =
+                    JooqCounterStore.builder(pool).tablePrefix(prefix).build();
             List<SequenceService> nodes = new ArrayList<>();
             for (int n = 0; n < NODES; n++) {
-                nodes.add(SequenceService.builder(store).defaultSettings(settings).build());
+                nodes.add(
+                        SequenceService.builder(store).defaultSettings(settings).build());
             }
             proxy.inject(0.08, 0.03, 0.003, INJECTIONS + 20);
             Workload workload = new Workload();
             nodes.forEach(node -> workload.numbers(node, "orders", WRITERS_PER_NODE, numbers));
-            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120).close();
+            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120)
+                    .close();
             nodes.forEach(SequenceService::close);
 
             SequenceChecker.Result result = SequenceChecker.check(numbers);
-            ReliabilityReport.row("ambiguous commits", mode, String.format(
-                    "%d numbers handed out to %d callers | %d faults: %d replies to a commit withheld, %d cut before "
-                            + "the commit, %d cut mid-command | %s", result.numbers(), result.callers(),
-                    proxy.injected(), proxy.commitRepliesCut.get(), proxy.statementsCut.get(),
-                    proxy.randomCuts.get(), result.valid() ? "no duplicates" : "VIOLATED"));
+            ReliabilityReport.row(
+                    "ambiguous commits",
+                    mode,
+                    String.format(
+                            "%d numbers handed out to %d callers | %d faults: %d replies to a commit withheld, %d cut before "
+                                    + "the commit, %d cut mid-command | %s",
+                            result.numbers(),
+                            result.callers(),
+                            proxy.injected(),
+                            proxy.commitRepliesCut.get(),
+                            proxy.statementsCut.get(),
+                            proxy.randomCuts.get(),
+                            result.valid() ? "no duplicates" : "VIOLATED"));
             assertThat(result.valid()).as("seed %d: %s", seed, result).isTrue();
             assertThat(proxy.injected()).isGreaterThanOrEqualTo(INJECTIONS);
         }
@@ -221,7 +268,8 @@ class AmbiguousCommitsTest {
         long seed = ThreadLocalRandom.current().nextLong();
         String table = "naive_" + Long.toHexString(seed & 0xffffffL);
         List<String> counters = Workload.names("naive.", COUNTERS);
-        try (Connection connection = direct.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = direct.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE " + table + " (name VARCHAR(64) PRIMARY KEY, v BIGINT NOT NULL)");
             for (String counter : counters) {
                 statement.execute("INSERT INTO " + table + " VALUES ('" + counter + "', 0)");
@@ -248,12 +296,13 @@ class AmbiguousCommitsTest {
                 }
             };
             workload.increments("naive", naive, history, counters, deltas, NODES * WRITERS_PER_NODE);
-            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120).close();
+            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120)
+                    .close();
 
             List<CounterChecker.Result> results = CounterChecker.checkAll(history, counter -> {
                 try (Connection connection = direct.getConnection();
-                        PreparedStatement statement = connection.prepareStatement(
-                                "SELECT v FROM " + table + " WHERE name = ?")) {
+                        PreparedStatement statement =
+                                connection.prepareStatement("SELECT v FROM " + table + " WHERE name = ?")) {
                     statement.setString(1, counter);
                     var rows = statement.executeQuery();
                     rows.next();
@@ -263,10 +312,16 @@ class AmbiguousCommitsTest {
                 }
             });
             long violated = results.stream().filter(result -> !result.valid()).count();
-            ReliabilityReport.row("ambiguous commits", "naive retried UPDATE (negative control)", String.format(
-                    "%d increments | %d faults: %d replies to a commit withheld | %d of %d counters over-counted",
-                    history.count(History.Outcome.OK), proxy.injected(), proxy.commitRepliesCut.get(), violated,
-                    COUNTERS));
+            ReliabilityReport.row(
+                    "ambiguous commits",
+                    "naive retried UPDATE (negative control)",
+                    String.format(
+                            "%d increments | %d faults: %d replies to a commit withheld | %d of %d counters over-counted",
+                            history.count(History.Outcome.OK),
+                            proxy.injected(),
+                            proxy.commitRepliesCut.get(),
+                            violated,
+                            COUNTERS));
             assertThat(violated).as("counters the checker caught over-counting").isPositive();
         }
     }

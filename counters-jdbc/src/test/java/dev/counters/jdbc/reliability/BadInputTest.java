@@ -26,8 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.random.RandomGenerator;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -77,7 +77,8 @@ class BadInputTest {
         String prefix = FaultyMariaDb.freshSchema();
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         List<String> refused = new ArrayList<>();
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(factory).build();
+        try (CounterService counters =
+                        CounterService.builder(store).defaultStrategy(factory).build();
                 SequenceService sequences = SequenceService.builder(store).build()) {
             for (Arguments row : badNames().toList()) {
                 String name = (String) row.get()[1];
@@ -92,16 +93,21 @@ class BadInputTest {
                         "delete", () -> counters.delete(name),
                         "sequence next", () -> sequences.next(name));
                 operations.forEach((operation, call) -> {
-                    assertThatThrownBy(call).as("%s of %s", operation, row.get()[0])
-                            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(problem);
+                    assertThatThrownBy(call)
+                            .as("%s of %s", operation, row.get()[0])
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining(problem);
                     refused.add(operation);
                 });
             }
             counters.flush().get(10, TimeUnit.SECONDS);
         }
         assertNothingWritten(prefix);
-        ReliabilityReport.row("bad input", strategy, refused.size() + " calls with 11 kinds of bad name refused, "
-                + "each naming the problem; tables empty | ok");
+        ReliabilityReport.row(
+                "bad input",
+                strategy,
+                refused.size() + " calls with 11 kinds of bad name refused, "
+                        + "each naming the problem; tables empty | ok");
     }
 
     /** Bad deltas: zero everywhere, negative where the strategy allows no decrements. */
@@ -110,22 +116,31 @@ class BadInputTest {
                 Arguments.of("atomic", AtomicSettings.defaults(), 0L, "must not be 0"),
                 Arguments.of("buffered", BufferedSettings.defaults(), 0L, "must not be 0"),
                 Arguments.of("delta-log", DeltaLogSettings.defaults(), 0L, "must not be 0"),
-                Arguments.of("node (G-Counter)", NodeSettings.defaults().withDecrements(false), -1L,
+                Arguments.of(
+                        "node (G-Counter)",
+                        NodeSettings.defaults().withDecrements(false),
+                        -1L,
                         "is a grow-only node counter (G-Counter): delta -1 is refused"),
-                Arguments.of("monotonic", MonotonicSettings.defaults(), -5L, "is monotonic: delta must be > 0, was -5"));
+                Arguments.of(
+                        "monotonic", MonotonicSettings.defaults(), -5L, "is monotonic: delta must be > 0, was -5"));
     }
 
     @ParameterizedTest(name = "{0}, delta {2}")
     @MethodSource("badDeltas")
-    void badDeltasAreRefusedAndNothingIsWritten(String strategy, StrategySettings factory, long delta,
-            String problem) throws Exception {
+    void badDeltasAreRefusedAndNothingIsWritten(String strategy, StrategySettings factory, long delta, String problem)
+            throws Exception {
         String prefix = FaultyMariaDb.freshSchema();
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
-        try (CounterService counters = CounterService.builder(store).defaultStrategy(factory).build()) {
-            for (ThrowingCallable call : List.<ThrowingCallable>of(() -> counters.increment("c", delta),
-                    () -> counters.incrementAndGet("c", delta), () -> counters.incrementDurably("c", delta),
+        try (CounterService counters =
+                CounterService.builder(store).defaultStrategy(factory).build()) {
+            for (ThrowingCallable call : List.<ThrowingCallable>of(
+                    () -> counters.increment("c", delta),
+                    () -> counters.incrementAndGet("c", delta),
+                    () -> counters.incrementDurably("c", delta),
                     () -> counters.counter("c").increment(delta))) {
-                assertThatThrownBy(call).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(problem);
+                assertThatThrownBy(call)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining(problem);
             }
             counters.flush().get(10, TimeUnit.SECONDS);
         }
@@ -146,8 +161,8 @@ class BadInputTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("overflows")
-    void anIncrementPastTheLongRangeIsRefusedOrReportedNeverWrappedAround(String strategy, StrategySettings factory,
-            boolean refusedWhenWritten) throws Throwable {
+    void anIncrementPastTheLongRangeIsRefusedOrReportedNeverWrappedAround(
+            String strategy, StrategySettings factory, boolean refusedWhenWritten) throws Throwable {
         String prefix = FaultyMariaDb.freshSchema();
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         // Shards in turn, not at random: the two sharded increments below must land on two rows (1 run in 16 they
@@ -165,7 +180,10 @@ class BadInputTest {
                 return Math.floorMod(next.getAndIncrement(), bound);
             }
         };
-        try (CounterService counters = CounterService.builder(store).random(inTurn).defaultStrategy(factory).build()) {
+        try (CounterService counters = CounterService.builder(store)
+                .random(inTurn)
+                .defaultStrategy(factory)
+                .build()) {
             counters.incrementDurably("big", Long.MAX_VALUE - 10).get(10, TimeUnit.SECONDS);
             ThrowingCallable durably = () -> {
                 try {
@@ -176,33 +194,44 @@ class BadInputTest {
                 }
             };
             if (refusedWhenWritten) {
-                assertThatThrownBy(durably).isInstanceOf(CounterOverflowException.class)
+                assertThatThrownBy(durably)
+                        .isInstanceOf(CounterOverflowException.class)
                         .hasMessageContaining("Adding 11 to counter 'big' would take it past Long.MAX_VALUE");
                 if (!strategy.equals("buffered")) {
                     assertThatThrownBy(() -> counters.increment("big", Long.MAX_VALUE))
-                            .isInstanceOf(CounterOverflowException.class).hasMessageContaining("'big'");
+                            .isInstanceOf(CounterOverflowException.class)
+                            .hasMessageContaining("'big'");
                 }
                 counters.flush().get(10, TimeUnit.SECONDS);
                 assertThat(counters.getExact("big")).isEqualTo(Long.MAX_VALUE - 10);
             } else {
                 // Each row stays in range, so the write goes through; the total is refused, never wrapped around.
                 durably.call();
-                assertThatThrownBy(() -> counters.getExact("big")).isInstanceOf(CounterOverflowException.class)
-                        .hasMessageContaining("counter 'big'").hasMessageContaining("outside the 64-bit range");
+                assertThatThrownBy(() -> counters.getExact("big"))
+                        .isInstanceOf(CounterOverflowException.class)
+                        .hasMessageContaining("counter 'big'")
+                        .hasMessageContaining("outside the 64-bit range");
             }
         }
-        ReliabilityReport.row("bad input", strategy, "an increment past Long.MAX_VALUE: " + (refusedWhenWritten
-                ? "refused, value unchanged" : "written to its own row; reading the total fails naming the counter"));
+        ReliabilityReport.row(
+                "bad input",
+                strategy,
+                "an increment past Long.MAX_VALUE: "
+                        + (refusedWhenWritten
+                                ? "refused, value unchanged"
+                                : "written to its own row; reading the total fails naming the counter"));
     }
 
     @Test
     void badSettingsAreRefusedWhenBuilt() {
         Map<ThrowingCallable, String> settings = Map.ofEntries(
                 Map.entry(() -> ShardedSettings.defaults().withShards(-1), "shards must be"),
-                Map.entry(() -> BufferedSettings.defaults().withMaxPendingCounters(-1),
+                Map.entry(
+                        () -> BufferedSettings.defaults().withMaxPendingCounters(-1),
                         "buffered max-pending-counters must be >= 1, was -1"),
                 Map.entry(() -> BufferedSettings.defaults().withFlushThreshold(0), "flush-threshold must be >= 1"),
-                Map.entry(() -> BufferedSettings.defaults().withFlushInterval(Duration.ofSeconds(-1)),
+                Map.entry(
+                        () -> BufferedSettings.defaults().withFlushInterval(Duration.ofSeconds(-1)),
                         "flush-interval must be positive"),
                 Map.entry(() -> MonotonicSettings.defaults().withChanceToWrite(1.5), "chance-to-write"),
                 Map.entry(() -> OptimisticSettings.defaults().withMaxAttempts(-3), "max-attempts"),
@@ -210,13 +239,16 @@ class BadInputTest {
                 Map.entry(() -> SequenceSettings.defaults().withBlockSize(-5), "block-size must be >= 1, was -5"),
                 Map.entry(() -> NodeSettings.defaults().withNodeId("a b"), "Node id 'a b' is invalid"),
                 Map.entry(() -> JooqCounterStore.builder(direct).tablePrefix("x; DROP"), "Table prefix"));
-        settings.forEach((call, problem) -> assertThatThrownBy(call).as(problem)
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(problem));
+        settings.forEach((call, problem) -> assertThatThrownBy(call)
+                .as(problem)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(problem));
         ReliabilityReport.row("bad input", "settings", settings.size() + " invalid settings refused when built | ok");
     }
 
     private static void assertNothingWritten(String prefix) throws Exception {
-        try (Connection connection = direct.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = direct.getConnection();
+                Statement statement = connection.createStatement()) {
             List<String> tables = new ArrayList<>();
             try (ResultSet rows = statement.executeQuery("SELECT table_name FROM information_schema.tables WHERE "
                     + "table_schema = DATABASE() AND table_name LIKE '" + prefix + "%'")) {

@@ -38,6 +38,7 @@ class BelievedFailuresTest {
 
     /** Withheld commit replies, each followed by an outage longer than the pool's wait for a connection. */
     private static final int FAULTS = 8;
+
     private static final Duration OUTAGE = Duration.ofMillis(400);
     private static final int CONNECTION_TIMEOUT_MILLIS = 250;
     private static final int NODES = 2;
@@ -48,10 +49,14 @@ class BelievedFailuresTest {
         return Stream.of(
                 Arguments.of("atomic", "keyed", AtomicSettings.defaults()),
                 Arguments.of("delta-log", "keyed", DeltaLogSettings.defaults()),
-                Arguments.of("delta-log", "incrementAndGet",
+                Arguments.of(
+                        "delta-log",
+                        "incrementAndGet",
                         DeltaLogSettings.defaults().withRecountAtDeltas(100)),
-                Arguments.of("buffered", "incrementAndGet", BufferedSettings.defaults()
-                        .withFlushInterval(Duration.ofMillis(5))));
+                Arguments.of(
+                        "buffered",
+                        "incrementAndGet",
+                        BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(5))));
     }
 
     @ParameterizedTest(name = "{0}, {1}")
@@ -63,13 +68,15 @@ class BelievedFailuresTest {
         History history = new History();
         boolean buffered = strategy.equals("buffered");
         List<String> counters = Workload.names("believed." + strategy + ".", COUNTERS);
-        UniqueDeltas deltas = buffered ? UniqueDeltas.between(new Random(seed), 1, 1L << 31, false)
+        UniqueDeltas deltas = buffered
+                ? UniqueDeltas.between(new Random(seed), 1, 1L << 31, false)
                 : UniqueDeltas.large(new Random(seed));
         BelievingCallers callers = new BelievingCallers();
         try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);
                 HikariDataSource pool = FaultyMariaDb.pool(proxy.port(), 4 * NODES, CONNECTION_TIMEOUT_MILLIS)) {
             awaitFirstConnection(pool); // the pool's short wait is for outages, not for its first connection
-            JooqCounterStore store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
+            JooqCounterStore store =
+                    JooqCounterStore.builder(pool).tablePrefix(prefix).build();
             List<CounterService> nodes = new ArrayList<>();
             for (int n = 0; n < NODES; n++) {
                 nodes.add(CounterService.builder(store).defaultStrategy(factory).build());
@@ -82,8 +89,13 @@ class BelievedFailuresTest {
                 workload.pauseBetweenOperations(Duration.ofMillis(1));
             }
             for (CounterService node : nodes) {
-                workload.increments(node, call.equals("keyed") ? callers.keyed(node) : callers.incrementAndGet(node),
-                        history, counters, deltas, WRITERS_PER_NODE);
+                workload.increments(
+                        node,
+                        call.equals("keyed") ? callers.keyed(node) : callers.incrementAndGet(node),
+                        history,
+                        counters,
+                        deltas,
+                        WRITERS_PER_NODE);
             }
             workload.until(() -> proxy.exhausted() && !proxy.refusing(), 60).close();
             proxy.stopInjecting();
@@ -91,27 +103,45 @@ class BelievedFailuresTest {
             long seconds = (System.nanoTime() - started) / 1_000_000_000;
 
             JooqCounterStore reader = FaultyMariaDb.storedAt(prefix);
-            List<CounterChecker.Result> results = CounterChecker.checkAll(history,
+            List<CounterChecker.Result> results = CounterChecker.checkAll(
+                    history,
                     counter -> JooqStores.total(reader, counter),
                     buffered ? CounterChecker.Reads.READ_YOUR_WRITES : CounterChecker.Reads.LINEARIZABLE);
-            long unknown = results.stream().mapToLong(CounterChecker.Result::unknown).sum();
-            long unknownApplied = results.stream().mapToLong(CounterChecker.Result::unknownApplied).sum();
+            long unknown =
+                    results.stream().mapToLong(CounterChecker.Result::unknown).sum();
+            long unknownApplied = results.stream()
+                    .mapToLong(CounterChecker.Result::unknownApplied)
+                    .sum();
             long violated = results.stream().filter(result -> !result.valid()).count();
-            ReliabilityReport.row("callers that believe \"not applied\"", strategy + ", " + call, String.format(
-                    "%d increments (%d ok, %d failed and not repeated, %d unknown of which %d applied; %d unknown"
-                            + " outcomes repeated under their key), %d reads, %d s | %d replies to a commit withheld,"
-                            + " each followed by a %d ms outage | %s",
-                    history.count(History.Outcome.OK) + history.count(History.Outcome.FAILED) + unknown,
-                    history.count(History.Outcome.OK), history.count(History.Outcome.FAILED), unknown,
-                    unknownApplied, callers.repeatedUnknown.get(), history.reads(), seconds,
-                    proxy.commitRepliesCut.get(), OUTAGE.toMillis(),
-                    violated == 0 ? "exact" : "VIOLATED on " + violated + " of " + COUNTERS + " counters"));
-            assertThat(results).as("seed %d", seed).allSatisfy(result ->
-                    assertThat(result.valid()).as(result.toString()).isTrue());
+            ReliabilityReport.row(
+                    "callers that believe \"not applied\"",
+                    strategy + ", " + call,
+                    String.format(
+                            "%d increments (%d ok, %d failed and not repeated, %d unknown of which %d applied; %d unknown"
+                                    + " outcomes repeated under their key), %d reads, %d s | %d replies to a commit withheld,"
+                                    + " each followed by a %d ms outage | %s",
+                            history.count(History.Outcome.OK) + history.count(History.Outcome.FAILED) + unknown,
+                            history.count(History.Outcome.OK),
+                            history.count(History.Outcome.FAILED),
+                            unknown,
+                            unknownApplied,
+                            callers.repeatedUnknown.get(),
+                            history.reads(),
+                            seconds,
+                            proxy.commitRepliesCut.get(),
+                            OUTAGE.toMillis(),
+                            violated == 0 ? "exact" : "VIOLATED on " + violated + " of " + COUNTERS + " counters"));
+            assertThat(results)
+                    .as("seed %d", seed)
+                    .allSatisfy(result ->
+                            assertThat(result.valid()).as(result.toString()).isTrue());
             assertThat(proxy.commitRepliesCut.get()).as("ambiguous commits").isGreaterThanOrEqualTo(FAULTS);
-            assertThat(history.count(History.Outcome.FAILED) + unknown).as("calls the faults reached").isPositive();
+            assertThat(history.count(History.Outcome.FAILED) + unknown)
+                    .as("calls the faults reached")
+                    .isPositive();
             if (!buffered) { // a buffered increment is taken whatever the database does
-                assertThat(callers.believed.get()).as("failures the callers believed and did not repeat")
+                assertThat(callers.believed.get())
+                        .as("failures the callers believed and did not repeat")
                         .isPositive();
             }
         }

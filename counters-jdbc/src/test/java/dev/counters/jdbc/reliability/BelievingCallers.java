@@ -44,7 +44,8 @@ final class BelievingCallers {
                     }
                     inDoubt = true;
                     if (System.nanoTime() > deadline) {
-                        throw e.mayHaveBeenApplied() ? e
+                        throw e.mayHaveBeenApplied()
+                                ? e
                                 : new CounterStoreException("Unsettled after a minute of repeats", e);
                     }
                     repeatedUnknown.incrementAndGet();

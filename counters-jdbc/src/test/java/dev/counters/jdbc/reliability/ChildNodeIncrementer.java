@@ -15,15 +15,17 @@ import java.time.Duration;
  */
 public final class ChildNodeIncrementer {
 
-    private ChildNodeIncrementer() {
-    }
+    private ChildNodeIncrementer() {}
 
     public static void main(String[] args) {
         HikariDataSource dataSource = ChildPool.of(args, 2);
         CounterService counters;
         try {
-            counters = CounterService.builder(JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build())
-                    .defaultStrategy(NodeSettings.defaults().withNodeId(args[5])
+            counters = CounterService.builder(JooqCounterStore.builder(dataSource)
+                            .tablePrefix(args[3])
+                            .build())
+                    .defaultStrategy(NodeSettings.defaults()
+                            .withNodeId(args[5])
                             .withLeaseTtl(Duration.ofSeconds(Long.parseLong(args[6]))))
                     .build();
         } catch (NodeIdInUseException e) {

@@ -41,8 +41,7 @@ public final class ChildRollingIncrementer {
     /** The counting strategies, as an application would configure them (buffered flushing often, to keep up). */
     static final Map<String, StrategySettings> STRATEGIES = strategies();
 
-    private ChildRollingIncrementer() {
-    }
+    private ChildRollingIncrementer() {}
 
     private static Map<String, StrategySettings> strategies() {
         Map<String, StrategySettings> strategies = new LinkedHashMap<>();
@@ -50,8 +49,7 @@ public final class ChildRollingIncrementer {
         strategies.put("optimistic", OptimisticSettings.defaults());
         strategies.put("sharded", ShardedSettings.defaults());
         strategies.put("node", NodeSettings.defaults());
-        strategies.put("buffered", BufferedSettings.defaults()
-                .withFlushInterval(Duration.ofMillis(50)));
+        strategies.put("buffered", BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(50)));
         strategies.put("delta-log", DeltaLogSettings.defaults());
         return strategies;
     }
@@ -85,17 +83,22 @@ public final class ChildRollingIncrementer {
                 System.out.println("READY");
                 System.out.flush();
                 workload.repeating(WRITERS, () -> {
-                    String counter = counters.get(ThreadLocalRandom.current().nextInt(counters.size()));
-                    long delta = deltas.next();
-                    if (ThreadLocalRandom.current().nextBoolean()) {
-                        history.add(session, counter, delta, () -> service.increment(counter, delta));
-                    } else {
-                        history.addAndGet(session, counter, delta, () -> service.incrementAndGet(counter, delta));
-                    }
-                }).repeating(1, () -> {
-                    String counter = counters.get(ThreadLocalRandom.current().nextInt(counters.size()));
-                    history.read(session, counter, () -> service.get(counter));
-                }).until(() -> false, Long.parseLong(args[5]));
+                            String counter =
+                                    counters.get(ThreadLocalRandom.current().nextInt(counters.size()));
+                            long delta = deltas.next();
+                            if (ThreadLocalRandom.current().nextBoolean()) {
+                                history.add(session, counter, delta, () -> service.increment(counter, delta));
+                            } else {
+                                history.addAndGet(
+                                        session, counter, delta, () -> service.incrementAndGet(counter, delta));
+                            }
+                        })
+                        .repeating(1, () -> {
+                            String counter =
+                                    counters.get(ThreadLocalRandom.current().nextInt(counters.size()));
+                            history.read(session, counter, () -> service.get(counter));
+                        })
+                        .until(() -> false, Long.parseLong(args[5]));
             } // the workload stops first, then the service closes: what a buffered strategy holds is flushed
         }
         Files.write(Path.of(args[6]), history.lines());

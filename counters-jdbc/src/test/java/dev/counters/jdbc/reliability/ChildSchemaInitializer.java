@@ -13,15 +13,17 @@ import dev.counters.strategy.AtomicSettings;
  */
 public final class ChildSchemaInitializer {
 
-    private ChildSchemaInitializer() {
-    }
+    private ChildSchemaInitializer() {}
 
     public static void main(String[] args) throws InterruptedException {
         try (HikariDataSource dataSource = ChildPool.of(args, 2)) {
             Thread.sleep(Math.max(0, Long.parseLong(args[5]) - System.currentTimeMillis()));
-            JooqCounterStore store = JooqCounterStore.builder(dataSource).tablePrefix(args[3]).migrateSchema(true)
+            JooqCounterStore store = JooqCounterStore.builder(dataSource)
+                    .tablePrefix(args[3])
+                    .migrateSchema(true)
                     .build();
-            try (CounterService counters = CounterService.builder(store).defaultStrategy(AtomicSettings.defaults())
+            try (CounterService counters = CounterService.builder(store)
+                    .defaultStrategy(AtomicSettings.defaults())
                     .build()) {
                 for (int i = 0; i < 100; i++) {
                     counters.increment(args[4]);

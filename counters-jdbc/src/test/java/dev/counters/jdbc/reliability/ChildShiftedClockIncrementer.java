@@ -1,12 +1,12 @@
 package dev.counters.jdbc.reliability;
 
-import dev.counters.testing.TestThreads;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterService;
 import dev.counters.history.History;
 import dev.counters.history.UniqueDeltas;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.jdbc.testing.ChildPool;
+import dev.counters.testing.TestThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +20,7 @@ import java.util.Random;
  */
 public final class ChildShiftedClockIncrementer {
 
-    private ChildShiftedClockIncrementer() {
-    }
+    private ChildShiftedClockIncrementer() {}
 
     public static void main(String[] args) throws InterruptedException {
         long seconds = Long.parseLong(args[4]);
@@ -37,7 +36,8 @@ public final class ChildShiftedClockIncrementer {
             return outcome;
         };
         try (CounterService counters = ShiftedClocksTest.service(
-                JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build(), java.time.Clock.systemUTC(),
+                JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build(),
+                java.time.Clock.systemUTC(),
                 keyRetention)) {
             System.out.println("READY");
             System.out.flush();
@@ -47,8 +47,8 @@ public final class ChildShiftedClockIncrementer {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 2; t++) {
                 long threadSeed = random.nextLong();
-                threads.add(TestThreads.start(() -> ShiftedClocksTest.work(counters, recorder, deltas,
-                        new Random(threadSeed), deadline)));
+                threads.add(TestThreads.start(
+                        () -> ShiftedClocksTest.work(counters, recorder, deltas, new Random(threadSeed), deadline)));
             }
             for (Thread thread : threads) {
                 thread.join();

@@ -1,6 +1,5 @@
 package dev.counters.jdbc.reliability;
 
-import dev.counters.testing.TestThreads;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterService;
@@ -13,6 +12,7 @@ import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.OptimisticSettings;
 import dev.counters.strategy.StrategySettings;
+import dev.counters.testing.TestThreads;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -37,21 +37,23 @@ public final class ChildTallyIncrementer {
     /** Longs per thread in the tally: acknowledged, unknown, in flight. */
     static final int SLOT = 3;
 
-    private ChildTallyIncrementer() {
-    }
+    private ChildTallyIncrementer() {}
 
     public static void main(String[] args) throws IOException, InterruptedException {
         int threads = Integer.parseInt(args[5]);
         String strategy = args[6];
         MappedByteBuffer tally;
-        try (FileChannel file = FileChannel.open(Path.of(args[7]), StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel file = FileChannel.open(
+                Path.of(args[7]), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             tally = file.map(FileChannel.MapMode.READ_WRITE, 0, (long) threads * SLOT * Long.BYTES);
         }
         HikariDataSource dataSource = ChildPool.of(args, threads + 2);
-        CounterStore store = JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build();
-        CounterService counters = CounterService.builder(strategy.endsWith("-colliding") ? new CollidingIdsStore(store)
-                : store).defaultStrategy(strategy(strategy)).build();
+        CounterStore store =
+                JooqCounterStore.builder(dataSource).tablePrefix(args[3]).build();
+        CounterService counters = CounterService.builder(
+                        strategy.endsWith("-colliding") ? new CollidingIdsStore(store) : store)
+                .defaultStrategy(strategy(strategy))
+                .build();
         boolean durable = strategy.startsWith("buffered");
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         AtomicBoolean stopping = new AtomicBoolean();
@@ -71,7 +73,8 @@ public final class ChildTallyIncrementer {
                         }
                         tally.putLong(at, ++acknowledged);
                     } catch (RuntimeException e) {
-                        if (!(e instanceof TransientStoreException || e instanceof CounterContentionException
+                        if (!(e instanceof TransientStoreException
+                                || e instanceof CounterContentionException
                                 || e.getCause() instanceof TransientStoreException)) {
                             tally.putLong(at + Long.BYTES, ++unknown);
                         }
@@ -106,8 +109,7 @@ public final class ChildTallyIncrementer {
         return switch (name) {
             case "delta-log", "delta-log-colliding" -> DeltaLogSettings.defaults();
             case "optimistic" -> OptimisticSettings.defaults();
-            case "buffered-colliding" -> BufferedSettings.defaults()
-                    .withFlushInterval(Duration.ofMillis(20));
+            case "buffered-colliding" -> BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(20));
             default -> throw new IllegalArgumentException("unknown strategy " + name);
         };
     }

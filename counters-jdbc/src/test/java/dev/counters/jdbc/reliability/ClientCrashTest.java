@@ -6,11 +6,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.history.SequenceChecker;
 import dev.counters.jdbc.ChildBufferedIncrementer;
 import dev.counters.jdbc.ChildSequenceDrawer;
-import dev.counters.jdbc.JooqCounterStore;
-import dev.counters.jdbc.testing.JooqStores;
-import dev.counters.testing.ChildJvm;
 import dev.counters.jdbc.testing.EmbeddedMariaDb;
+import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.MariaDbProcess;
+import dev.counters.testing.ChildJvm;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.nio.file.Files;
@@ -65,9 +64,15 @@ class ClientCrashTest {
 
         long acknowledged = last(child.output(), "DURABLE (\\d+)");
         long stored = JooqStores.total(FaultyMariaDb.storedAt(prefix), counter);
-        ReliabilityReport.row("client killed", "buffered", String.format("%d increments acknowledged durable "
-                + "before the kill, %d stored; bound: durable ≤ stored ≤ durable + 1,000 | %s", acknowledged, stored,
-                stored >= acknowledged && stored <= acknowledged + 1_000 ? "within bound" : "VIOLATED"));
+        ReliabilityReport.row(
+                "client killed",
+                "buffered",
+                String.format(
+                        "%d increments acknowledged durable "
+                                + "before the kill, %d stored; bound: durable ≤ stored ≤ durable + 1,000 | %s",
+                        acknowledged,
+                        stored,
+                        stored >= acknowledged && stored <= acknowledged + 1_000 ? "within bound" : "VIOLATED"));
         // After its last acknowledgement the child made at most 999 plain increments and one durable one.
         assertThat(stored).isBetween(acknowledged, acknowledged + 1_000);
     }
@@ -96,9 +101,13 @@ class ClientCrashTest {
             }
         }
         SequenceChecker.Result result = SequenceChecker.check(byCaller);
-        ReliabilityReport.row("client killed", "block sequence", String.format("3 processes, 2 killed -9 mid-run, "
-                + "1 started after the first kill: %d numbers to %d threads | %s", result.numbers(), result.callers(),
-                result.valid() ? "no duplicates" : "VIOLATED"));
+        ReliabilityReport.row(
+                "client killed",
+                "block sequence",
+                String.format(
+                        "3 processes, 2 killed -9 mid-run, "
+                                + "1 started after the first kill: %d numbers to %d threads | %s",
+                        result.numbers(), result.callers(), result.valid() ? "no duplicates" : "VIOLATED"));
         assertThat(result.valid()).as(result.toString()).isTrue();
         assertThat(result.callers()).isEqualTo(12);
         assertThat(result.numbers()).isGreaterThan(10_000);
@@ -128,17 +137,25 @@ class ClientCrashTest {
 
         long stored = JooqStores.total(FaultyMariaDb.storedAt(prefix), counter);
         Map<String, Integer> applied = new HashMap<>();
-        try (Connection connection = direct.getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = direct.getConnection();
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT version, COUNT(*) FROM " + prefix
                         + "counters_schema_history WHERE success = 1 AND version IS NOT NULL GROUP BY version")) {
             while (rows.next()) {
                 applied.put(rows.getString(1), rows.getInt(2));
             }
         }
-        ReliabilityReport.row("concurrent schema initialisation", "2 processes", String.format(
-                "both started, %d migrations each applied once, counter %d of 200 | %s", applied.size(), stored,
-                stored == 200 && applied.values().stream().allMatch(n -> n == 1) ? "ok" : "VIOLATED"));
+        ReliabilityReport.row(
+                "concurrent schema initialisation",
+                "2 processes",
+                String.format(
+                        "both started, %d migrations each applied once, counter %d of 200 | %s",
+                        applied.size(),
+                        stored,
+                        stored == 200 && applied.values().stream().allMatch(n -> n == 1) ? "ok" : "VIOLATED"));
         assertThat(stored).isEqualTo(200);
-        assertThat(applied).isNotEmpty().allSatisfy((version, times) -> assertThat(times).isEqualTo(1));
+        assertThat(applied)
+                .isNotEmpty()
+                .allSatisfy((version, times) -> assertThat(times).isEqualTo(1));
     }
 }

@@ -43,17 +43,20 @@ class ClockJumpTest {
         List<String> counters = Workload.names("jump.", 32);
         try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);
                 HikariDataSource pool = FaultyMariaDb.pool(proxy.port(), 8)) {
-            JooqCounterStore store = JooqCounterStore.builder(pool).tablePrefix(prefix).build();
-            StrategySettings buffered = BufferedSettings.defaults()
-                    .withFlushInterval(Duration.ofMillis(5));
+            JooqCounterStore store =
+                    JooqCounterStore.builder(pool).tablePrefix(prefix).build();
+            StrategySettings buffered = BufferedSettings.defaults().withFlushInterval(Duration.ofMillis(5));
             StrategySettings deltaLog = DeltaLogSettings.defaults().withRecountAtDeltas(20);
-            try (CounterService service = CounterService.builder(store).clock(clock)
-                    .strategy("jump.1*", deltaLog).strategy("jump.2*", deltaLog).defaultStrategy(buffered)
-                    .build();
+            try (CounterService service = CounterService.builder(store)
+                            .clock(clock)
+                            .strategy("jump.1*", deltaLog)
+                            .strategy("jump.2*", deltaLog)
+                            .defaultStrategy(buffered)
+                            .build();
                     Workload workload = new Workload().pauseBetweenOperations(Duration.ofMillis(1))) {
                 proxy.inject(0.1, 0.03, 0, 300);
-                workload.increments(service, history, counters, UniqueDeltas.between(new Random(seed), 1, 1L << 30,
-                        false), 4);
+                workload.increments(
+                        service, history, counters, UniqueDeltas.between(new Random(seed), 1, 1L << 30, false), 4);
                 long jumps = 0;
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
                 while (System.nanoTime() < until) {
@@ -66,15 +69,25 @@ class ClockJumpTest {
                 proxy.stopInjecting();
                 // A clock set back by days must not stall flushing: the flush interval runs on elapsed time.
                 clock.advance(Duration.ofDays(-60));
-                assertThat(history.add(counters.get(0), 1, () -> service.incrementDurably(counters.get(0), 1)
-                        .orTimeout(10, TimeUnit.SECONDS).join())).isEqualTo(History.Outcome.OK);
-                ReliabilityReport.row("clock jumps", "buffered and delta-log", jumps + " jumps of up to 30 days either "
-                        + "way, " + proxy.injected() + " faults, " + history.count(History.Outcome.OK) + " increments");
+                assertThat(history.add(
+                                counters.get(0),
+                                1,
+                                () -> service.incrementDurably(counters.get(0), 1)
+                                        .orTimeout(10, TimeUnit.SECONDS)
+                                        .join()))
+                        .isEqualTo(History.Outcome.OK);
+                ReliabilityReport.row(
+                        "clock jumps",
+                        "buffered and delta-log",
+                        jumps + " jumps of up to 30 days either " + "way, " + proxy.injected() + " faults, "
+                                + history.count(History.Outcome.OK) + " increments");
             }
             JooqCounterStore reader = FaultyMariaDb.storedAt(prefix);
-            List<CounterChecker.Result> results = CounterChecker.checkAll(history,
-                    counter -> JooqStores.total(reader, counter));
-            assertThat(results).allSatisfy(result -> assertThat(result.valid()).as(result.toString()).isTrue());
+            List<CounterChecker.Result> results =
+                    CounterChecker.checkAll(history, counter -> JooqStores.total(reader, counter));
+            assertThat(results)
+                    .allSatisfy(result ->
+                            assertThat(result.valid()).as(result.toString()).isTrue());
             assertThat(proxy.injected()).isPositive();
         }
     }
@@ -87,15 +100,20 @@ class ClockJumpTest {
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         MutableClock clockA = new MutableClock();
         MutableClock clockB = new MutableClock();
-        StrategySettings node = NodeSettings.defaults().withNodeId("shared")
-                .withLeaseTtl(Duration.ofSeconds(3));
+        StrategySettings node = NodeSettings.defaults().withNodeId("shared").withLeaseTtl(Duration.ofSeconds(3));
         History history = new History();
         int refusedStarts = 0;
-        try (CounterService a = CounterService.builder(store).clock(clockA).defaultStrategy(node).build()) {
+        try (CounterService a = CounterService.builder(store)
+                .clock(clockA)
+                .defaultStrategy(node)
+                .build()) {
             history.add("n", 5, () -> a.increment("n", 5));
             for (Duration jump : List.of(Duration.ofHours(1), Duration.ofDays(30), Duration.ofDays(-60))) {
                 clockB.advance(jump);
-                assertThatThrownBy(() -> CounterService.builder(store).clock(clockB).defaultStrategy(node).build())
+                assertThatThrownBy(() -> CounterService.builder(store)
+                                .clock(clockB)
+                                .defaultStrategy(node)
+                                .build())
                         .isInstanceOf(NodeIdInUseException.class);
                 refusedStarts++;
             }
@@ -108,10 +126,14 @@ class ClockJumpTest {
             }
         }
         CounterChecker.Result result = CounterChecker.check(history, "n", store.get(CounterName.of("n")));
-        ReliabilityReport.row("clock jumps", "node claim", "clocks 1 h, 30 days ahead and 30 days back took nothing from"
-                + " a live holder (a session lock): " + refusedStarts + " starts refused; the holder's clock set back a"
-                + " day, then " + (result.ok() - 1) + " more increments, all acknowledged; "
-                + (result.valid() ? "exact" : "VIOLATED"));
+        ReliabilityReport.row(
+                "clock jumps",
+                "node claim",
+                "clocks 1 h, 30 days ahead and 30 days back took nothing from"
+                        + " a live holder (a session lock): " + refusedStarts
+                        + " starts refused; the holder's clock set back a"
+                        + " day, then " + (result.ok() - 1) + " more increments, all acknowledged; "
+                        + (result.valid() ? "exact" : "VIOLATED"));
         assertThat(result.valid()).as(result.toString()).isTrue();
     }
 
@@ -120,10 +142,14 @@ class ClockJumpTest {
         String prefix = FaultyMariaDb.freshSchema();
         JooqCounterStore store = FaultyMariaDb.storedAt(prefix);
         MutableClock clock = new MutableClock();
-        StrategySettings cached = ShardedSettings.defaults()
-                .withCachedTotalExpiry(Duration.ofSeconds(1));
-        try (CounterService reader = CounterService.builder(store).clock(clock).defaultStrategy(cached).build();
-                CounterService writer = CounterService.builder(store).defaultStrategy(ShardedSettings.defaults()).build()) {
+        StrategySettings cached = ShardedSettings.defaults().withCachedTotalExpiry(Duration.ofSeconds(1));
+        try (CounterService reader = CounterService.builder(store)
+                        .clock(clock)
+                        .defaultStrategy(cached)
+                        .build();
+                CounterService writer = CounterService.builder(store)
+                        .defaultStrategy(ShardedSettings.defaults())
+                        .build()) {
             writer.increment("cached", 10);
             assertThat(reader.get("cached")).isEqualTo(10);
             writer.increment("cached", 5); // another node: the reader's cache does not see it
@@ -133,7 +159,9 @@ class ClockJumpTest {
             clock.advance(Duration.ofMillis(1_100)); // ...then 1.1 s pass: the cached total has expired
             assertThat(reader.get("cached")).isEqualTo(15);
         }
-        ReliabilityReport.row("clock jumps", "sharded cached total", "a clock set back 1 h: the cached total still "
-                + "expired after its 1 s | ok");
+        ReliabilityReport.row(
+                "clock jumps",
+                "sharded cached total",
+                "a clock set back 1 h: the cached total still " + "expired after its 1 s | ok");
     }
 }

@@ -18,12 +18,12 @@ final class FaultyMariaDb {
 
     /** How long a caller may wait for a connection, and for a statement's reply. */
     static final int CONNECTION_TIMEOUT_MILLIS = 2_000;
+
     static final int SOCKET_TIMEOUT_MILLIS = 5_000;
 
     private static MariaDbProcess server;
 
-    private FaultyMariaDb() {
-    }
+    private FaultyMariaDb() {}
 
     /** The suite's server, started on first use and shared by its test classes. */
     static synchronized MariaDbProcess server() {
@@ -78,7 +78,10 @@ final class FaultyMariaDb {
     /** A fresh table prefix with the schema migrated (directly, without faults). */
     static String freshSchema() {
         String prefix = "r" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
-        JooqCounterStore.builder(direct()).tablePrefix(prefix).migrateSchema(true).build();
+        JooqCounterStore.builder(direct())
+                .tablePrefix(prefix)
+                .migrateSchema(true)
+                .build();
         return prefix;
     }
 }

@@ -29,8 +29,7 @@ public final class GaleraNodes {
     private static GaleraCluster cluster;
     private static HikariDataSource direct;
 
-    private GaleraNodes() {
-    }
+    private GaleraNodes() {}
 
     static synchronized GaleraCluster cluster() {
         if (cluster == null) {
@@ -83,7 +82,10 @@ public final class GaleraNodes {
 
     public static String freshSchema() {
         String prefix = "g" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
-        JooqCounterStore.builder(direct()).tablePrefix(prefix).migrateSchema(true).build();
+        JooqCounterStore.builder(direct())
+                .tablePrefix(prefix)
+                .migrateSchema(true)
+                .build();
         return prefix;
     }
 
@@ -94,8 +96,8 @@ public final class GaleraNodes {
     static long conflicts() {
         long sum = 0;
         for (int node = 0; node < NODES; node++) {
-            try (Connection connection = java.sql.DriverManager.getConnection(cluster().jdbcUrl(node),
-                    EmbeddedMariaDb.USER, "");
+            try (Connection connection =
+                            java.sql.DriverManager.getConnection(cluster().jdbcUrl(node), EmbeddedMariaDb.USER, "");
                     Statement statement = connection.createStatement();
                     ResultSet rows = statement.executeQuery("show global status where variable_name in "
                             + "('wsrep_local_cert_failures', 'wsrep_local_bf_aborts')")) {

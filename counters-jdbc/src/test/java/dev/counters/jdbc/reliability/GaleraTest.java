@@ -94,13 +94,15 @@ class GaleraTest {
         final AtomicLong afterConflict = new AtomicLong();
 
         Retries() {
-            registry.getEventPublisher().onEntryAdded(added -> added.getAddedEntry().getEventPublisher()
-                    .onRetry(retry -> {
-                        retries.incrementAndGet();
-                        if (isCertificationConflict(retry.getLastThrowable())) {
-                            afterConflict.incrementAndGet();
-                        }
-                    }));
+            registry.getEventPublisher()
+                    .onEntryAdded(added -> added.getAddedEntry()
+                            .getEventPublisher()
+                            .onRetry(retry -> {
+                                retries.incrementAndGet();
+                                if (isCertificationConflict(retry.getLastThrowable())) {
+                                    afterConflict.incrementAndGet();
+                                }
+                            }));
         }
     }
 
@@ -115,7 +117,11 @@ class GaleraTest {
     }
 
     /** One strategy's part of a run: a service per cluster node, all on the same counters, with one history. */
-    private record Subject(String name, List<CounterService> services, History history, Retries retries,
+    private record Subject(
+            String name,
+            List<CounterService> services,
+            History history,
+            Retries retries,
             @Nullable KeyedCallers keyed) {
 
         void flush() throws Exception {
@@ -130,15 +136,23 @@ class GaleraTest {
         History history = new History();
         List<String> counters = Workload.names(name + ".", COUNTERS);
         UniqueDeltas deltas = name.startsWith("buffered")
-                ? UniqueDeltas.between(new Random(), 1, 1L << 31, false) : UniqueDeltas.large(new Random());
+                ? UniqueDeltas.between(new Random(), 1, 1L << 31, false)
+                : UniqueDeltas.large(new Random());
         List<CounterService> nodes = new ArrayList<>();
         for (JooqCounterStore store : stores) {
-            CounterService service = CounterService.builder(store).defaultStrategy(factory)
-                    .retryRegistry(keyed != null ? keyed.retries : retries.registry).build();
+            CounterService service = CounterService.builder(store)
+                    .defaultStrategy(factory)
+                    .retryRegistry(keyed != null ? keyed.retries : retries.registry)
+                    .build();
             services.add(service);
             nodes.add(service);
-            workload.increments(service, keyed == null ? service::increment : keyed.of(service), history, counters,
-                    deltas, WRITERS_PER_NODE);
+            workload.increments(
+                    service,
+                    keyed == null ? service::increment : keyed.of(service),
+                    history,
+                    counters,
+                    deltas,
+                    WRITERS_PER_NODE);
         }
         return new Subject(name, nodes, history, retries, keyed);
     }
@@ -146,7 +160,8 @@ class GaleraTest {
     private Map<String, List<Long>> drawOnEveryNode(Workload workload, String sequence, SequenceSettings settings) {
         Map<String, List<Long>> numbers = Workload.newNumbers();
         for (JooqCounterStore store : stores) {
-            SequenceService sequences = SequenceService.builder(store).defaultSettings(settings).build();
+            SequenceService sequences =
+                    SequenceService.builder(store).defaultSettings(settings).build();
             services.add(sequences);
             workload.numbers(sequences, sequence, WRITERS_PER_NODE, numbers);
         }
@@ -187,14 +202,23 @@ class GaleraTest {
             long conflicts = GaleraNodes.conflicts() - before;
             conflictsOf.put(strategy.getKey(), conflicts);
             // A buffered counter reads what is stored and what its own node holds: not yet the other nodes' pending.
-            check(subject, "every node writing", conflicts, strategy.getKey().equals("buffered")
-                    ? CounterChecker.Reads.READ_YOUR_WRITES : CounterChecker.Reads.LINEARIZABLE);
+            check(
+                    subject,
+                    "every node writing",
+                    conflicts,
+                    strategy.getKey().equals("buffered")
+                            ? CounterChecker.Reads.READ_YOUR_WRITES
+                            : CounterChecker.Reads.LINEARIZABLE);
         }
-        assertThat(conflictsOf.get("node")).as("node counters: each node writes only its own rows").isZero();
-        assertThat(conflictsOf.get("atomic")).as("one hot row written through three nodes conflicts").isPositive();
+        assertThat(conflictsOf.get("node"))
+                .as("node counters: each node writes only its own rows")
+                .isZero();
+        assertThat(conflictsOf.get("atomic"))
+                .as("one hot row written through three nodes conflicts")
+                .isPositive();
 
-        for (SequenceSettings settings : List.of(SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(10),
-                SequenceSettings.gapless())) {
+        for (SequenceSettings settings : List.of(
+                SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(10), SequenceSettings.gapless())) {
             boolean gapless = settings.equals(SequenceSettings.gapless());
             String name = gapless ? "gapless sequence" : "block sequence";
             long before = GaleraNodes.conflicts();
@@ -208,14 +232,23 @@ class GaleraTest {
             TreeSet<Long> all = new TreeSet<>();
             numbers.values().forEach(all::addAll);
             boolean consecutive = all.size() == result.numbers() && all.first() == 1 && all.last() == all.size();
-            ReliabilityReport.row("Galera: every node writing", name, String.format("%d numbers handed out to %d "
-                    + "callers through 3 nodes | %d certification conflicts | %s%s", result.numbers(),
-                    result.callers(), conflicts, result.valid() ? "no duplicates" : "VIOLATED",
-                    gapless ? (consecutive ? ", consecutive from 1" : ", NOT CONSECUTIVE") : ""));
+            ReliabilityReport.row(
+                    "Galera: every node writing",
+                    name,
+                    String.format(
+                            "%d numbers handed out to %d "
+                                    + "callers through 3 nodes | %d certification conflicts | %s%s",
+                            result.numbers(),
+                            result.callers(),
+                            conflicts,
+                            result.valid() ? "no duplicates" : "VIOLATED",
+                            gapless ? (consecutive ? ", consecutive from 1" : ", NOT CONSECUTIVE") : ""));
             assertThat(result.valid()).as(name + " " + result).isTrue();
             if (gapless) {
-                assertThat(all).as("gapless numbers: 1..n, each once")
-                        .containsExactlyElementsOf(LongStream.rangeClosed(1, all.size()).boxed().toList());
+                assertThat(all)
+                        .as("gapless numbers: 1..n, each once")
+                        .containsExactlyElementsOf(
+                                LongStream.rangeClosed(1, all.size()).boxed().toList());
             }
         }
     }
@@ -247,27 +280,39 @@ class GaleraTest {
         for (int node = 0; node < GaleraNodes.NODES; node++) {
             JooqCounterStore store = exposed.get(node);
             String ids = "n" + node + "-";
-            workers.add(CompletableFuture.runAsync(() -> {
-                for (long i = 0; !stop.get(); i++) {
-                    if (store.appendDelta(counter, ids + i, 1, Instant.now()).isEmpty()) {
-                        appended.incrementAndGet();
-                    }
-                }
-            }, threads));
-            workers.add(CompletableFuture.runAsync(() -> {
-                while (!stop.get()) {
-                    Map<String, Long> deltas = store.unfoldedDeltas(counter, 200);
-                    try {
-                        if (!deltas.isEmpty() && store.foldDeltas(counter, "folded", deltas.keySet(),
-                                deltas.values().stream().mapToLong(Long::longValue).sum(), Instant.EPOCH)) {
-                            successfulFolds.incrementAndGet();
-                            deltas.keySet().forEach(id -> foldsOf.merge(id, 1, Integer::sum));
+            workers.add(CompletableFuture.runAsync(
+                    () -> {
+                        for (long i = 0; !stop.get(); i++) {
+                            if (store.appendDelta(counter, ids + i, 1, Instant.now())
+                                    .isEmpty()) {
+                                appended.incrementAndGet();
+                            }
                         }
-                    } catch (TransientStoreException e) {
-                        rolledBack.incrementAndGet(); // a conflict: nothing of the fold was applied
-                    }
-                }
-            }, threads));
+                    },
+                    threads));
+            workers.add(CompletableFuture.runAsync(
+                    () -> {
+                        while (!stop.get()) {
+                            Map<String, Long> deltas = store.unfoldedDeltas(counter, 200);
+                            try {
+                                if (!deltas.isEmpty()
+                                        && store.foldDeltas(
+                                                counter,
+                                                "folded",
+                                                deltas.keySet(),
+                                                deltas.values().stream()
+                                                        .mapToLong(Long::longValue)
+                                                        .sum(),
+                                                Instant.EPOCH)) {
+                                    successfulFolds.incrementAndGet();
+                                    deltas.keySet().forEach(id -> foldsOf.merge(id, 1, Integer::sum));
+                                }
+                            } catch (TransientStoreException e) {
+                                rolledBack.incrementAndGet(); // a conflict: nothing of the fold was applied
+                            }
+                        }
+                    },
+                    threads));
         }
         Thread.sleep(4_000);
         stop.set(true);
@@ -276,14 +321,27 @@ class GaleraTest {
 
         long foldedTwice = foldsOf.values().stream().filter(folds -> folds > 1).count();
         long total = GaleraNodes.storedAt(prefix).getAll(List.of(counter)).get(counter);
-        ReliabilityReport.row("Galera: folds racing on every node", "delta-log store", String.format("%d deltas "
-                + "appended through 3 nodes, %d folded by %d folds that reported success, %d folds rolled back by a "
-                + "conflict; Connector/J with server-side prepared statements, uncached | %d deltas in two successful "
-                + "folds, total %d | %s", appended.get(), foldsOf.size(), successfulFolds.get(), rolledBack.get(), foldedTwice,
-                total,
-                foldedTwice == 0 && total == appended.get() ? "exact" : "VIOLATED"));
-        assertThat(rolledBack.get()).as("folds rolled back by a conflict between nodes").isPositive();
-        assertThat(foldedTwice).as("deltas in two folds that both reported success").isZero();
+        ReliabilityReport.row(
+                "Galera: folds racing on every node",
+                "delta-log store",
+                String.format(
+                        "%d deltas "
+                                + "appended through 3 nodes, %d folded by %d folds that reported success, %d folds rolled back by a "
+                                + "conflict; Connector/J with server-side prepared statements, uncached | %d deltas in two successful "
+                                + "folds, total %d | %s",
+                        appended.get(),
+                        foldsOf.size(),
+                        successfulFolds.get(),
+                        rolledBack.get(),
+                        foldedTwice,
+                        total,
+                        foldedTwice == 0 && total == appended.get() ? "exact" : "VIOLATED"));
+        assertThat(rolledBack.get())
+                .as("folds rolled back by a conflict between nodes")
+                .isPositive();
+        assertThat(foldedTwice)
+                .as("deltas in two folds that both reported success")
+                .isZero();
         assertThat(total).as("the counter: every delta appended, once").isEqualTo(appended.get());
     }
 
@@ -296,27 +354,32 @@ class GaleraTest {
     void theStorePreparesOnTheClientOnlyWhileItHoldsAConnection() throws Exception {
         HikariDataSource pool = GaleraNodes.pool(0, 1); // one connection: the store's and the application's
         pools.add(pool);
-        CounterService service = CounterService.builder(JooqCounterStore.builder(pool).tablePrefix(prefix).build())
-                .defaultStrategy(AtomicSettings.defaults()).build();
+        CounterService service = CounterService.builder(
+                        JooqCounterStore.builder(pool).tablePrefix(prefix).build())
+                .defaultStrategy(AtomicSettings.defaults())
+                .build();
         services.add(service);
         long prepared = serverPreparedStatements(pool);
         for (int i = 0; i < 5; i++) {
             service.increment("prepared-on-the-client", 1);
             service.get("prepared-on-the-client");
         }
-        assertThat(serverPreparedStatements(pool)).as("statements the server prepared for the store")
+        assertThat(serverPreparedStatements(pool))
+                .as("statements the server prepared for the store")
                 .isEqualTo(prepared);
         try (Connection connection = pool.getConnection();
                 PreparedStatement statement = connection.prepareStatement("select 1")) {
             assertThat(statement.isWrapperFor(ServerPreparedStatement.class))
-                    .as("the application's statement, prepared on the server as its pool says").isTrue();
+                    .as("the application's statement, prepared on the server as its pool says")
+                    .isTrue();
         }
         assertThat(service.get("prepared-on-the-client")).isEqualTo(5);
     }
 
     /** How many statements the server prepared in the session of the pool's one connection. */
     private static long serverPreparedStatements(HikariDataSource pool) throws SQLException {
-        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = pool.getConnection();
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("show session status like 'Com_stmt_prepare'")) {
             assertThat(rows.next()).isTrue();
             return rows.getLong(2);
@@ -334,7 +397,8 @@ class GaleraTest {
         // Paced: on 2 cores, three nodes at full write load leave a rejoining node's single applier behind for good.
         Workload workload = new Workload().pauseBetweenOperations(Duration.ofMillis(2));
         Workload inMemory = new Workload().pauseBetweenOperations(Duration.ofMillis(1));
-        try (workload; inMemory) {
+        try (workload;
+                inMemory) {
             subjects.add(subject("atomic", AtomicSettings.defaults(), workload, null));
             subjects.add(subject("optimistic", OptimisticSettings.defaults(), workload, null));
             subjects.add(subject("sharded", ShardedSettings.defaults(), workload, null));
@@ -343,7 +407,9 @@ class GaleraTest {
             subjects.add(subject("buffered", buffered(), inMemory, null));
             subjects.add(subject("atomic-keyed", AtomicSettings.defaults(), workload, new KeyedCallers()));
             subjects.add(subject("buffered-keyed", buffered(), inMemory, new KeyedCallers()));
-            blockNumbers = drawOnEveryNode(workload, "block",
+            blockNumbers = drawOnEveryNode(
+                    workload,
+                    "block",
                     SequenceSettings.defaults().withBlockSize(10).withMaxBlockSize(10));
             gaplessNumbers = drawOnEveryNode(workload, "gapless", SequenceSettings.gapless());
             Thread.sleep(3_000);
@@ -365,19 +431,30 @@ class GaleraTest {
         for (Subject subject : subjects) {
             subject.flush();
         }
-        String detail = String.format("node %d killed -9 under load, down %d ms, rejoined by IST in %d ms under a "
-                + "lighter load",
+        String detail = String.format(
+                "node %d killed -9 under load, down %d ms, rejoined by IST in %d ms under a " + "lighter load",
                 victim, killedForMillis, rejoinMillis);
         for (Subject subject : subjects) {
-            check(subject, "a node killed", -1, subject.name().startsWith("buffered")
-                    ? CounterChecker.Reads.READ_YOUR_WRITES : CounterChecker.Reads.LINEARIZABLE, detail);
+            check(
+                    subject,
+                    "a node killed",
+                    -1,
+                    subject.name().startsWith("buffered")
+                            ? CounterChecker.Reads.READ_YOUR_WRITES
+                            : CounterChecker.Reads.LINEARIZABLE,
+                    detail);
         }
-        for (Map.Entry<String, Map<String, List<Long>>> sequence : Map.of("block sequence", blockNumbers,
-                "gapless sequence", gaplessNumbers).entrySet()) {
+        for (Map.Entry<String, Map<String, List<Long>>> sequence : Map.of(
+                        "block sequence", blockNumbers, "gapless sequence", gaplessNumbers)
+                .entrySet()) {
             SequenceChecker.Result result = SequenceChecker.check(sequence.getValue());
-            ReliabilityReport.row("Galera: a node killed", sequence.getKey(), result.numbers()
-                    + " numbers handed out to " + result.callers() + " callers through 3 nodes | " + detail + " | "
-                    + (result.valid() ? "no duplicates" : "VIOLATED"));
+            ReliabilityReport.row(
+                    "Galera: a node killed",
+                    sequence.getKey(),
+                    result.numbers()
+                            + " numbers handed out to " + result.callers() + " callers through 3 nodes | " + detail
+                            + " | "
+                            + (result.valid() ? "no duplicates" : "VIOLATED"));
             assertThat(result.valid()).as(sequence.getKey() + " " + result).isTrue();
         }
     }
@@ -388,27 +465,49 @@ class GaleraTest {
 
     private void check(Subject subject, String scenario, long conflicts, CounterChecker.Reads reads, String detail) {
         JooqCounterStore reader = GaleraNodes.storedAt(prefix);
-        List<CounterChecker.Result> results = CounterChecker.checkAll(subject.history(),
-                counter -> JooqStores.total(reader, counter), reads);
+        List<CounterChecker.Result> results =
+                CounterChecker.checkAll(subject.history(), counter -> JooqStores.total(reader, counter), reads);
         History history = subject.history();
-        long unknown = results.stream().mapToLong(CounterChecker.Result::unknown).sum();
+        long unknown =
+                results.stream().mapToLong(CounterChecker.Result::unknown).sum();
         KeyedCallers keyed = subject.keyed();
         String retried = keyed != null
-                ? String.format("unknown outcomes settled under the same key: %d by the keyed retry, %d by the "
-                        + "callers' repeats", keyed.retriedUnknown.get(), keyed.unknownOutcomes.get())
-                : String.format("%d retries, %d of them after a certification conflict",
-                        subject.retries().retries.get(), subject.retries().afterConflict.get());
+                ? String.format(
+                        "unknown outcomes settled under the same key: %d by the keyed retry, %d by the "
+                                + "callers' repeats",
+                        keyed.retriedUnknown.get(), keyed.unknownOutcomes.get())
+                : String.format(
+                        "%d retries, %d of them after a certification conflict",
+                        subject.retries().retries.get(),
+                        subject.retries().afterConflict.get());
         boolean valid = results.stream().allMatch(CounterChecker.Result::valid) && (keyed == null || unknown == 0);
-        ReliabilityReport.row("Galera: " + scenario, subject.name(), String.format(
-                "%d increments (%d ok, %d refused, %d unknown of which %d applied), %d reads%s; %s | %s | %s",
-                results.stream().mapToLong(r -> r.ok() + r.failed() + r.unknown()).sum(),
-                history.count(History.Outcome.OK), history.count(History.Outcome.FAILED), unknown,
-                results.stream().mapToLong(CounterChecker.Result::unknownApplied).sum(), history.reads(),
-                conflicts >= 0 ? ", " + conflicts + " certification conflicts" : "", retried, detail,
-                valid ? "exact" : "VIOLATED"));
-        assertThat(history.count(History.Outcome.OK)).as(subject.name() + ": acknowledged increments").isPositive();
-        assertThat(results).as(subject.name()).allSatisfy(result ->
-                assertThat(result.valid()).as(subject.name() + " " + result).isTrue());
+        ReliabilityReport.row(
+                "Galera: " + scenario,
+                subject.name(),
+                String.format(
+                        "%d increments (%d ok, %d refused, %d unknown of which %d applied), %d reads%s; %s | %s | %s",
+                        results.stream()
+                                .mapToLong(r -> r.ok() + r.failed() + r.unknown())
+                                .sum(),
+                        history.count(History.Outcome.OK),
+                        history.count(History.Outcome.FAILED),
+                        unknown,
+                        results.stream()
+                                .mapToLong(CounterChecker.Result::unknownApplied)
+                                .sum(),
+                        history.reads(),
+                        conflicts >= 0 ? ", " + conflicts + " certification conflicts" : "",
+                        retried,
+                        detail,
+                        valid ? "exact" : "VIOLATED"));
+        assertThat(history.count(History.Outcome.OK))
+                .as(subject.name() + ": acknowledged increments")
+                .isPositive();
+        assertThat(results)
+                .as(subject.name())
+                .allSatisfy(result -> assertThat(result.valid())
+                        .as(subject.name() + " " + result)
+                        .isTrue());
         if (keyed != null) {
             assertThat(unknown).as(subject.name() + ": increments left unknown").isZero();
         }
@@ -421,15 +520,17 @@ class GaleraTest {
     @Test
     void twoProcessesClaimingOneNodeIdThroughTwoNodesNeverBothGetIt() throws Exception {
         for (int round = 0; round < 3; round++) {
-            NodeSettings settings = NodeSettings.defaults().withNodeId("app-" + round)
-                    .withLeaseTtl(Duration.ofSeconds(30));
+            NodeSettings settings =
+                    NodeSettings.defaults().withNodeId("app-" + round).withLeaseTtl(Duration.ofSeconds(30));
             JooqCounterStore first = stores.get(0);
             JooqCounterStore second = stores.get(1 + round % 2);
             List<CompletableFuture<CounterService>> starts = List.of(
                     CompletableFuture.supplyAsync(() -> CounterService.builder(first)
-                            .defaultStrategy(settings).build()),
+                            .defaultStrategy(settings)
+                            .build()),
                     CompletableFuture.supplyAsync(() -> CounterService.builder(second)
-                            .defaultStrategy(settings).build()));
+                            .defaultStrategy(settings)
+                            .build()));
             int started = 0;
             int refused = 0;
             for (CompletableFuture<CounterService> start : starts) {
@@ -441,16 +542,24 @@ class GaleraTest {
                     refused++;
                 }
             }
-            assertThat(started).as("processes running under node id app-" + round).isEqualTo(1);
+            assertThat(started)
+                    .as("processes running under node id app-" + round)
+                    .isEqualTo(1);
             assertThat(refused).isEqualTo(1);
         }
         // Started one after the other, through different nodes, the second is refused too.
         NodeSettings settings = NodeSettings.defaults().withNodeId("app-late").withLeaseTtl(Duration.ofSeconds(30));
-        services.add(CounterService.builder(stores.get(2)).defaultStrategy(settings).build());
-        assertThatThrownBy(() -> CounterService.builder(stores.get(0)).defaultStrategy(settings)
-                .build()).isInstanceOf(NodeIdInUseException.class);
-        ReliabilityReport.row("Galera: same node id", "node", "2 processes claiming one id through 2 nodes at once, "
-                + "3 times, and once one after the other: 1 ran, 1 refused, each time | exact");
+        services.add(
+                CounterService.builder(stores.get(2)).defaultStrategy(settings).build());
+        assertThatThrownBy(() -> CounterService.builder(stores.get(0))
+                        .defaultStrategy(settings)
+                        .build())
+                .isInstanceOf(NodeIdInUseException.class);
+        ReliabilityReport.row(
+                "Galera: same node id",
+                "node",
+                "2 processes claiming one id through 2 nodes at once, "
+                        + "3 times, and once one after the other: 1 ran, 1 refused, each time | exact");
     }
 
     /**
@@ -460,12 +569,18 @@ class GaleraTest {
     @Test
     void aConflictInsideACallersTransactionIsReportedNotRetried() throws Exception {
         ThreadLocal<Connection> current = new ThreadLocal<>();
-        JooqCounterStore joining = JooqCounterStore.builder(pools.get(0)).tablePrefix(prefix)
-                .callerTransactions(current::get).build();
+        JooqCounterStore joining = JooqCounterStore.builder(pools.get(0))
+                .tablePrefix(prefix)
+                .callerTransactions(current::get)
+                .build();
         Retries retries = new Retries();
-        CounterService inTransaction = CounterService.builder(joining).defaultStrategy(AtomicSettings.defaults())
-                .retryRegistry(retries.registry).build();
-        CounterService otherNode = CounterService.builder(stores.get(1)).defaultStrategy(AtomicSettings.defaults()).build();
+        CounterService inTransaction = CounterService.builder(joining)
+                .defaultStrategy(AtomicSettings.defaults())
+                .retryRegistry(retries.registry)
+                .build();
+        CounterService otherNode = CounterService.builder(stores.get(1))
+                .defaultStrategy(AtomicSettings.defaults())
+                .build();
         services.add(inTransaction);
         services.add(otherNode);
         String counter = "joined.conflict";
@@ -475,33 +590,43 @@ class GaleraTest {
             current.set(connection);
             inTransaction.increment(counter, 10);
             otherNode.increment(counter, 100); // another node commits the same row first
-            assertThatThrownBy(connection::commit).isInstanceOf(SQLException.class)
-                    .satisfies(e -> assertThat(isCertificationConflict(e)).as(e.toString()).isTrue());
+            assertThatThrownBy(connection::commit)
+                    .isInstanceOf(SQLException.class)
+                    .satisfies(e -> assertThat(isCertificationConflict(e))
+                            .as(e.toString())
+                            .isTrue());
             connection.rollback();
             connection.setAutoCommit(true);
         } finally {
             current.remove();
         }
-        assertThat(retries.retries.get()).as("nothing repeated inside the caller's transaction").isZero();
-        assertThat(JooqStores.total(GaleraNodes.storedAt(prefix), counter)).as("the caller's 10 was not applied")
+        assertThat(retries.retries.get())
+                .as("nothing repeated inside the caller's transaction")
+                .isZero();
+        assertThat(JooqStores.total(GaleraNodes.storedAt(prefix), counter))
+                .as("the caller's 10 was not applied")
                 .isEqualTo(101);
     }
 
     /** Two application instances starting at once on a fresh schema, through two nodes, both migrate it. */
     @Test
     void twoInstancesMigratingAFreshSchemaThroughTwoNodesAtOnceBothStart() throws Exception {
-        String fresh = "m" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
+        String fresh =
+                "m" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
         List<CompletableFuture<JooqCounterStore>> starts = new ArrayList<>();
         for (int node = 0; node < 2; node++) {
             HikariDataSource pool = pools.get(node);
-            starts.add(CompletableFuture.supplyAsync(() -> JooqCounterStore.builder(pool).tablePrefix(fresh)
-                    .migrateSchema(true).build()));
+            starts.add(CompletableFuture.supplyAsync(() -> JooqCounterStore.builder(pool)
+                    .tablePrefix(fresh)
+                    .migrateSchema(true)
+                    .build()));
         }
         for (CompletableFuture<JooqCounterStore> start : starts) {
             JooqCounterStore store = start.get(120, TimeUnit.SECONDS);
             store.checkSchema();
         }
-        try (Connection connection = pools.get(2).getConnection(); Statement statement = connection.createStatement();
+        try (Connection connection = pools.get(2).getConnection();
+                Statement statement = connection.createStatement();
                 var rows = statement.executeQuery("select count(*), sum(success) from " + fresh
                         + "counters_schema_history where version is not null and version <> '0'")) {
             rows.next();

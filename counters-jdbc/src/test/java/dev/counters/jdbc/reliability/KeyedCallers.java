@@ -18,6 +18,7 @@ final class KeyedCallers {
     final AtomicLong unknownOutcomes = new AtomicLong();
     /** Keyed writes the strategies' keyed retry repeated after an unknown outcome, before the caller saw it. */
     final AtomicLong retriedUnknown = new AtomicLong();
+
     final RetryRegistry retries = RetryRegistry.ofDefaults();
 
     KeyedCallers() {

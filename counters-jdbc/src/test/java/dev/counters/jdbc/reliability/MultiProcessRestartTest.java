@@ -44,8 +44,16 @@ class MultiProcessRestartTest {
 
         static Node start(TestDatabase database, String prefix, String counter, String strategy) throws Exception {
             Path tally = Files.createTempFile("counters-tally-", ".bin");
-            ChildJvm jvm = ChildJvm.start(ChildTallyIncrementer.class, database.jdbcUrl(), database.user(),
-                    database.password(), prefix, counter, String.valueOf(THREADS), strategy, tally.toString());
+            ChildJvm jvm = ChildJvm.start(
+                    ChildTallyIncrementer.class,
+                    database.jdbcUrl(),
+                    database.user(),
+                    database.password(),
+                    prefix,
+                    counter,
+                    String.valueOf(THREADS),
+                    strategy,
+                    tally.toString());
             jvm.awaitOutput("READY", 2, TimeUnit.MINUTES);
             return new Node(jvm, tally);
         }
@@ -57,7 +65,9 @@ class MultiProcessRestartTest {
         /** SIGTERM: the shutdown hook closes the service, which writes what is pending. */
         void stop() throws Exception {
             jvm.process().destroy();
-            assertThat(jvm.process().waitFor(60, TimeUnit.SECONDS)).as("stopped in time").isTrue();
+            assertThat(jvm.process().waitFor(60, TimeUnit.SECONDS))
+                    .as("stopped in time")
+                    .isTrue();
         }
 
         /** Per thread: acknowledged, unknown, in flight. */
@@ -103,12 +113,16 @@ class MultiProcessRestartTest {
         }
         long stored = JooqStores.total(stores.store(), counter);
         boolean exact = stored >= acknowledged && stored <= acknowledged + unknown;
-        ReliabilityReport.row("processes restarted mid-run", strategy + " on " + database, String.format(
-                "4 processes x %d threads, one killed -9 and replaced, one stopped and replaced: %d acknowledged, %d "
-                        + "unknown, %d stored | %s", THREADS, acknowledged, unknown, stored,
-                exact ? "exact" : "VIOLATED"));
+        ReliabilityReport.row(
+                "processes restarted mid-run",
+                strategy + " on " + database,
+                String.format(
+                        "4 processes x %d threads, one killed -9 and replaced, one stopped and replaced: %d acknowledged, %d "
+                                + "unknown, %d stored | %s",
+                        THREADS, acknowledged, unknown, stored, exact ? "exact" : "VIOLATED"));
         assertThat(acknowledged).as("work was done").isGreaterThan(200);
-        assertThat(stored).as("acknowledged ≤ stored ≤ acknowledged + unknown").isBetween(acknowledged,
-                acknowledged + unknown);
+        assertThat(stored)
+                .as("acknowledged ≤ stored ≤ acknowledged + unknown")
+                .isBetween(acknowledged, acknowledged + unknown);
     }
 }

@@ -20,10 +20,16 @@ class NodeClaimTest {
 
     private static final String LEASE_TTL_SECONDS = "60";
 
-    private static ChildJvm node(TestDatabase database, String prefix, String counter, String nodeId)
-            throws Exception {
-        return ChildJvm.start(ChildNodeIncrementer.class, database.jdbcUrl(), database.user(), database.password(),
-                prefix, counter, nodeId, LEASE_TTL_SECONDS);
+    private static ChildJvm node(TestDatabase database, String prefix, String counter, String nodeId) throws Exception {
+        return ChildJvm.start(
+                ChildNodeIncrementer.class,
+                database.jdbcUrl(),
+                database.user(),
+                database.password(),
+                prefix,
+                counter,
+                nodeId,
+                LEASE_TTL_SECONDS);
     }
 
     private static long lastAck(String output) {
@@ -36,7 +42,9 @@ class NodeClaimTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRES"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"MARIADB", "POSTGRES"})
     void twoProcessesWithOneNodeIdNeverRunTogetherAndAKilledOneIsReplacedAtOnce(TestDatabase database)
             throws Exception {
         JooqStores stores = JooqStores.on(database);
@@ -62,11 +70,15 @@ class NodeClaimTest {
         long after = lastAck(replacement.output());
         long stored = JooqStores.total(stores.store(), counter);
         boolean exact = stored >= before + after && stored <= before + after + 2;
-        ReliabilityReport.row("same node id", "node on " + database, String.format("2 processes started together: 1 "
-                + "ran, 1 refused; winner killed -9 after %d increments; replacement started at once (500 increments "
-                + "%d ms after the kill, lease TTL %s s) and ran %d; stored %d, bound: acknowledged ≤ stored ≤ "
-                + "acknowledged + 2 | %s", before, replacedAfterMillis, LEASE_TTL_SECONDS, after, stored,
-                exact ? "exact" : "VIOLATED"));
+        ReliabilityReport.row(
+                "same node id",
+                "node on " + database,
+                String.format(
+                        "2 processes started together: 1 "
+                                + "ran, 1 refused; winner killed -9 after %d increments; replacement started at once (500 increments "
+                                + "%d ms after the kill, lease TTL %s s) and ran %d; stored %d, bound: acknowledged ≤ stored ≤ "
+                                + "acknowledged + 2 | %s",
+                        before, replacedAfterMillis, LEASE_TTL_SECONDS, after, stored, exact ? "exact" : "VIOLATED"));
         assertThat(replacement.output()).contains("STARTED").doesNotContain("NODE ID IN USE");
         // Each killed process may have had one increment in flight: committed or not, nobody knows.
         assertThat(stored).isBetween(before + after, before + after + 2);

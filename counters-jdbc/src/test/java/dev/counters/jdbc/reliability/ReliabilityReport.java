@@ -14,8 +14,7 @@ final class ReliabilityReport {
 
     private static final Path FILE = Path.of("target", "reliability.md");
 
-    private ReliabilityReport() {
-    }
+    private ReliabilityReport() {}
 
     static synchronized void row(String scenario, String subject, String line) {
         String text = "| " + scenario + " | " + subject + " | " + line + " |\n";

@@ -42,15 +42,24 @@ class RollingStrategyChangeTest {
             }
             Path history = Files.createTempFile("counters-rolling-" + side + "-", ".tsv");
             histories.add(history);
-            children.add(ChildJvm.start(ChildRollingIncrementer.class, database.jdbcUrl(), database.user(),
-                    database.password(), stores.prefix(), side,
-                    String.valueOf(side.equals("old") ? OLD_SECONDS : NEW_SECONDS), history.toString()));
+            children.add(ChildJvm.start(
+                    ChildRollingIncrementer.class,
+                    database.jdbcUrl(),
+                    database.user(),
+                    database.password(),
+                    stores.prefix(),
+                    side,
+                    String.valueOf(side.equals("old") ? OLD_SECONDS : NEW_SECONDS),
+                    history.toString()));
         }
         History history = History.timedBy(System::nanoTime);
         for (int i = 0; i < children.size(); i++) {
             String printed = children.get(i).awaitSuccess(3, TimeUnit.MINUTES);
-            System.out.print("[rolling] " + printed.lines().filter(line -> line.startsWith("DONE")).findFirst()
-                    .orElse(printed));
+            System.out.print("[rolling] "
+                    + printed.lines()
+                            .filter(line -> line.startsWith("DONE"))
+                            .findFirst()
+                            .orElse(printed));
             System.out.println();
             history.merge(Files.readAllLines(histories.get(i)));
         }
@@ -60,20 +69,30 @@ class RollingStrategyChangeTest {
         for (String counter : ChildRollingIncrementer.counters()) {
             String[] change = counter.split("\\.");
             boolean buffered = change[1].equals("buffered") || change[2].equals("buffered");
-            CounterChecker.Result result = CounterChecker.check(history, counter,
-                    stores.store().get(CounterName.of(counter)), buffered ? CounterChecker.Reads.READ_YOUR_WRITES
-                            : CounterChecker.Reads.LINEARIZABLE);
-            assertThat(result.ok()).as("%s written by the old and the new processes", counter).isGreaterThan(10);
+            CounterChecker.Result result = CounterChecker.check(
+                    history,
+                    counter,
+                    stores.store().get(CounterName.of(counter)),
+                    buffered ? CounterChecker.Reads.READ_YOUR_WRITES : CounterChecker.Reads.LINEARIZABLE);
+            assertThat(result.ok())
+                    .as("%s written by the old and the new processes", counter)
+                    .isGreaterThan(10);
             reads += result.reads();
             if (!result.valid()) {
                 invalid.add(result);
             }
         }
-        ReliabilityReport.row("rolling strategy change", "30 changes between counting strategies",
-                String.format("2 old + 2 new processes on MariaDB, %d counters: %d increments acknowledged, %d refused"
-                        + " (optimistic contention), %d unknown, %d reads checked | %s",
-                        ChildRollingIncrementer.counters().size(), history.count(History.Outcome.OK),
-                        history.count(History.Outcome.FAILED), history.count(History.Outcome.UNKNOWN), reads,
+        ReliabilityReport.row(
+                "rolling strategy change",
+                "30 changes between counting strategies",
+                String.format(
+                        "2 old + 2 new processes on MariaDB, %d counters: %d increments acknowledged, %d refused"
+                                + " (optimistic contention), %d unknown, %d reads checked | %s",
+                        ChildRollingIncrementer.counters().size(),
+                        history.count(History.Outcome.OK),
+                        history.count(History.Outcome.FAILED),
+                        history.count(History.Outcome.UNKNOWN),
+                        reads,
                         invalid.isEmpty() ? "all exact" : invalid.size() + " INVALID"));
         assertThat(invalid).as("histories that do not check").isEmpty();
     }

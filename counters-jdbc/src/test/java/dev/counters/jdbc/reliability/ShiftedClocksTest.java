@@ -40,14 +40,18 @@ import org.junit.jupiter.api.Test;
 class ShiftedClocksTest {
 
     /** Where Debian's libfaketime package puts the library, on amd64 or arm64. */
-    static final List<Path> LIBFAKETIME = List.of(Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"),
+    static final List<Path> LIBFAKETIME = List.of(
+            Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"),
             Path.of("/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1"));
+
     static final List<String> COUNTERS = List.of("win.a", "win.b", "dl.a", "dl.b");
     private static final long SECONDS = 12;
 
     /** How every process of the test configures its service. */
     static CounterService service(CounterStore store, Clock clock, Duration keyRetention) {
-        return CounterService.builder(store).clock(clock).keyRetention(keyRetention)
+        return CounterService.builder(store)
+                .clock(clock)
+                .keyRetention(keyRetention)
                 // 1-second windows kept an hour: a clock up to 30 minutes behind the database's may still write them
                 .windows("win.*", WindowSettings.of(Duration.ofSeconds(1)).withRetention(Duration.ofHours(1)))
                 .strategy("dl.*", DeltaLogSettings.defaults().withRecountAtDeltas(5))
@@ -80,7 +84,8 @@ class ShiftedClocksTest {
 
     @Test
     void processesWithClocksHoursAheadAndMinutesBehindKeepEveryAcknowledgedIncrementOnce() throws Exception {
-        assertThat(LIBFAKETIME).as("libfaketime: install Debian's faketime package (./test does)")
+        assertThat(LIBFAKETIME)
+                .as("libfaketime: install Debian's faketime package (./test does)")
                 .anyMatch(Files::exists);
         long seed = ThreadLocalRandom.current().nextLong();
         Random random = new Random(seed);
@@ -96,10 +101,11 @@ class ShiftedClocksTest {
             ChildJvm behind = child(proxy.port(), prefix, "-" + behindMinutes + "m", seed + 2, 24 * 60);
             ahead.awaitOutput("READY", 3, TimeUnit.MINUTES);
             behind.awaitOutput("READY", 3, TimeUnit.MINUTES);
-            try (CounterService onTime = service(JooqCounterStore.builder(pool).tablePrefix(prefix).build(),
-                    Clock.systemUTC(), Duration.ofDays(1))) {
-                work(onTime, history::add, deltas(seed), random, System.nanoTime()
-                        + TimeUnit.SECONDS.toNanos(SECONDS));
+            try (CounterService onTime = service(
+                    JooqCounterStore.builder(pool).tablePrefix(prefix).build(),
+                    Clock.systemUTC(),
+                    Duration.ofDays(1))) {
+                work(onTime, history::add, deltas(seed), random, System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS));
             }
             String aheadOutput = ahead.awaitSuccess(2, TimeUnit.MINUTES);
             String behindOutput = behind.awaitSuccess(2, TimeUnit.MINUTES);
@@ -110,25 +116,40 @@ class ShiftedClocksTest {
             record(history, behindOutput);
             JooqCounterStore reader = FaultyMariaDb.storedAt(prefix);
             List<CounterChecker.Result> results = CounterChecker.checkAll(history, counter -> stored(reader, counter));
-            ReliabilityReport.row("shifted clocks", "windowed (atomic) and delta-log", "three processes: one "
-                    + aheadMinutes + " min ahead (the housekeeper, every 6 s), one " + behindMinutes + " min behind,"
-                    + " one on time; " + history.count(History.Outcome.OK) + " increments, " + proxy.injected()
-                    + " faults | " + (results.stream().allMatch(CounterChecker.Result::valid) ? "exact"
-                            : "VIOLATED: " + results));
-            assertThat(results).allSatisfy(result -> assertThat(result.valid())
-                    .as("seed " + seed + ": " + result).isTrue());
+            ReliabilityReport.row(
+                    "shifted clocks",
+                    "windowed (atomic) and delta-log",
+                    "three processes: one "
+                            + aheadMinutes + " min ahead (the housekeeper, every 6 s), one " + behindMinutes
+                            + " min behind,"
+                            + " one on time; " + history.count(History.Outcome.OK) + " increments, " + proxy.injected()
+                            + " faults | "
+                            + (results.stream().allMatch(CounterChecker.Result::valid)
+                                    ? "exact"
+                                    : "VIOLATED: " + results));
+            assertThat(results)
+                    .allSatisfy(result -> assertThat(result.valid())
+                            .as("seed " + seed + ": " + result)
+                            .isTrue());
             assertThat(history.count(History.Outcome.OK)).isPositive();
         }
     }
 
     private static ChildJvm child(int port, String prefix, String shift, long seed, long keyRetentionMinutes)
             throws Exception {
-        String url = FaultyMariaDb.server().jdbcUrl(port) + "&connectTimeout="
-                + FaultyMariaDb.CONNECTION_TIMEOUT_MILLIS + "&socketTimeout=" + FaultyMariaDb.SOCKET_TIMEOUT_MILLIS;
-        Path libfaketime = LIBFAKETIME.stream().filter(Files::exists).findFirst().orElseThrow();
-        return ChildJvm.start(Map.of("LD_PRELOAD", libfaketime.toString(), "FAKETIME", shift,
-                        "FAKETIME_DONT_FAKE_MONOTONIC", "1"), ChildShiftedClockIncrementer.class, url,
-                EmbeddedMariaDb.USER, "", prefix, String.valueOf(SECONDS), String.valueOf(seed),
+        String url = FaultyMariaDb.server().jdbcUrl(port) + "&connectTimeout=" + FaultyMariaDb.CONNECTION_TIMEOUT_MILLIS
+                + "&socketTimeout=" + FaultyMariaDb.SOCKET_TIMEOUT_MILLIS;
+        Path libfaketime =
+                LIBFAKETIME.stream().filter(Files::exists).findFirst().orElseThrow();
+        return ChildJvm.start(
+                Map.of("LD_PRELOAD", libfaketime.toString(), "FAKETIME", shift, "FAKETIME_DONT_FAKE_MONOTONIC", "1"),
+                ChildShiftedClockIncrementer.class,
+                url,
+                EmbeddedMariaDb.USER,
+                "",
+                prefix,
+                String.valueOf(SECONDS),
+                String.valueOf(seed),
                 String.valueOf(keyRetentionMinutes));
     }
 
@@ -144,8 +165,8 @@ class ShiftedClocksTest {
         Matcher op = Pattern.compile("OP (\\S+) (\\d+) (OK|FAILED|UNKNOWN)").matcher(output);
         int ops = 0;
         while (op.find()) {
-            history.complete(history.invoke(op.group(1), Long.parseLong(op.group(2))),
-                    History.Outcome.valueOf(op.group(3)));
+            history.complete(
+                    history.invoke(op.group(1), Long.parseLong(op.group(2))), History.Outcome.valueOf(op.group(3)));
             ops++;
         }
         assertThat(ops).as(output).isPositive();

@@ -1,10 +1,10 @@
 package dev.counters.jdbc.reliability;
 
-import dev.counters.testing.TestThreads;
 import dev.counters.CounterService;
 import dev.counters.history.History;
 import dev.counters.history.UniqueDeltas;
 import dev.counters.sequence.SequenceService;
+import dev.counters.testing.TestThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,14 +50,19 @@ final class Workload implements AutoCloseable {
      * {@code writers} threads incrementing {@code counters} through {@code service}, and one reader; the service is
      * the session (application node) of their operations.
      */
-    Workload increments(CounterService service, History history, List<String> counters, UniqueDeltas deltas,
-            int writers) {
+    Workload increments(
+            CounterService service, History history, List<String> counters, UniqueDeltas deltas, int writers) {
         return increments(service, service::increment, history, counters, deltas, writers);
     }
 
     /** As {@link #increments(CounterService, History, List, UniqueDeltas, int)}, each write made by {@code incrementer}. */
-    Workload increments(CounterService service, Incrementer incrementer, History history, List<String> counters,
-            UniqueDeltas deltas, int writers) {
+    Workload increments(
+            CounterService service,
+            Incrementer incrementer,
+            History history,
+            List<String> counters,
+            UniqueDeltas deltas,
+            int writers) {
         String session = "node@" + System.identityHashCode(service);
         increments(session, incrementer, history, counters, deltas, writers);
         start(false, () -> {
@@ -68,8 +73,13 @@ final class Workload implements AutoCloseable {
     }
 
     /** {@code writers} threads incrementing {@code counters} with {@code incrementer}. */
-    Workload increments(String session, Incrementer incrementer, History history, List<String> counters,
-            UniqueDeltas deltas, int writers) {
+    Workload increments(
+            String session,
+            Incrementer incrementer,
+            History history,
+            List<String> counters,
+            UniqueDeltas deltas,
+            int writers) {
         for (int t = 0; t < writers; t++) {
             start(true, () -> {
                 String counter = counters.get(ThreadLocalRandom.current().nextInt(counters.size()));

@@ -6,8 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 /** In a child JVM: a connection pool from the first three arguments the parent passed (URL, user, password). */
 public final class ChildPool {
 
-    private ChildPool() {
-    }
+    private ChildPool() {}
 
     public static HikariDataSource of(String[] args, int maxConnections) {
         HikariConfig config = new HikariConfig();

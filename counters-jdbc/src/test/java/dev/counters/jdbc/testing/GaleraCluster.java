@@ -59,6 +59,7 @@ public final class GaleraCluster implements AutoCloseable {
      */
     private static final String FAILURE_DETECTION = "evs.keepalive_period=PT0.3S;evs.join_retrans_period=PT0.3S;"
             + "evs.suspect_timeout=PT1S;evs.inactive_timeout=PT2S;evs.install_timeout=PT2S";
+
     private static final Pattern RECOVERED = Pattern.compile("WSREP: Recovered position: ([0-9a-f-]{36}:-?\\d+)");
 
     private static Path seed;
@@ -119,8 +120,8 @@ public final class GaleraCluster implements AutoCloseable {
     }
 
     /** Where the next port is looked for: below Linux's ephemeral range, from a random start per JVM. */
-    private static final AtomicInteger NEXT_PORT = new AtomicInteger(
-            20_000 + ThreadLocalRandom.current().nextInt(8_000));
+    private static final AtomicInteger NEXT_PORT =
+            new AtomicInteger(20_000 + ThreadLocalRandom.current().nextInt(8_000));
 
     /**
      * A port that is free now and outside the range the kernel picks local ports of outgoing connections from (32768
@@ -189,7 +190,9 @@ public final class GaleraCluster implements AutoCloseable {
             long seeded = System.nanoTime();
             cluster = new GaleraCluster(mysqlDirectory("counters-galera-"), nodes, extraServerOptions, environment);
             Runtime.getRuntime().addShutdownHook(cluster.killer);
-            List<String> members = IntStream.range(0, nodes).mapToObj(i -> UUID.randomUUID().toString()).toList();
+            List<String> members = IntStream.range(0, nodes)
+                    .mapToObj(i -> UUID.randomUUID().toString())
+                    .toList();
             for (Node node : cluster.nodes) {
                 Files.createDirectories(node.directory);
                 run(node.log(), "cp", "-a", seed.toString(), node.data().toString());
@@ -199,12 +202,13 @@ public final class GaleraCluster implements AutoCloseable {
             run(cluster.directory.resolve("chown.log"), "chown", "-R", "mysql:mysql", cluster.directory.toString());
             for (Node node : cluster.nodes) {
                 // Alone, a node has no one to recover its view with: it bootstraps.
-                node.process = nodes == 1 ? launch(node, environment, "--wsrep-new-cluster")
-                        : launch(node, environment);
+                node.process =
+                        nodes == 1 ? launch(node, environment, "--wsrep-new-cluster") : launch(node, environment);
             }
             cluster.awaitSynced(cluster.nodes);
-            System.out.printf("Galera cluster of %d nodes synced in %d ms (%d ms of it for the seed)%n", nodes,
-                    millisSince(started), TimeUnit.NANOSECONDS.toMillis(seeded - started));
+            System.out.printf(
+                    "Galera cluster of %d nodes synced in %d ms (%d ms of it for the seed)%n",
+                    nodes, millisSince(started), TimeUnit.NANOSECONDS.toMillis(seeded - started));
             return cluster;
         } catch (Exception e) {
             if (cluster != null) {
@@ -226,8 +230,15 @@ public final class GaleraCluster implements AutoCloseable {
             Runtime.getRuntime().addShutdownHook(single.killer);
             Node node = single.nodes.get(0);
             Files.createDirectories(node.directory);
-            run(node.log(), INSTALL.toString(), "--no-defaults", "--datadir=" + node.data(), "--user=mysql",
-                    "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
+            run(
+                    node.log(),
+                    INSTALL.toString(),
+                    "--no-defaults",
+                    "--datadir=" + node.data(),
+                    "--user=mysql",
+                    "--auth-root-authentication-method=normal",
+                    "--skip-test-db",
+                    "--skip-name-resolve",
                     "--innodb-log-file-size=16M");
             single.writeOptions(node);
             run(node.log(), "chown", "-R", "mysql:mysql", directory.toString());
@@ -259,8 +270,8 @@ public final class GaleraCluster implements AutoCloseable {
         for (Path parent = directory.getParent(); parent != null; parent = parent.getParent()) {
             if (!Files.getPosixFilePermissions(parent).contains(PosixFilePermission.OTHERS_EXECUTE)) {
                 delete(directory);
-                throw new IllegalStateException("The mysql user cannot enter " + parent
-                        + ": set java.io.tmpdir to a directory it can reach");
+                throw new IllegalStateException(
+                        "The mysql user cannot enter " + parent + ": set java.io.tmpdir to a directory it can reach");
             }
         }
         return directory;
@@ -268,7 +279,8 @@ public final class GaleraCluster implements AutoCloseable {
 
     private void writeOptions(Node node) throws IOException {
         String peers = nodes.stream().map(peer -> "127.0.0.1:" + peer.gcommPort).collect(Collectors.joining(","));
-        List<String> lines = new ArrayList<>(List.of("[mysqld]",
+        List<String> lines = new ArrayList<>(List.of(
+                "[mysqld]",
                 "datadir=" + node.data(),
                 "port=" + node.port,
                 "socket=" + node.directory.resolve("mysqld.sock"),
@@ -306,7 +318,9 @@ public final class GaleraCluster implements AutoCloseable {
     /** The last primary view, as Galera saves it: all the nodes, so that they form it again once they meet. */
     private static String savedView(List<String> members, int index) {
         StringBuilder view = new StringBuilder("my_uuid: " + members.get(index) + "\n#vwbeg\n")
-                .append("view_id: 3 ").append(members.get(0)).append(" 1\nbootstrap: 0\n"); // 3: primary
+                .append("view_id: 3 ")
+                .append(members.get(0))
+                .append(" 1\nbootstrap: 0\n"); // 3: primary
         members.forEach(member -> view.append("member: ").append(member).append(" 0\n"));
         return view.append("#vwend\n").toString();
     }
@@ -315,19 +329,21 @@ public final class GaleraCluster implements AutoCloseable {
         return launch(node, Map.of(), arguments);
     }
 
-    private static Process launch(Node node, Map<String, String> environment, String... arguments)
-            throws IOException {
+    private static Process launch(Node node, Map<String, String> environment, String... arguments) throws IOException {
         List<String> command = new ArrayList<>(List.of(SERVER.toString(), "--defaults-file=" + node.options()));
         command.addAll(List.of(arguments));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(node.log().toFile()));
         builder.environment().putAll(environment);
         return builder.start();
     }
 
     private static void run(Path log, String... command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         if (!process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS) || process.exitValue() != 0) {
             process.destroyForcibly();
             throw new IllegalStateException(String.join(" ", command) + " failed:\n" + tail(log));
@@ -341,7 +357,8 @@ public final class GaleraCluster implements AutoCloseable {
             SQLException refused = null;
             while (true) {
                 Map<String, String> status = Map.of();
-                String running = String.valueOf(nodes.stream().filter(Node::running).count());
+                String running =
+                        String.valueOf(nodes.stream().filter(Node::running).count());
                 try {
                     status = status(node);
                     refused = null;
@@ -357,8 +374,10 @@ public final class GaleraCluster implements AutoCloseable {
                     throw new IllegalStateException("Galera node " + node.index + " exited:\n" + tail(node));
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Galera node " + node.index + " not synced after " + TIMEOUT
-                            + " " + status + ":\n" + tail(node), refused);
+                    throw new IllegalStateException(
+                            "Galera node " + node.index + " not synced after " + TIMEOUT + " " + status + ":\n"
+                                    + tail(node),
+                            refused);
                 }
                 Thread.sleep(50);
             }
@@ -378,9 +397,11 @@ public final class GaleraCluster implements AutoCloseable {
     }
 
     private Connection connect(Node node) throws SQLException {
-        return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + node.port
-                + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true&connectTimeout=2000&socketTimeout=10000",
-                EmbeddedMariaDb.USER, "");
+        return DriverManager.getConnection(
+                "jdbc:mysql://127.0.0.1:" + node.port
+                        + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true&connectTimeout=2000&socketTimeout=10000",
+                EmbeddedMariaDb.USER,
+                "");
     }
 
     public int size() {
@@ -404,9 +425,13 @@ public final class GaleraCluster implements AutoCloseable {
      * a transaction boundary. Statements made before a switch belong to the old session: take new ones.
      */
     public String failoverJdbcUrl(int preferredNode) {
-        String hosts = Stream.concat(Stream.of(preferredNode),
-                IntStream.range(0, size()).filter(node -> node != preferredNode).boxed())
-                .map(node -> "127.0.0.1:" + port(node)).collect(Collectors.joining(","));
+        String hosts = Stream.concat(
+                        Stream.of(preferredNode),
+                        IntStream.range(0, size())
+                                .filter(node -> node != preferredNode)
+                                .boxed())
+                .map(node -> "127.0.0.1:" + port(node))
+                .collect(Collectors.joining(","));
         return "jdbc:mysql://" + hosts + "/" + EmbeddedMariaDb.DATABASE
                 + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&failOverReadOnly=false&connectTimeout=1000"
                 + "&secondsBeforeRetrySource=10&queriesBeforeRetrySource=0" + EmbeddedMariaDb.DRIVER_SETTINGS;
@@ -446,8 +471,9 @@ public final class GaleraCluster implements AutoCloseable {
         node.process = launch(node, environment, "--wsrep-start-position=" + recovered.group(1));
         awaitSynced(nodes.stream().filter(Node::running).toList());
         String rejoin = recent(node, logged).contains("IST received") ? "by IST" : "by a full state transfer";
-        System.out.printf("Galera node %d rejoined %s from %s in %d ms%n", index, rejoin, recovered.group(1),
-                millisSince(started));
+        System.out.printf(
+                "Galera node %d rejoined %s from %s in %d ms%n",
+                index, rejoin, recovered.group(1), millisSince(started));
     }
 
     private static long millisSince(long nanos) {
@@ -484,7 +510,8 @@ public final class GaleraCluster implements AutoCloseable {
 
     private static void delete(Path directory) {
         try (Stream<Path> files = Files.walk(directory)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            files.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
         } catch (IOException e) {
             // best effort: a temporary directory left behind
         }

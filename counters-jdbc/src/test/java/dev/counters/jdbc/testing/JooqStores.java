@@ -4,8 +4,8 @@ import dev.counters.CounterName;
 import dev.counters.contract.StoreFixture;
 import dev.counters.jdbc.JooqCounterStore;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Two stores on one database with a table prefix of their own, migrated once: the fixture of a store test class.
@@ -22,7 +22,10 @@ public final class JooqStores implements StoreFixture {
     private JooqStores(TestDatabase database) {
         this.database = database;
         this.prefix = "c" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
-        this.store = JooqCounterStore.builder(database.dataSource()).tablePrefix(prefix).migrateSchema(true).build();
+        this.store = JooqCounterStore.builder(database.dataSource())
+                .tablePrefix(prefix)
+                .migrateSchema(true)
+                .build();
     }
 
     /** A counter's whole stored value whatever its strategy: its cells plus any unfolded deltas, as get reads it. */
@@ -56,7 +59,9 @@ public final class JooqStores implements StoreFixture {
     @Override
     public synchronized JooqCounterStore anotherStore() {
         if (another == null) {
-            another = JooqCounterStore.builder(database.newDataSource(4)).tablePrefix(prefix).build();
+            another = JooqCounterStore.builder(database.newDataSource(4))
+                    .tablePrefix(prefix)
+                    .build();
         }
         return another;
     }

@@ -37,8 +37,8 @@ public final class MariaDbProcess implements AutoCloseable {
     private final Map<String, String> environment;
     private volatile Process process;
 
-    private MariaDbProcess(Path directory, Path server, int port, List<String> durability,
-            Map<String, String> environment) {
+    private MariaDbProcess(
+            Path directory, Path server, int port, List<String> durability, Map<String, String> environment) {
         this.directory = directory;
         this.server = server;
         this.port = port;
@@ -93,14 +93,26 @@ public final class MariaDbProcess implements AutoCloseable {
             throw new IllegalStateException("The server is running");
         }
         Path data = directory.resolve("data");
-        List<String> command = new ArrayList<>(List.of(server.toString(), "--no-defaults", "--console",
-                "--basedir=" + directory.resolve("base"), "--datadir=" + data, "--port=" + port,
-                "--socket=" + directory.resolve("mysql.sock"), "--bind-address=127.0.0.1", "--user=root",
-                "--skip-ssl", "--skip-grant-tables", "--skip-name-resolve", "--max-connections=500",
+        List<String> command = new ArrayList<>(List.of(
+                server.toString(),
+                "--no-defaults",
+                "--console",
+                "--basedir=" + directory.resolve("base"),
+                "--datadir=" + data,
+                "--port=" + port,
+                "--socket=" + directory.resolve("mysql.sock"),
+                "--bind-address=127.0.0.1",
+                "--user=root",
+                "--skip-ssl",
+                "--skip-grant-tables",
+                "--skip-name-resolve",
+                "--max-connections=500",
                 "--max_allowed_packet=64M"));
         command.addAll(durability);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("server.log").toFile()));
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        directory.resolve("server.log").toFile()));
         builder.environment().putAll(environment);
         process = builder.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -134,7 +146,9 @@ public final class MariaDbProcess implements AutoCloseable {
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) {
             throw new IllegalStateException("kill -" + signal + " failed");
         }
@@ -155,8 +169,10 @@ public final class MariaDbProcess implements AutoCloseable {
     }
 
     private Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + port + "/" + database
-                + "?sslMode=DISABLED&connectTimeout=2000", EmbeddedMariaDb.USER, "");
+        return DriverManager.getConnection(
+                "jdbc:mysql://127.0.0.1:" + port + "/" + database + "?sslMode=DISABLED&connectTimeout=2000",
+                EmbeddedMariaDb.USER,
+                "");
     }
 
     private String log() {
@@ -175,7 +191,8 @@ public final class MariaDbProcess implements AutoCloseable {
                 kill();
             }
             try (Stream<Path> files = Files.walk(directory)) {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                files.sorted(Comparator.reverseOrder())
+                        .forEach(path -> path.toFile().delete());
             }
         } catch (Exception e) {
             // best effort: a temporary directory left behind

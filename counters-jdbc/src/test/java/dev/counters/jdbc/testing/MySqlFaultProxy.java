@@ -35,8 +35,8 @@ public final class MySqlFaultProxy implements AutoCloseable {
 
     private static final int COM_QUERY = 0x03;
     private static final Set<String> WRITES = Set.of("INSERT", "UPDATE", "DELETE", "REPLACE");
-    private static final Pattern AUTOCOMMIT = Pattern.compile("(?i)\\s*SET\\s+autocommit\\s*=\\s*([01]).*",
-            Pattern.DOTALL);
+    private static final Pattern AUTOCOMMIT =
+            Pattern.compile("(?i)\\s*SET\\s+autocommit\\s*=\\s*([01]).*", Pattern.DOTALL);
     private static final Pattern LEADING_COMMENTS = Pattern.compile("^(\\s*/\\*.*?\\*/)*\\s*", Pattern.DOTALL);
 
     private final ServerSocket listener;
@@ -53,12 +53,14 @@ public final class MySqlFaultProxy implements AutoCloseable {
     private volatile long outageNanos;
     /** Until when (System.nanoTime) an outage after a withheld reply lasts. */
     private volatile long outageUntil = System.nanoTime();
+
     private final AtomicLong budget = new AtomicLong();
 
     /** Commit points the proxy saw (commits and autocommitted writes). */
     public final AtomicLong commitPoints = new AtomicLong();
     /** Connections cut after the server committed, before the client heard. */
     public final AtomicLong commitRepliesCut = new AtomicLong();
+
     public final AtomicLong statementsCut = new AtomicLong();
     public final AtomicLong randomCuts = new AtomicLong();
     public final AtomicLong connections = new AtomicLong();

@@ -43,35 +43,41 @@ public final class PgBouncer implements AutoCloseable {
         }
         URI postgres = URI.create(EmbeddedPostgreSql.shared().jdbcUrl().substring("jdbc:".length()));
         try {
-            Path directory = Files.createTempDirectory("counters-pgbouncer-",
+            Path directory = Files.createTempDirectory(
+                    "counters-pgbouncer-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
             int port;
             try (ServerSocket socket = new ServerSocket(0)) {
                 port = socket.getLocalPort();
             }
             Path config = directory.resolve("pgbouncer.ini");
-            Files.writeString(config, String.join("\n",
-                    "[databases]",
-                    "postgres = host=" + postgres.getHost() + " port=" + postgres.getPort()
-                            + " dbname=postgres user=" + EmbeddedPostgreSql.USER,
-                    "[pgbouncer]",
-                    "listen_addr = 127.0.0.1",
-                    "listen_port = " + port,
-                    "unix_socket_dir =",
-                    "auth_type = any",
-                    "pool_mode = transaction",
-                    "default_pool_size = " + serverConnections,
-                    "max_client_conn = 200",
-                    // pgjdbc sends it at startup; PgBouncer must let it through
-                    "ignore_startup_parameters = extra_float_digits",
-                    ""));
+            Files.writeString(
+                    config,
+                    String.join(
+                            "\n",
+                            "[databases]",
+                            "postgres = host=" + postgres.getHost() + " port=" + postgres.getPort()
+                                    + " dbname=postgres user=" + EmbeddedPostgreSql.USER,
+                            "[pgbouncer]",
+                            "listen_addr = 127.0.0.1",
+                            "listen_port = " + port,
+                            "unix_socket_dir =",
+                            "auth_type = any",
+                            "pool_mode = transaction",
+                            "default_pool_size = " + serverConnections,
+                            "max_client_conn = 200",
+                            // pgjdbc sends it at startup; PgBouncer must let it through
+                            "ignore_startup_parameters = extra_float_digits",
+                            ""));
             List<String> command = new ArrayList<>(List.of(BINARY.toString(), "-q"));
             if ("root".equals(System.getProperty("user.name"))) {
                 command.addAll(List.of("-u", "nobody"));
             }
             command.add(config.toString());
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(directory.resolve("pgbouncer.log").toFile()).start();
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(directory.resolve("pgbouncer.log").toFile())
+                    .start();
             PgBouncer bouncer = new PgBouncer(process, port, directory);
             Runtime.getRuntime().addShutdownHook(new Thread(process::destroy)); // if the tests never get to close it
             bouncer.awaitListening();
@@ -104,8 +110,8 @@ public final class PgBouncer implements AutoCloseable {
             } catch (IOException e) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
                     close();
-                    throw new IllegalStateException("pgbouncer did not start: "
-                            + Files.readString(directory.resolve("pgbouncer.log")), e);
+                    throw new IllegalStateException(
+                            "pgbouncer did not start: " + Files.readString(directory.resolve("pgbouncer.log")), e);
                 }
                 try {
                     Thread.sleep(20);
@@ -129,7 +135,8 @@ public final class PgBouncer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         try (Stream<Path> files = Files.walk(directory)) {
-            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+            files.sorted(Comparator.reverseOrder())
+                    .forEach(file -> file.toFile().delete());
         } catch (IOException e) {
             // a temporary directory left behind
         }

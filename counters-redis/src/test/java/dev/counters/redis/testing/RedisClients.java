@@ -21,12 +21,12 @@ public final class RedisClients {
     /** The command timeout of the tests' clients. */
     public static final Duration TIMEOUT = Duration.ofMillis(500);
 
-    private RedisClients() {
-    }
+    private RedisClients() {}
 
     /** A plain Lettuce client and one connection of strings. */
-    public record Lettuce(ClientResources resources, RedisClient client,
-            StatefulRedisConnection<String, String> connection) implements AutoCloseable {
+    public record Lettuce(
+            ClientResources resources, RedisClient client, StatefulRedisConnection<String, String> connection)
+            implements AutoCloseable {
 
         @Override
         public void close() {
@@ -52,8 +52,13 @@ public final class RedisClients {
 
     public static Lettuce lettuce(String host, int port, Duration timeout) {
         ClientResources resources = resources();
-        RedisClient client = RedisClient.create(resources, RedisURI.builder().withHost(host).withPort(port)
-                .withTimeout(timeout).build());
+        RedisClient client = RedisClient.create(
+                resources,
+                RedisURI.builder()
+                        .withHost(host)
+                        .withPort(port)
+                        .withTimeout(timeout)
+                        .build());
         return new Lettuce(resources, client, client.connect());
     }
 
@@ -61,13 +66,18 @@ public final class RedisClients {
         ClientResources resources = resources();
         LettuceConnectionFactory factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration(server.host(), server.port()),
-                LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).clientResources(resources).build());
+                LettuceClientConfiguration.builder()
+                        .commandTimeout(TIMEOUT)
+                        .clientResources(resources)
+                        .build());
         factory.afterPropertiesSet();
         factory.start();
         return new Spring(resources, factory);
     }
 
     private static ClientResources resources() {
-        return ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(100))).build();
+        return ClientResources.builder()
+                .reconnectDelay(Delay.constant(Duration.ofMillis(100)))
+                .build();
     }
 }

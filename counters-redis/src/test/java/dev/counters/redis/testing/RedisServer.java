@@ -27,8 +27,8 @@ import java.util.stream.Stream;
  */
 public final class RedisServer implements AutoCloseable {
 
-    private static final List<String> CANDIDATES = List.of("/usr/bin/redis-server", "/usr/local/bin/redis-server",
-            "/usr/sbin/redis-server");
+    private static final List<String> CANDIDATES =
+            List.of("/usr/bin/redis-server", "/usr/local/bin/redis-server", "/usr/sbin/redis-server");
     private static RedisServer shared;
 
     private final String binary;
@@ -96,11 +96,25 @@ public final class RedisServer implements AutoCloseable {
             return;
         }
         Path log = directory.resolve("redis.log");
-        List<String> command = List.of(binary, "--port", String.valueOf(port), "--bind", host(), "--save", "",
-                "--appendonly", "no", "--dir", directory.toString(), "--daemonize", "no");
+        List<String> command = List.of(
+                binary,
+                "--port",
+                String.valueOf(port),
+                "--bind",
+                host(),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                directory.toString(),
+                "--daemonize",
+                "no");
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
         } catch (IOException e) {
             throw new IllegalStateException("Could not run " + binary, e);
         }
@@ -234,7 +248,8 @@ public final class RedisServer implements AutoCloseable {
     public void close() {
         stop();
         try (Stream<Path> files = Files.walk(directory)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            files.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
         } catch (IOException e) {
             // a temporary directory; the OS cleans up
         }

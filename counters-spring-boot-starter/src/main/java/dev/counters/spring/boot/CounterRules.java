@@ -48,11 +48,15 @@ import org.jspecify.annotations.Nullable;
  * @param sequences the settings under {@code counters.sequences}, by name or pattern, in their order
  * @param shutdownTimeout the longest any buffered strategy takes to write what is pending when the application stops
  */
-record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> rules, @Nullable Duration keyRetention,
-        Map<String, SequenceSettings> sequences, Duration shutdownTimeout) {
+record CounterRules(
+        StrategySettings defaultStrategy,
+        Map<String, CounterRule> rules,
+        @Nullable Duration keyRetention,
+        Map<String, SequenceSettings> sequences,
+        Duration shutdownTimeout) {
 
-    private static final CounterProperties NO_RULE = new CounterProperties(null, null, null, null, null, null, null,
-            null, null, null, null, null);
+    private static final CounterProperties NO_RULE =
+            new CounterProperties(null, null, null, null, null, null, null, null, null, null, null, null);
 
     /**
      * Maps and checks {@code properties}. {@code monotonicCache} and {@code totalCache} say whether the application
@@ -63,9 +67,19 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
     static CounterRules of(CountersProperties properties, boolean monotonicCache, boolean totalCache) {
         // The groups under counters.*, as a rule that sets no strategy. Each is checked, used or not, so that a
         // failure in a rule's settings is the rule's.
-        CounterProperties top = new CounterProperties(null, properties.optimistic(), properties.sharded(),
-                properties.node(), properties.buffered(), properties.deltaLog(), properties.monotonic(), null, null,
-                null, null, null);
+        CounterProperties top = new CounterProperties(
+                null,
+                properties.optimistic(),
+                properties.sharded(),
+                properties.node(),
+                properties.buffered(),
+                properties.deltaLog(),
+                properties.monotonic(),
+                null,
+                null,
+                null,
+                null,
+                null);
         checkCaches("counters", top, monotonicCache, totalCache);
         for (StrategyType type : StrategyType.values()) {
             checked("counters." + name(type), () -> settings(type, top, NO_RULE));
@@ -88,34 +102,42 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
             sequences.put(nameOrPattern, checked(property, () -> sequence(sequence)));
         });
         // The group's timeout bounds a stop's flush even when no counter is buffered.
-        Duration shutdownTimeout = overlay(BufferedSettings.defaults(), properties.buffered()).shutdownTimeout();
+        Duration shutdownTimeout =
+                overlay(BufferedSettings.defaults(), properties.buffered()).shutdownTimeout();
         for (CounterRule rule : rules.values()) {
             if (rule.settings() instanceof BufferedSettings buffered
                     && buffered.shutdownTimeout().compareTo(shutdownTimeout) > 0) {
                 shutdownTimeout = buffered.shutdownTimeout();
             }
         }
-        return new CounterRules(settings(properties.defaultStrategy(), top, NO_RULE),
-                Collections.unmodifiableMap(rules), keyRetention, Collections.unmodifiableMap(sequences),
+        return new CounterRules(
+                settings(properties.defaultStrategy(), top, NO_RULE),
+                Collections.unmodifiableMap(rules),
+                keyRetention,
+                Collections.unmodifiableMap(sequences),
                 shutdownTimeout);
     }
 
     /** A rule's strategy (the default one unless it names one), with its windows and idle expiry. */
-    private static CounterRule rule(String property, CounterProperties top, CounterProperties rule,
-            StrategyType defaultType) {
+    private static CounterRule rule(
+            String property, CounterProperties top, CounterProperties rule, StrategyType defaultType) {
         StrategyType chosen = rule.strategy();
         StrategyType type = chosen != null ? chosen : defaultType;
         for (StrategyType other : StrategyType.values()) {
             if (other != type && group(other, rule) != null) {
-                throw new InvalidPropertyException(property + "." + name(other) + " holds settings of the "
-                        + name(other) + " strategy, but these counters use the " + name(type) + " strategy", null);
+                throw new InvalidPropertyException(
+                        property + "." + name(other) + " holds settings of the " + name(other)
+                                + " strategy, but these counters use the " + name(type) + " strategy",
+                        null);
             }
         }
         CounterRule strategy = CounterRule.of(checked(property + "." + name(type), () -> settings(type, top, rule)));
-        CounterRule windowed = checked(property + ".window", () -> windows(rule)).map(strategy::withWindow)
+        CounterRule windowed = checked(property + ".window", () -> windows(rule))
+                .map(strategy::withWindow)
                 .orElse(strategy);
         Duration idle = rule.expireAfterIdle();
-        return idle == null ? windowed
+        return idle == null
+                ? windowed
                 : checked(property + ".expire-after-idle", () -> windowed.withExpireAfterIdle(idle));
     }
 
@@ -156,8 +178,12 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
     // One overlay per group: the values it sets override the inherited ones, the others keep them.
 
     private static OptimisticSettings overlay(OptimisticSettings inherited, @Nullable Optimistic group) {
-        return group == null ? inherited : new OptimisticSettings(or(group.maxAttempts(), inherited.maxAttempts()),
-                or(group.initialBackoff(), inherited.initialBackoff()), or(group.maxBackoff(), inherited.maxBackoff()));
+        return group == null
+                ? inherited
+                : new OptimisticSettings(
+                        or(group.maxAttempts(), inherited.maxAttempts()),
+                        or(group.initialBackoff(), inherited.initialBackoff()),
+                        or(group.maxBackoff(), inherited.maxBackoff()));
     }
 
     private static ShardedSettings overlay(ShardedSettings inherited, @Nullable Sharded group) {
@@ -166,7 +192,9 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
         }
         Duration cachedTotalExpiry = group.cachedTotalExpiry();
         CacheLocation cache = group.cache();
-        return new ShardedSettings(or(group.shards(), inherited.shards()), or(group.selection(), inherited.selection()),
+        return new ShardedSettings(
+                or(group.shards(), inherited.shards()),
+                or(group.selection(), inherited.selection()),
                 cachedTotalExpiry != null ? cachedTotalExpiry : inherited.cachedTotalExpiry(),
                 or(group.shardCountRefresh(), inherited.shardCountRefresh()),
                 cache != null ? cacheChoice(cache) : inherited.cache());
@@ -177,25 +205,34 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
             return inherited;
         }
         String id = group.id();
-        return new NodeSettings(id != null ? id : inherited.nodeId(), or(group.decrements(), inherited.decrements()),
+        return new NodeSettings(
+                id != null ? id : inherited.nodeId(),
+                or(group.decrements(), inherited.decrements()),
                 or(group.leaseTtl(), inherited.leaseTtl()));
     }
 
     private static BufferedSettings overlay(BufferedSettings inherited, @Nullable Buffered group) {
-        return group == null ? inherited : new BufferedSettings(or(group.flushInterval(), inherited.flushInterval()),
-                or(group.flushThreshold(), inherited.flushThreshold()),
-                or(group.maxPendingCounters(), inherited.maxPendingCounters()),
-                or(group.whenFull(), inherited.whenFull()), or(group.blockTimeout(), inherited.blockTimeout()),
-                or(group.shutdownTimeout(), inherited.shutdownTimeout()),
-                or(group.keyRetention(), inherited.keyRetention()));
+        return group == null
+                ? inherited
+                : new BufferedSettings(
+                        or(group.flushInterval(), inherited.flushInterval()),
+                        or(group.flushThreshold(), inherited.flushThreshold()),
+                        or(group.maxPendingCounters(), inherited.maxPendingCounters()),
+                        or(group.whenFull(), inherited.whenFull()),
+                        or(group.blockTimeout(), inherited.blockTimeout()),
+                        or(group.shutdownTimeout(), inherited.shutdownTimeout()),
+                        or(group.keyRetention(), inherited.keyRetention()));
     }
 
     private static DeltaLogSettings overlay(DeltaLogSettings inherited, @Nullable DeltaLog group) {
-        return group == null ? inherited : new DeltaLogSettings(or(group.recountAfter(), inherited.recountAfter()),
-                or(group.recountAtDeltas(), inherited.recountAtDeltas()),
-                or(group.readFolded(), inherited.readFolded()),
-                or(group.appendAttempts(), inherited.appendAttempts()),
-                or(group.foldedRetention(), inherited.foldedRetention()));
+        return group == null
+                ? inherited
+                : new DeltaLogSettings(
+                        or(group.recountAfter(), inherited.recountAfter()),
+                        or(group.recountAtDeltas(), inherited.recountAtDeltas()),
+                        or(group.readFolded(), inherited.readFolded()),
+                        or(group.appendAttempts(), inherited.appendAttempts()),
+                        or(group.foldedRetention(), inherited.foldedRetention()));
     }
 
     private static MonotonicSettings overlay(MonotonicSettings inherited, @Nullable Monotonic group) {
@@ -203,7 +240,8 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
             return inherited;
         }
         CacheLocation cache = group.cache();
-        return new MonotonicSettings(or(group.shards(), inherited.shards()),
+        return new MonotonicSettings(
+                or(group.shards(), inherited.shards()),
                 or(group.chanceToWrite(), inherited.chanceToWrite()),
                 cache != null ? cacheChoice(cache) : inherited.cache());
     }
@@ -220,8 +258,8 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
      * A group that says {@code cache: redis} needs the application's shared cache. Checked here rather than left to
      * the service's builder, so that the failure names the property and says where the cache comes from.
      */
-    private static void checkCaches(String level, CounterProperties groups, boolean monotonicCache,
-            boolean totalCache) {
+    private static void checkCaches(
+            String level, CounterProperties groups, boolean monotonicCache, boolean totalCache) {
         Sharded sharded = groups.sharded();
         if (sharded != null) {
             requireCache(level + ".sharded", sharded.cache(), totalCache, TotalCache.class);
@@ -234,9 +272,11 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
 
     private static void requireCache(String group, @Nullable CacheLocation cache, boolean present, Class<?> type) {
         if (cache == CacheLocation.REDIS && !present) {
-            throw new InvalidPropertyException(group + ".cache is redis, but there is no " + type.getSimpleName()
-                    + " bean: add dev.counters:counters-redis and configure Spring Data Redis (spring.data.redis.*),"
-                    + " or set the cache to local", null);
+            throw new InvalidPropertyException(
+                    group + ".cache is redis, but there is no " + type.getSimpleName()
+                            + " bean: add dev.counters:counters-redis and configure Spring Data Redis (spring.data.redis.*),"
+                            + " or set the cache to local",
+                    null);
         }
     }
 
@@ -247,8 +287,8 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
         Integer retainedWindows = rule.retainedWindows();
         if (window == null) {
             if (retention != null || retainedWindows != null || rule.zone() != null) {
-                throw new IllegalArgumentException("retention, retained-windows and zone apply to windows: set"
-                        + " window too");
+                throw new IllegalArgumentException(
+                        "retention, retained-windows and zone apply to windows: set" + " window too");
             }
             return Optional.empty();
         }
@@ -267,9 +307,13 @@ record CounterRules(StrategySettings defaultStrategy, Map<String, CounterRule> r
         SequenceSettings defaults = SequenceSettings.defaults();
         long step = or(sequence.increment(), defaults.increment());
         int first = or(sequence.blockSize(), defaults.blockSize());
-        return new SequenceSettings(or(sequence.mode(), defaults.mode()), first,
+        return new SequenceSettings(
+                or(sequence.mode(), defaults.mode()),
+                first,
                 or(sequence.maxBlockSize(), Math.max(first, defaults.maxBlockSize())),
-                or(sequence.start(), defaults.start()), step, or(sequence.maxValue(), Long.MAX_VALUE - step));
+                or(sequence.start(), defaults.start()),
+                step,
+                or(sequence.maxValue(), Long.MAX_VALUE - step));
     }
 
     private static <T> T or(@Nullable T value, T inherited) {

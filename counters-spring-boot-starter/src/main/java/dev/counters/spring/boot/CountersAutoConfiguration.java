@@ -42,15 +42,15 @@ import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitializat
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ConfigurationCondition;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
@@ -62,17 +62,23 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * application's Flyway or Liquibase migrations; every store and service, the application's own too, is built after
  * the database's initialization ({@link CountersDependsOnDatabaseInitializationDetector}).
  */
-@AutoConfiguration(after = DataSourceAutoConfiguration.class, afterName = {
-        "io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration",
-        "io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration",
-        "io.github.resilience4j.springboot3.retry.autoconfigure.RetryAutoConfiguration",
-        "io.github.resilience4j.springboot3.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration"})
+@AutoConfiguration(
+        after = DataSourceAutoConfiguration.class,
+        afterName = {
+            "io.github.resilience4j.springboot.retry.autoconfigure.RetryAutoConfiguration",
+            "io.github.resilience4j.springboot.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration",
+            "io.github.resilience4j.springboot3.retry.autoconfigure.RetryAutoConfiguration",
+            "io.github.resilience4j.springboot3.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration"
+        })
 @ConditionalOnClass({CounterService.class, JooqCounterStore.class})
 @ConditionalOnBooleanProperty(name = "counters.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(CountersProperties.class)
-@Import({CountersAutoConfiguration.SeparatePool.class, CountersAutoConfiguration.JdbcStore.class,
-        CountersAutoConfiguration.MemoryStore.class,
-        DatabaseInitializationDependencyConfigurer.class})
+@Import({
+    CountersAutoConfiguration.SeparatePool.class,
+    CountersAutoConfiguration.JdbcStore.class,
+    CountersAutoConfiguration.MemoryStore.class,
+    DatabaseInitializationDependencyConfigurer.class
+})
 @ImportRuntimeHints(CountersRuntimeHints.class)
 public final class CountersAutoConfiguration {
 
@@ -94,15 +100,16 @@ public final class CountersAutoConfiguration {
         @CountersDataSource
         HikariDataSource countersDataSource(CountersProperties properties, Environment environment) {
             CountersProperties.Datasource settings = Objects.requireNonNull(properties.datasource());
-            DataSourceBuilder<HikariDataSource> builder = DataSourceBuilder.create().type(HikariDataSource.class)
-                    .url(Objects.requireNonNull(settings.url()));
+            DataSourceBuilder<HikariDataSource> builder =
+                    DataSourceBuilder.create().type(HikariDataSource.class).url(Objects.requireNonNull(settings.url()));
             // Unset ones are left out, so that the builder derives the driver from the URL as for spring.datasource.
             Optional.ofNullable(settings.username()).ifPresent(builder::username);
             Optional.ofNullable(settings.password()).ifPresent(builder::password);
             Optional.ofNullable(settings.driverClassName()).ifPresent(builder::driverClassName);
             HikariDataSource dataSource = builder.build();
             dataSource.setPoolName("counters"); // bound afterwards: counters.datasource.hikari.pool-name overrides it
-            // Bound here rather than by @ConfigurationProperties, whose metadata would list Hikari's setters undescribed.
+            // Bound here rather than by @ConfigurationProperties, whose metadata would list Hikari's setters
+            // undescribed.
             Binder.get(environment).bind("counters.datasource.hikari", Bindable.ofInstance(dataSource));
             return dataSource;
         }
@@ -120,24 +127,32 @@ public final class CountersAutoConfiguration {
          */
         @Bean
         @ConditionalOnMissingBean
-        CountersSchemaInitializer countersSchemaInitializer(ObjectProvider<DataSource> dataSources,
-                @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
+        CountersSchemaInitializer countersSchemaInitializer(
+                ObjectProvider<DataSource> dataSources,
+                @CountersDataSource ObjectProvider<DataSource> countersDataSource,
+                CountersProperties properties,
                 ObjectProvider<DataSourcePoolMetadataProvider> pools,
                 ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
-            return new CountersSchemaInitializer(dataSource, storeBuilder(dataSource, properties, pools, customizers),
+            return new CountersSchemaInitializer(
+                    dataSource,
+                    storeBuilder(dataSource, properties, pools, customizers),
                     properties.jdbc().initializeSchema());
         }
 
         @Bean
         @ConditionalOnMissingBean
         @DependsOnDatabaseInitialization
-        CounterStore counterStore(ObjectProvider<DataSource> dataSources,
-                @CountersDataSource ObjectProvider<DataSource> countersDataSource, CountersProperties properties,
-                CountersSchemaInitializer schema, ObjectProvider<DataSourcePoolMetadataProvider> pools,
+        CounterStore counterStore(
+                ObjectProvider<DataSource> dataSources,
+                @CountersDataSource ObjectProvider<DataSource> countersDataSource,
+                CountersProperties properties,
+                CountersSchemaInitializer schema,
+                ObjectProvider<DataSourcePoolMetadataProvider> pools,
                 ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             DataSource dataSource = countersDataSource.getIfAvailable(dataSources::getObject);
-            JooqCounterStore store = storeBuilder(dataSource, properties, pools, customizers).build();
+            JooqCounterStore store =
+                    storeBuilder(dataSource, properties, pools, customizers).build();
             if (!schema.initializes()) {
                 store.checkSchema(); // at startup, rather than at the first write that needs a missing table
             }
@@ -145,13 +160,17 @@ public final class CountersAutoConfiguration {
         }
 
         /** The store's builder from {@code counters.jdbc.*}, then the application's customizers. */
-        private static JooqCounterStore.Builder storeBuilder(DataSource dataSource, CountersProperties properties,
+        private static JooqCounterStore.Builder storeBuilder(
+                DataSource dataSource,
+                CountersProperties properties,
                 ObjectProvider<DataSourcePoolMetadataProvider> pools,
                 ObjectProvider<JooqCounterStoreBuilderCustomizer> customizers) {
             CountersProperties.Jdbc jdbc = properties.jdbc();
-            JooqCounterStore.Builder builder = JooqCounterStore.builder(dataSource).tablePrefix(jdbc.tablePrefix());
+            JooqCounterStore.Builder builder =
+                    JooqCounterStore.builder(dataSource).tablePrefix(jdbc.tablePrefix());
             // Its maximum size (HikariCP, DBCP2, Tomcat, UCP), so that node claims never take the last connection.
-            DataSourcePoolMetadata pool = new CompositeDataSourcePoolMetadataProvider(pools.orderedStream().toList())
+            DataSourcePoolMetadata pool = new CompositeDataSourcePoolMetadataProvider(
+                            pools.orderedStream().toList())
                     .getDataSourcePoolMetadata(dataSource);
             if (pool != null && pool.getMax() != null && pool.getMax() > 0) {
                 builder.poolSize(pool.getMax());
@@ -162,7 +181,6 @@ public final class CountersAutoConfiguration {
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             return builder;
         }
-
     }
 
     /** Counters in this JVM's memory, for tests that need no database. */
@@ -188,16 +206,13 @@ public final class CountersAutoConfiguration {
         }
 
         @ConditionalOnSingleCandidate(DataSource.class)
-        static final class SingleDataSource {
-        }
+        static final class SingleDataSource {}
 
         @Conditional(MarkedDataSource.class)
-        static final class Marked {
-        }
+        static final class Marked {}
 
         @ConditionalOnProperty("counters.datasource.url")
-        static final class SeparatePoolConfigured {
-        }
+        static final class SeparatePoolConfigured {}
     }
 
     /**
@@ -242,9 +257,10 @@ public final class CountersAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterStore.class)
-    CountersResilience countersResilience(ObjectProvider<RetryRegistry> retries,
-            ObjectProvider<CircuitBreakerRegistry> circuitBreakers) {
-        return new CountersResilience(retries.getIfUnique(RetryRegistry::ofDefaults),
+    CountersResilience countersResilience(
+            ObjectProvider<RetryRegistry> retries, ObjectProvider<CircuitBreakerRegistry> circuitBreakers) {
+        return new CountersResilience(
+                retries.getIfUnique(RetryRegistry::ofDefaults),
                 circuitBreakers.getIfUnique(CircuitBreakerRegistry::ofDefaults));
     }
 
@@ -253,7 +269,9 @@ public final class CountersAutoConfiguration {
      * the property, before any service is built. A {@code cache: redis} needs the application's shared cache.
      */
     @Bean
-    CounterRules counterRules(CountersProperties properties, ObjectProvider<MonotonicCache> monotonicCache,
+    CounterRules counterRules(
+            CountersProperties properties,
+            ObjectProvider<MonotonicCache> monotonicCache,
             ObjectProvider<TotalCache> totalCache) {
         return CounterRules.of(properties, monotonicCache.getIfUnique() != null, totalCache.getIfUnique() != null);
     }
@@ -268,9 +286,15 @@ public final class CountersAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterStore.class)
-    CounterService counterService(CounterStore counterStore, CounterRules rules, Environment environment,
-            CountersResilience resilience, @CountersClock ObjectProvider<Clock> clock, ObjectProvider<MonotonicCache> monotonicCache,
-            ObjectProvider<TotalCache> totalCache, ObjectProvider<ObservationRegistry> observations,
+    CounterService counterService(
+            CounterStore counterStore,
+            CounterRules rules,
+            Environment environment,
+            CountersResilience resilience,
+            @CountersClock ObjectProvider<Clock> clock,
+            ObjectProvider<MonotonicCache> monotonicCache,
+            ObjectProvider<TotalCache> totalCache,
+            ObjectProvider<ObservationRegistry> observations,
             ObjectProvider<CountersObservationConvention> observationConvention,
             ObjectProvider<CounterServiceBuilderCustomizer> customizers) {
         CounterServiceBuilder builder = CounterService.builder(counterStore)
@@ -292,16 +316,18 @@ public final class CountersAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterService.class)
-    CountersLifecycle countersLifecycle(CounterService counterService, CounterRules rules,
-            ApplicationContext context) {
+    CountersLifecycle countersLifecycle(CounterService counterService, CounterRules rules, ApplicationContext context) {
         return new CountersLifecycle(counterService, rules.shutdownTimeout(), context);
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @ConditionalOnBean(CounterStore.class)
-    SequenceService sequenceService(CounterStore counterStore, CounterRules rules,
-            CountersResilience resilience, ObjectProvider<ObservationRegistry> observations,
+    SequenceService sequenceService(
+            CounterStore counterStore,
+            CounterRules rules,
+            CountersResilience resilience,
+            ObjectProvider<ObservationRegistry> observations,
             ObjectProvider<CountersObservationConvention> observationConvention) {
         SequenceServiceBuilder builder = SequenceService.builder(counterStore).retryRegistry(resilience.retries());
         observations.ifUnique(builder::observationRegistry);

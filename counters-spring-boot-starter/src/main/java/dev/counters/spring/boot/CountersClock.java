@@ -17,5 +17,4 @@ import org.springframework.beans.factory.annotation.Qualifier;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Qualifier
-public @interface CountersClock {
-}
+public @interface CountersClock {}

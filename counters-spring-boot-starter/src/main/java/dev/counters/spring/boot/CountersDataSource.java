@@ -15,5 +15,4 @@ import org.springframework.beans.factory.annotation.Qualifier;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Qualifier
-public @interface CountersDataSource {
-}
+public @interface CountersDataSource {}

@@ -52,24 +52,26 @@ public class CountersEndpoint {
      * reads just those counters.
      */
     @ReadOperation
-    public CountersDescriptor counters(SecurityContext securityContext, String @Nullable [] names,
-            @Nullable String after) {
+    public CountersDescriptor counters(
+            SecurityContext securityContext, String @Nullable [] names, @Nullable String after) {
         return validated(() -> list(names, after, shown(securityContext)));
     }
 
     private CountersDescriptor list(String @Nullable [] names, @Nullable String after, boolean shown) {
-        List<RuleDescriptor> rules = counters.statistics().stream().map(RuleDescriptor::of).toList();
+        List<RuleDescriptor> rules =
+                counters.statistics().stream().map(RuleDescriptor::of).toList();
         if (names == null && !shown) {
             return new CountersDescriptor(rules, null, null); // the stored names are the data hidden
         }
         List<String> listed = names != null ? Arrays.asList(names) : counters.counterNames(after, PAGE_SIZE);
         List<CounterDescriptor> values = new ArrayList<>();
         if (shown) {
-            counters.get(listed).forEach((name, value) ->
-                    values.add(new CounterDescriptor(name, counters.counter(name).strategy(), value, null, null)));
+            counters.get(listed)
+                    .forEach((name, value) -> values.add(
+                            new CounterDescriptor(name, counters.counter(name).strategy(), value, null, null)));
         } else {
-            listed.forEach(name -> values.add(new CounterDescriptor(name, counters.counter(name).strategy(), null,
-                    null, null)));
+            listed.forEach(name -> values.add(
+                    new CounterDescriptor(name, counters.counter(name).strategy(), null, null, null)));
         }
         String next = names == null && listed.size() == PAGE_SIZE ? listed.get(listed.size() - 1) : null;
         return new CountersDescriptor(rules, values, next);
@@ -83,7 +85,11 @@ public class CountersEndpoint {
             if (!shown) {
                 return new CounterDescriptor(name, counter.strategy(), null, null, null);
             }
-            return new CounterDescriptor(name, counter.strategy(), counter.get(), counters.admin().cells(name),
+            return new CounterDescriptor(
+                    name,
+                    counter.strategy(),
+                    counter.get(),
+                    counters.admin().cells(name),
                     counter instanceof WindowedCounter windowed ? recentWindows(windowed) : null);
         });
     }
@@ -94,8 +100,7 @@ public class CountersEndpoint {
 
     /** Adds {@code delta} (1 unless given) and returns the new value. */
     @WriteOperation
-    public CounterDescriptor increment(SecurityContext securityContext, @Selector String name,
-            @Nullable Long delta) {
+    public CounterDescriptor increment(SecurityContext securityContext, @Selector String name, @Nullable Long delta) {
         boolean shown = shown(securityContext);
         return validated(() -> {
             Counter counter = counters.counter(name);
@@ -120,7 +125,8 @@ public class CountersEndpoint {
         WindowSettings settings = windowed.settings();
         int retained = (int) Math.min(CHART_WINDOWS, settings.retention().dividedBy(settings.size()));
         return windowed.last(retained).stream()
-                .map(window -> new WindowDescriptor(window.start(), window.end(), window.value())).toList();
+                .map(window -> new WindowDescriptor(window.start(), window.end(), window.value()))
+                .toList();
     }
 
     /** Windows listed per windowed counter. */
@@ -137,9 +143,10 @@ public class CountersEndpoint {
     }
 
     /** The endpoint's answer to a listing or a read of several counters; no stored counters when they are hidden. */
-    public record CountersDescriptor(List<RuleDescriptor> rules, @Nullable List<CounterDescriptor> counters,
-            @Nullable String next) {
-    }
+    public record CountersDescriptor(
+            List<RuleDescriptor> rules,
+            @Nullable List<CounterDescriptor> counters,
+            @Nullable String next) {}
 
     /** A configured rule: its name or pattern, its strategy, and the increments it took since the start. */
     public record RuleDescriptor(String rule, String strategy, long increments) {
@@ -154,11 +161,13 @@ public class CountersEndpoint {
      * (whose value is its current window's), its recent windows. Without value, cells and windows when values are
      * hidden.
      */
-    public record CounterDescriptor(String name, String strategy, @Nullable Long value, @Nullable Map<String, Long> cells,
-            @Nullable List<WindowDescriptor> windows) {
-    }
+    public record CounterDescriptor(
+            String name,
+            String strategy,
+            @Nullable Long value,
+            @Nullable Map<String, Long> cells,
+            @Nullable List<WindowDescriptor> windows) {}
 
     /** One window of a windowed counter: {@code [start, end)} and its value. */
-    public record WindowDescriptor(Instant start, Instant end, long value) {
-    }
+    public record WindowDescriptor(Instant start, Instant end, long value) {}
 }

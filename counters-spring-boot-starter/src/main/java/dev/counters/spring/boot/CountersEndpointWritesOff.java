@@ -36,10 +36,12 @@ final class CountersEndpointWritesOff implements HandlerExceptionResolver, Order
     }
 
     @Override
-    public @Nullable ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response,
-            @Nullable Object handler, Exception exception) {
-        if (!(exception instanceof HttpRequestMethodNotSupportedException) || !WRITES.contains(request.getMethod())
-                || !isEndpointPath(request.getRequestURI().substring(request.getContextPath().length()))) {
+    public @Nullable ModelAndView resolveException(
+            HttpServletRequest request, HttpServletResponse response, @Nullable Object handler, Exception exception) {
+        if (!(exception instanceof HttpRequestMethodNotSupportedException)
+                || !WRITES.contains(request.getMethod())
+                || !isEndpointPath(request.getRequestURI()
+                        .substring(request.getContextPath().length()))) {
             return null;
         }
         try {
@@ -47,8 +49,8 @@ final class CountersEndpointWritesOff implements HandlerExceptionResolver, Order
             response.setHeader(HttpHeaders.ALLOW, "GET");
             response.setContentType(MediaType.APPLICATION_JSON_VALUE);
             response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-            response.getWriter().write("{\"status\":405,\"error\":\"Method Not Allowed\",\"message\":\"" + REASON
-                    + "\"}");
+            response.getWriter()
+                    .write("{\"status\":405,\"error\":\"Method Not Allowed\",\"message\":\"" + REASON + "\"}");
             return new ModelAndView();
         } catch (IOException e) {
             return null; // the default 405 then

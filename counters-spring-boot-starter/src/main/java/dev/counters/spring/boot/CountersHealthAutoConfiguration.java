@@ -19,8 +19,8 @@ public final class CountersHealthAutoConfiguration {
     @Bean
     @ConditionalOnEnabledHealthIndicator("counters")
     @ConditionalOnMissingBean(name = "countersHealthIndicator")
-    CountersHealthIndicator countersHealthIndicator(CounterService counterService,
-            ObjectProvider<CountersResilience> resilience) {
+    CountersHealthIndicator countersHealthIndicator(
+            CounterService counterService, ObjectProvider<CountersResilience> resilience) {
         CountersResilience registries = resilience.getIfUnique();
         return new CountersHealthIndicator(counterService, registries == null ? null : registries.circuitBreakers());
     }

@@ -2,10 +2,10 @@ package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
 import dev.counters.StrategyStatistics;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -56,7 +56,8 @@ final class CountersHealthIndicator extends AbstractHealthIndicator {
         Map<String, Object> caches = new LinkedHashMap<>();
         if (circuitBreakers != null) {
             for (CircuitBreaker breaker : circuitBreakers.getAllCircuitBreakers()) {
-                if (breaker.getName().startsWith("counters-") && breaker.getName().contains("-cache")) {
+                if (breaker.getName().startsWith("counters-")
+                        && breaker.getName().contains("-cache")) {
                     CircuitBreaker.State state = breaker.getState();
                     caches.put(breaker.getName(), state.name());
                     if (state == CircuitBreaker.State.OPEN && breaker.getName().startsWith("counters-monotonic")) {

@@ -63,15 +63,17 @@ final class CountersLifecycle implements SmartLifecycle {
             return;
         }
         running = false;
-        Thread closing = new Thread(() -> {
-            try {
-                counters.close();
-            } catch (RuntimeException e) {
-                LOG.error("Closing counters while the application stops failed", e);
-            } finally {
-                callback.run();
-            }
-        }, "counters-close");
+        Thread closing = new Thread(
+                () -> {
+                    try {
+                        counters.close();
+                    } catch (RuntimeException e) {
+                        LOG.error("Closing counters while the application stops failed", e);
+                    } finally {
+                        callback.run();
+                    }
+                },
+                "counters-close");
         closing.setDaemon(true);
         closing.start();
     }

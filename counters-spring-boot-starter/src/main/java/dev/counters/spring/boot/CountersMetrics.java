@@ -31,12 +31,27 @@ final class CountersMetrics implements MeterBinder {
             String rule = initial.rule();
             Tags tags = Tags.of("rule", rule, "strategy", initial.strategy());
             count(registry, "counters.increments", "Increments accepted", tags, rule, s -> s.increments());
-            count(registry, "counters.conflicts", "Compare-and-set attempts that found a newer version", tags, rule,
+            count(
+                    registry,
+                    "counters.conflicts",
+                    "Compare-and-set attempts that found a newer version",
+                    tags,
+                    rule,
                     s -> s.activity().conflicts());
-            count(registry, "counters.retries", "Attempts repeated after a conflict or a failure", tags, rule,
+            count(
+                    registry,
+                    "counters.retries",
+                    "Attempts repeated after a conflict or a failure",
+                    tags,
+                    rule,
                     s -> s.activity().retries());
-            count(registry, "counters.contention.failures", "Increments refused after every attempt conflicted",
-                    tags, rule, s -> s.activity().contentionFailures());
+            count(
+                    registry,
+                    "counters.contention.failures",
+                    "Increments refused after every attempt conflicted",
+                    tags,
+                    rule,
+                    s -> s.activity().contentionFailures());
             if (initial.activity().buffer() != null) {
                 bindBuffer(registry, tags, rule);
             }
@@ -44,31 +59,69 @@ final class CountersMetrics implements MeterBinder {
     }
 
     private void bindBuffer(MeterRegistry registry, Tags tags, String rule) {
-        count(registry, "counters.flushes", "Flushes of buffered increments", tags.and("outcome", "success"), rule,
+        count(
+                registry,
+                "counters.flushes",
+                "Flushes of buffered increments",
+                tags.and("outcome", "success"),
+                rule,
                 s -> buffer(s).flushes());
-        count(registry, "counters.flushes", "Flushes of buffered increments", tags.and("outcome", "failure"), rule,
+        count(
+                registry,
+                "counters.flushes",
+                "Flushes of buffered increments",
+                tags.and("outcome", "failure"),
+                rule,
                 s -> buffer(s).failedFlushes());
-        FunctionTimer.builder("counters.flush", counters, c -> {
-                    StrategyStatistics.BufferActivity buffer = buffer(statistics(c, rule));
-                    return buffer.flushes() + buffer.failedFlushes();
-                }, c -> buffer(statistics(c, rule)).flushTime().toNanos(), TimeUnit.NANOSECONDS)
+        FunctionTimer.builder(
+                        "counters.flush",
+                        counters,
+                        c -> {
+                            StrategyStatistics.BufferActivity buffer = buffer(statistics(c, rule));
+                            return buffer.flushes() + buffer.failedFlushes();
+                        },
+                        c -> buffer(statistics(c, rule)).flushTime().toNanos(),
+                        TimeUnit.NANOSECONDS)
                 .description("Time spent in flush attempts")
                 .tags(tags)
                 .register(registry);
-        TimeGauge.builder("counters.flush.lag", counters, TimeUnit.NANOSECONDS,
+        TimeGauge.builder(
+                        "counters.flush.lag",
+                        counters,
+                        TimeUnit.NANOSECONDS,
                         c -> buffer(statistics(c, rule)).flushLag().toNanos())
                 .description("How long the oldest unwritten increment may have waited")
                 .tags(tags)
                 .register(registry);
-        gauge(registry, "counters.pending.counters", "Counters holding unwritten increments", tags, rule,
+        gauge(
+                registry,
+                "counters.pending.counters",
+                "Counters holding unwritten increments",
+                tags,
+                rule,
                 s -> buffer(s).pendingCounters());
-        gauge(registry, "counters.pending.increments", "Increments made since the last flush started", tags, rule,
+        gauge(
+                registry,
+                "counters.pending.increments",
+                "Increments made since the last flush started",
+                tags,
+                rule,
                 s -> buffer(s).pendingIncrements());
-        gauge(registry, "counters.pending.counters.limit", "The bound on counters holding unwritten increments",
-                tags, rule, s -> buffer(s).maxPendingCounters());
+        gauge(
+                registry,
+                "counters.pending.counters.limit",
+                "The bound on counters holding unwritten increments",
+                tags,
+                rule,
+                s -> buffer(s).maxPendingCounters());
     }
 
-    private void count(MeterRegistry registry, String name, String description, Tags tags, String rule,
+    private void count(
+            MeterRegistry registry,
+            String name,
+            String description,
+            Tags tags,
+            String rule,
             ToDoubleFunction<StrategyStatistics> value) {
         FunctionCounter.builder(name, counters, c -> value.applyAsDouble(statistics(c, rule)))
                 .description(description)
@@ -76,7 +129,12 @@ final class CountersMetrics implements MeterBinder {
                 .register(registry);
     }
 
-    private void gauge(MeterRegistry registry, String name, String description, Tags tags, String rule,
+    private void gauge(
+            MeterRegistry registry,
+            String name,
+            String description,
+            Tags tags,
+            String rule,
             ToDoubleFunction<StrategyStatistics> value) {
         Gauge.builder(name, counters, c -> value.applyAsDouble(statistics(c, rule)))
                 .description(description)

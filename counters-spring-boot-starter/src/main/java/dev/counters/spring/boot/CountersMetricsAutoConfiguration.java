@@ -13,7 +13,8 @@ import org.springframework.context.annotation.Configuration;
  * Micrometer meters of counters, when Micrometer is on the classpath; with Resilience4j's Micrometer module too, the
  * meters of the retries and circuit breakers the strategies use ({@code resilience4j.retry.calls{name=counters-…}}).
  */
-@AutoConfiguration(after = CountersAutoConfiguration.class,
+@AutoConfiguration(
+        after = CountersAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration")
 @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
 @ConditionalOnBean(CounterService.class)

@@ -85,11 +85,19 @@ public record CountersProperties(
      * @param zone Zone whose midnight the windows are aligned to. By default UTC.
      * @param expireAfterIdle Idle time after which these counters are removed: at least 1m. Unset, never.
      */
-    public record CounterProperties(@Nullable StrategyType strategy, @Nullable Optimistic optimistic,
-            @Nullable Sharded sharded, @Nullable Node node, @Nullable Buffered buffered, @Nullable DeltaLog deltaLog,
-            @Nullable Monotonic monotonic, @Nullable Duration window, @Nullable Duration retention,
-            @Nullable Integer retainedWindows, @Nullable ZoneId zone, @Nullable Duration expireAfterIdle) {
-    }
+    public record CounterProperties(
+            @Nullable StrategyType strategy,
+            @Nullable Optimistic optimistic,
+            @Nullable Sharded sharded,
+            @Nullable Node node,
+            @Nullable Buffered buffered,
+            @Nullable DeltaLog deltaLog,
+            @Nullable Monotonic monotonic,
+            @Nullable Duration window,
+            @Nullable Duration retention,
+            @Nullable Integer retainedWindows,
+            @Nullable ZoneId zone,
+            @Nullable Duration expireAfterIdle) {}
 
     /** The strategies that can be chosen in configuration, each with its settings group. */
     public enum StrategyType {
@@ -117,13 +125,15 @@ public record CountersProperties(
      * @param initialBackoff Wait after the first conflict, doubled on each further attempt, with jitter.
      * @param maxBackoff Maximum wait between two attempts.
      */
-    public record Optimistic(@Nullable Integer maxAttempts, @Nullable Duration initialBackoff,
-            @Nullable Duration maxBackoff) {
-    }
+    public record Optimistic(
+            @Nullable Integer maxAttempts,
+            @Nullable Duration initialBackoff,
+            @Nullable Duration maxBackoff) {}
 
     /** Where a strategy keeps its cache: in this JVM, or in Redis, shared by every node ({@code counters-redis}). */
     public enum CacheLocation {
-        LOCAL, REDIS
+        LOCAL,
+        REDIS
     }
 
     /**
@@ -137,9 +147,12 @@ public record CountersProperties(
      *     every time.
      * @param shardCountRefresh Interval at which a node re-reads a counter's persisted shard count.
      */
-    public record Sharded(@Nullable Integer shards, ShardedSettings.@Nullable Selection selection,
-            @Nullable Duration cachedTotalExpiry, @Nullable Duration shardCountRefresh, @Nullable CacheLocation cache) {
-    }
+    public record Sharded(
+            @Nullable Integer shards,
+            ShardedSettings.@Nullable Selection selection,
+            @Nullable Duration cachedTotalExpiry,
+            @Nullable Duration shardCountRefresh,
+            @Nullable CacheLocation cache) {}
 
     /**
      * Settings of the node strategy.
@@ -150,8 +163,10 @@ public record CountersProperties(
      * @param leaseTtl Time the claim on the node id lasts without renewal (H2). On MariaDB, MySQL and PostgreSQL the
      *     claim is a database session lock, checked every third of this.
      */
-    public record Node(@Nullable String id, @Nullable Boolean decrements, @Nullable Duration leaseTtl) {
-    }
+    public record Node(
+            @Nullable String id,
+            @Nullable Boolean decrements,
+            @Nullable Duration leaseTtl) {}
 
     /**
      * Settings of the buffered strategy.
@@ -165,10 +180,14 @@ public record CountersProperties(
      * @param shutdownTimeout Time closing keeps trying to write what is pending.
      * @param keyRetention Time the keys of applied flushes are kept: longer than any store outage.
      */
-    public record Buffered(@Nullable Duration flushInterval, @Nullable Long flushThreshold,
-            @Nullable Integer maxPendingCounters, BufferedSettings.@Nullable WhenFull whenFull,
-            @Nullable Duration blockTimeout, @Nullable Duration shutdownTimeout, @Nullable Duration keyRetention) {
-    }
+    public record Buffered(
+            @Nullable Duration flushInterval,
+            @Nullable Long flushThreshold,
+            @Nullable Integer maxPendingCounters,
+            BufferedSettings.@Nullable WhenFull whenFull,
+            @Nullable Duration blockTimeout,
+            @Nullable Duration shutdownTimeout,
+            @Nullable Duration keyRetention) {}
 
     /**
      * Settings of the delta-log strategy.
@@ -179,9 +198,12 @@ public record CountersProperties(
      * @param appendAttempts Maximum number of attempts of an append. Retries reuse the delta's id.
      * @param foldedRetention Time folded deltas are kept, so that late retries of their appends are recognised.
      */
-    public record DeltaLog(@Nullable Duration recountAfter, @Nullable Long recountAtDeltas,
-            @Nullable Boolean readFolded, @Nullable Integer appendAttempts, @Nullable Duration foldedRetention) {
-    }
+    public record DeltaLog(
+            @Nullable Duration recountAfter,
+            @Nullable Long recountAtDeltas,
+            @Nullable Boolean readFolded,
+            @Nullable Integer appendAttempts,
+            @Nullable Duration foldedRetention) {}
 
     /**
      * Settings of the monotonic strategy.
@@ -191,8 +213,10 @@ public record CountersProperties(
      * @param cache Location of the current values: 'local' (this JVM; values repeat across nodes) or 'redis' (shared
      *     by every node). By default 'redis' when counters-redis and a Redis connection are present.
      */
-    public record Monotonic(@Nullable Integer shards, @Nullable Double chanceToWrite, @Nullable CacheLocation cache) {
-    }
+    public record Monotonic(
+            @Nullable Integer shards,
+            @Nullable Double chanceToWrite,
+            @Nullable CacheLocation cache) {}
 
     /**
      * Settings of one sequence, or of the sequences matching a pattern; sequences not listed use the defaults.
@@ -207,10 +231,13 @@ public record CountersProperties(
      * @param increment Distance between two numbers.
      * @param maxValue Largest number. Past it, SequenceExhaustedException.
      */
-    public record SequenceProperties(SequenceSettings.@Nullable Mode mode, @Nullable Integer blockSize,
-            @Nullable Integer maxBlockSize, @Nullable Long start, @Nullable Long increment, @Nullable Long maxValue) {
-
-    }
+    public record SequenceProperties(
+            SequenceSettings.@Nullable Mode mode,
+            @Nullable Integer blockSize,
+            @Nullable Integer maxBlockSize,
+            @Nullable Long start,
+            @Nullable Long increment,
+            @Nullable Long maxValue) {}
 
     /** Where counters are kept. */
     public enum Store {
@@ -234,9 +261,12 @@ public record CountersProperties(
      * @param hikari Hikari settings of the pool, as under 'spring.datasource.hikari' (for example maximum-pool-size,
      *     connection-timeout). Its pool name is 'counters' unless set.
      */
-    public record Datasource(@Nullable String url, @Nullable String username, @Nullable String password,
-            @Nullable String driverClassName, Map<String, String> hikari) {
-    }
+    public record Datasource(
+            @Nullable String url,
+            @Nullable String username,
+            @Nullable String password,
+            @Nullable String driverClassName,
+            Map<String, String> hikari) {}
 
     /**
      * Storage in the application's {@code DataSource}.
@@ -249,9 +279,10 @@ public record CountersProperties(
      *     caller's Spring transaction on the same DataSource (rolled back with it), rather than each run in a
      *     transaction of its own.
      */
-    public record Jdbc(@DefaultValue("") String tablePrefix, @DefaultValue("embedded") DatabaseInitializationMode initializeSchema,
-            @DefaultValue("true") boolean joinTransactions) {
-    }
+    public record Jdbc(
+            @DefaultValue("") String tablePrefix,
+            @DefaultValue("embedded") DatabaseInitializationMode initializeSchema,
+            @DefaultValue("true") boolean joinTransactions) {}
 
     /**
      * The shared caches on Redis ({@code counters-redis}), through the application's Spring Data Redis connection.
@@ -259,6 +290,7 @@ public record CountersProperties(
      * @param keyPrefix Prefix of every key the caches write, to keep them apart from the application's own keys.
      * @param loadTimeout Maximum wait for another node's load of a monotonic counter's value from the database.
      */
-    public record Redis(@DefaultValue("counters:") String keyPrefix, @DefaultValue("10s") Duration loadTimeout) {
-    }
+    public record Redis(
+            @DefaultValue("counters:") String keyPrefix,
+            @DefaultValue("10s") Duration loadTimeout) {}
 }

@@ -8,5 +8,4 @@ import io.github.resilience4j.retry.RetryRegistry;
  * the application's, when it defines them as beans, otherwise registries of the library's own. Their instances are
  * named {@code counters-<strategy>} ({@code counters-<strategy>[<rule>]}) and {@code counters-sequences}.
  */
-record CountersResilience(RetryRegistry retries, CircuitBreakerRegistry circuitBreakers) {
-}
+record CountersResilience(RetryRegistry retries, CircuitBreakerRegistry circuitBreakers) {}

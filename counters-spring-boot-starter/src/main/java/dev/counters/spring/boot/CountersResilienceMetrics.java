@@ -38,14 +38,18 @@ final class CountersResilienceMetrics implements MeterBinder {
     private static void bind(Retry retry, MeterRegistry meters) {
         if (retry.getName().startsWith(PREFIX)) {
             TaggedRetryMetrics.ofRetryRegistry(RetryRegistry.custom()
-                    .withRegistryStore(only(retry.getName(), retry)).build()).bindTo(meters);
+                            .withRegistryStore(only(retry.getName(), retry))
+                            .build())
+                    .bindTo(meters);
         }
     }
 
     private static void bind(CircuitBreaker circuitBreaker, MeterRegistry meters) {
         if (circuitBreaker.getName().startsWith(PREFIX)) {
             TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(CircuitBreakerRegistry.custom()
-                    .withRegistryStore(only(circuitBreaker.getName(), circuitBreaker)).build()).bindTo(meters);
+                            .withRegistryStore(only(circuitBreaker.getName(), circuitBreaker))
+                            .build())
+                    .bindTo(meters);
         }
     }
 

@@ -17,8 +17,12 @@ final class CountersRuntimeHints implements RuntimeHintsRegistrar {
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
         hints.resources().registerPattern(MIGRATIONS);
-        new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
-                CountersEndpoint.CountersDescriptor.class, CountersEndpoint.CounterDescriptor.class,
-                CountersEndpoint.RuleDescriptor.class, CountersEndpoint.WindowDescriptor.class);
+        new BindingReflectionHintsRegistrar()
+                .registerReflectionHints(
+                        hints.reflection(),
+                        CountersEndpoint.CountersDescriptor.class,
+                        CountersEndpoint.CounterDescriptor.class,
+                        CountersEndpoint.RuleDescriptor.class,
+                        CountersEndpoint.WindowDescriptor.class);
     }
 }

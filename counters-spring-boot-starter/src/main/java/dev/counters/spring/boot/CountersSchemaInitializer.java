@@ -24,8 +24,8 @@ public class CountersSchemaInitializer implements InitializingBean {
      * {@code dataSource}: on every database ({@code ALWAYS}), on an embedded one only ({@code EMBEDDED}), or never
      * ({@code NEVER}).
      */
-    public CountersSchemaInitializer(DataSource dataSource, JooqCounterStore.Builder store,
-            DatabaseInitializationMode mode) {
+    public CountersSchemaInitializer(
+            DataSource dataSource, JooqCounterStore.Builder store, DatabaseInitializationMode mode) {
         this.dataSource = dataSource;
         this.store = store;
         this.mode = mode;

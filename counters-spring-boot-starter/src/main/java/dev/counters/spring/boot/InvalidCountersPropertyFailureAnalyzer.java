@@ -12,7 +12,9 @@ final class InvalidCountersPropertyFailureAnalyzer
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, CounterRules.InvalidPropertyException cause) {
-        return new FailureAnalysis("Invalid counters configuration:\n\n    " + cause.getMessage(),
-                "Update the counters.* properties of your application's configuration.", cause);
+        return new FailureAnalysis(
+                "Invalid counters configuration:\n\n    " + cause.getMessage(),
+                "Update the counters.* properties of your application's configuration.",
+                cause);
     }
 }

@@ -21,12 +21,14 @@ final class SchemaNotInitializedFailureAnalyzer extends AbstractFailureAnalyzer<
                 ? "counters.jdbc.initialize-schema is 'embedded' (the default): counters creates its tables only in"
                         + " an embedded database (H2, HSQLDB, Derby), and this DataSource is not one."
                 : "counters.jdbc.initialize-schema is '" + setting + "': counters does not create its tables.";
-        return new FailureAnalysis("The counters tables are missing from the database: "
-                + String.join(", ", cause.missing()) + ".\n\n" + why,
+        return new FailureAnalysis(
+                "The counters tables are missing from the database: " + String.join(", ", cause.missing()) + ".\n\n"
+                        + why,
                 "Either let counters create and upgrade its tables at startup, with Flyway and a history table of"
                         + " its own:\n\n    counters.jdbc.initialize-schema: always\n\nor create them with your own"
                         + " migrations from the DDL in " + cause.ddlLocation() + " (one file per schema version;"
                         + " apply new ones when you upgrade counters), and set counters.jdbc.initialize-schema to"
-                        + " never.", cause);
+                        + " never.",
+                cause);
     }
 }

@@ -19,8 +19,8 @@ final class SpringCallerTransactions implements CallerTransactions {
 
     SpringCallerTransactions(DataSource dataSource) {
         // A transaction manager on a transaction-aware proxy binds its transactions to the proxy's target.
-        DataSource target = dataSource instanceof TransactionAwareDataSourceProxy proxy ? proxy.getTargetDataSource()
-                : null;
+        DataSource target =
+                dataSource instanceof TransactionAwareDataSourceProxy proxy ? proxy.getTargetDataSource() : null;
         this.dataSource = target != null ? target : dataSource;
     }
 
@@ -31,6 +31,7 @@ final class SpringCallerTransactions implements CallerTransactions {
             return null;
         }
         return TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder holder
-                ? holder.getConnection() : null;
+                ? holder.getConnection()
+                : null;
     }
 }

@@ -60,17 +60,18 @@ class BadConfigurationTest {
             counters.counters.[api.*].retention=1h              | counters.counters.[api.*].window | set window too
             counters.counters.[api.*].window=1m & counters.counters.[api.*].retention=1h & counters.counters.[api.*].retained-windows=5 | counters.counters.[api.*].window | not both
             """)
-    void invalidConfigurationFailsStartupNamingThePropertyAndWritesNothing(String property, String prefix,
-            String problem) throws Exception {
+    void invalidConfigurationFailsStartupNamingThePropertyAndWritesNothing(
+            String property, String prefix, String problem) throws Exception {
         String url = "jdbc:h2:mem:bad" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
         new ApplicationContextRunner()
                 .withPropertyValues("spring.datasource.url=" + url)
                 .withPropertyValues(property.split(" & "))
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        CountersAutoConfiguration.class))
+                .withConfiguration(
+                        AutoConfigurations.of(DataSourceAutoConfiguration.class, CountersAutoConfiguration.class))
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).hasStackTraceContaining(prefix)
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining(prefix)
                             .hasStackTraceContaining(problem);
                 });
         try (Connection connection = DriverManager.getConnection(url, "sa", "");
@@ -79,8 +80,10 @@ class BadConfigurationTest {
                         + "WHERE TABLE_SCHEMA = 'PUBLIC' AND TABLE_NAME IN ('COUNTER_CELLS', 'COUNTER_SEQUENCES')")) {
             tables.next();
             if (tables.getInt(1) > 0) {
-                try (ResultSet rows = connection.createStatement().executeQuery(
-                        "SELECT (SELECT COUNT(*) FROM COUNTER_CELLS) + (SELECT COUNT(*) FROM COUNTER_SEQUENCES)")) {
+                try (ResultSet rows = connection
+                        .createStatement()
+                        .executeQuery(
+                                "SELECT (SELECT COUNT(*) FROM COUNTER_CELLS) + (SELECT COUNT(*) FROM COUNTER_SEQUENCES)")) {
                     rows.next();
                     assertThat(rows.getLong(1)).as("rows written").isZero();
                 }
@@ -94,16 +97,20 @@ class BadConfigurationTest {
         SpringApplication application = new SpringApplication(Application.class);
         application.setWebApplicationType(WebApplicationType.NONE);
         application.setBannerMode(Banner.Mode.OFF);
-        assertThatThrownBy(() -> application.run("--spring.datasource.url=jdbc:h2:mem:analysed" + UUID.randomUUID(),
-                "--counters.counters.[views].strategy=sharded", "--counters.counters.[views].sharded.shards=0"))
+        assertThatThrownBy(() -> application.run(
+                        "--spring.datasource.url=jdbc:h2:mem:analysed" + UUID.randomUUID(),
+                        "--counters.counters.[views].strategy=sharded",
+                        "--counters.counters.[views].sharded.shards=0"))
                 .hasRootCauseInstanceOf(IllegalArgumentException.class);
-        assertThat(output.getOut() + output.getErr()).contains("APPLICATION FAILED TO START",
-                "Invalid counters configuration:\n\n    counters.counters.[views].sharded: sharded shards must be"
-                        + " between 1 and 1024, was 0", "Update the counters.* properties");
+        assertThat(output.getOut() + output.getErr())
+                .contains(
+                        "APPLICATION FAILED TO START",
+                        "Invalid counters configuration:\n\n    counters.counters.[views].sharded: sharded shards must be"
+                                + " between 1 and 1024, was 0",
+                        "Update the counters.* properties");
     }
 
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration({DataSourceAutoConfiguration.class, CountersAutoConfiguration.class})
-    static class Application {
-    }
+    static class Application {}
 }

@@ -11,13 +11,13 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 public final class ChildApplication {
 
-    private ChildApplication() {
-    }
+    private ChildApplication() {}
 
     public static void main(String[] args) {
         SpringApplication application = new SpringApplication(RealApplicationTest.MinimalApplication.class);
         application.setWebApplicationType(WebApplicationType.NONE);
-        try (ConfigurableApplicationContext context = application.run("--spring.datasource.generate-unique-name=true")) {
+        try (ConfigurableApplicationContext context =
+                application.run("--spring.datasource.generate-unique-name=true")) {
             context.getBean(CounterService.class).increment("started");
             System.out.println("STARTED");
         }

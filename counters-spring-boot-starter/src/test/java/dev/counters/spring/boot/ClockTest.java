@@ -26,13 +26,15 @@ class ClockTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withPropertyValues("spring.datasource.generate-unique-name=true", "counters.default-strategy=node")
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, CountersAutoConfiguration.class));
+            .withConfiguration(
+                    AutoConfigurations.of(DataSourceAutoConfiguration.class, CountersAutoConfiguration.class));
 
     @Test
     void theApplicationsUnmarkedClockIsIgnored() {
         runner.withUserConfiguration(ApplicationClock.class).run(context -> {
             Instant before = Instant.now();
-            assertThat(leaseExpiry(context)).as("timed by the system clock, not the application's fixed one")
+            assertThat(leaseExpiry(context))
+                    .as("timed by the system clock, not the application's fixed one")
                     .isAfter(before);
         });
     }
@@ -45,7 +47,8 @@ class ClockTest {
 
     @Test
     void aCustomizerSetsTheClock() {
-        runner.withBean(CounterServiceBuilderCustomizer.class,
+        runner.withBean(
+                        CounterServiceBuilderCustomizer.class,
                         () -> builder -> builder.clock(Clock.fixed(FIXED, ZoneOffset.UTC)))
                 .run(context -> assertThat(leaseExpiry(context)).isBetween(FIXED, FIXED.plusSeconds(60)));
     }

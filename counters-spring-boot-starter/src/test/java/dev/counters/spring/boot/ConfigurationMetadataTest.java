@@ -33,8 +33,10 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class ConfigurationMetadataTest {
 
-    private static final JsonNode METADATA = JsonMapper.builder().build()
-            .readTree(Path.of("target/classes/META-INF/spring-configuration-metadata.json").toFile());
+    private static final JsonNode METADATA = JsonMapper.builder()
+            .build()
+            .readTree(Path.of("target/classes/META-INF/spring-configuration-metadata.json")
+                    .toFile());
 
     /** The properties whose unset value means something other than a default, and what. */
     private static final Map<String, String> UNSET_MEANS = Map.ofEntries(
@@ -53,24 +55,41 @@ class ConfigurationMetadataTest {
 
     /** Core's defaults per strategy group: the only place they are written. */
     private static final Map<String, Object> CORE_DEFAULTS = Map.of(
-            "optimistic", OptimisticSettings.defaults(), "sharded", ShardedSettings.defaults(),
-            "node", NodeSettings.defaults(), "buffered", BufferedSettings.defaults(),
-            "delta-log", DeltaLogSettings.defaults(), "monotonic", MonotonicSettings.defaults());
+            "optimistic",
+            OptimisticSettings.defaults(),
+            "sharded",
+            ShardedSettings.defaults(),
+            "node",
+            NodeSettings.defaults(),
+            "buffered",
+            BufferedSettings.defaults(),
+            "delta-log",
+            DeltaLogSettings.defaults(),
+            "monotonic",
+            MonotonicSettings.defaults());
 
     @Test
     void everyPropertyHasADescriptionInBootsStyle() {
         assertThat(properties()).isNotEmpty().allSatisfy(property -> {
             String description = property.path("description").asString("");
-            assertThat(description).as(name(property)).isNotBlank().endsWith(".")
-                    .doesNotStartWith("The ").doesNotStartWith("A ");
-            assertThat(Character.isUpperCase(description.charAt(0))).as(name(property)).isTrue();
+            assertThat(description)
+                    .as(name(property))
+                    .isNotBlank()
+                    .endsWith(".")
+                    .doesNotStartWith("The ")
+                    .doesNotStartWith("A ");
+            assertThat(Character.isUpperCase(description.charAt(0)))
+                    .as(name(property))
+                    .isTrue();
         });
     }
 
     @Test
     void everyPropertyHasItsDefaultUnlessUnsetMeansSomething() {
-        assertThat(properties()).allSatisfy(property -> assertThat(property.has("defaultValue"))
-                .as(name(property) + " has a default").isEqualTo(!UNSET_MEANS.containsKey(name(property))));
+        assertThat(properties())
+                .allSatisfy(property -> assertThat(property.has("defaultValue"))
+                        .as(name(property) + " has a default")
+                        .isEqualTo(!UNSET_MEANS.containsKey(name(property))));
         assertThat(properties()).extracting(ConfigurationMetadataTest::name).containsAll(UNSET_MEANS.keySet());
     }
 
@@ -81,7 +100,8 @@ class ConfigurationMetadataTest {
             String[] parts = name(property).split("\\.");
             if (parts.length == 3 && CORE_DEFAULTS.containsKey(parts[1]) && property.has("defaultValue")) {
                 Object defaults = CORE_DEFAULTS.get(parts[1]);
-                Object expected = component(defaults.getClass(), parts[2]).getAccessor().invoke(defaults);
+                Object expected =
+                        component(defaults.getClass(), parts[2]).getAccessor().invoke(defaults);
                 assertDefault(property, expected);
                 checked.put(name(property), expected);
             }
@@ -100,16 +120,29 @@ class ConfigurationMetadataTest {
                 JsonNode hint = hint(name(property));
                 assertThat(hint).as("hints of " + name(property)).isNotNull();
                 List<JsonNode> values = list(hint.path("values"));
-                assertThat(values).extracting(value -> value.path("value").asString())
-                        .as(name(property)).containsExactlyInAnyOrderElementsOf(Arrays.stream(type.getEnumConstants())
-                                .map(constant -> configName((Enum<?>) constant)).toList());
-                assertThat(values).allSatisfy(value -> assertThat(value.path("description").asString(""))
-                        .as(name(property) + "=" + value.path("value").asString()).endsWith("."));
+                assertThat(values)
+                        .extracting(value -> value.path("value").asString())
+                        .as(name(property))
+                        .containsExactlyInAnyOrderElementsOf(Arrays.stream(type.getEnumConstants())
+                                .map(constant -> configName((Enum<?>) constant))
+                                .toList());
+                assertThat(values)
+                        .allSatisfy(value -> assertThat(
+                                        value.path("description").asString(""))
+                                .as(name(property) + "=" + value.path("value").asString())
+                                .endsWith("."));
             }
         }
-        assertThat(enums).contains("counters.store", "counters.default-strategy", "counters.jdbc.initialize-schema",
-                "counters.buffered.when-full", "counters.sharded.selection", "counters.sharded.cache",
-                "counters.monotonic.cache", "management.endpoint.counters.show-values");
+        assertThat(enums)
+                .contains(
+                        "counters.store",
+                        "counters.default-strategy",
+                        "counters.jdbc.initialize-schema",
+                        "counters.buffered.when-full",
+                        "counters.sharded.selection",
+                        "counters.sharded.cache",
+                        "counters.monotonic.cache",
+                        "management.endpoint.counters.show-values");
     }
 
     @Test
@@ -123,7 +156,8 @@ class ConfigurationMetadataTest {
     private static void assertMentionsEveryKey(String property, Class<? extends Record> rule) {
         String description = property(property).path("description").asString();
         assertThat(Arrays.stream(rule.getRecordComponents()).map(component -> "'" + kebab(component.getName()) + "'"))
-                .as(property).allSatisfy(key -> assertThat(description).contains(key));
+                .as(property)
+                .allSatisfy(key -> assertThat(description).contains(key));
     }
 
     private static void assertDefault(JsonNode property, Object expected) {
@@ -149,22 +183,30 @@ class ConfigurationMetadataTest {
 
     private static RecordComponent component(Class<?> settings, String property) {
         String accessor = property.equals("id") ? "nodeId" : camel(property);
-        return Arrays.stream(settings.getRecordComponents()).filter(c -> c.getName().equals(accessor)).findFirst()
+        return Arrays.stream(settings.getRecordComponents())
+                .filter(c -> c.getName().equals(accessor))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError(settings.getSimpleName() + " has no " + accessor));
     }
 
     private static List<JsonNode> properties() {
         return list(METADATA.path("properties")).stream()
-                .filter(property -> name(property).startsWith("counters.") || name(property).contains(".counters."))
+                .filter(property ->
+                        name(property).startsWith("counters.") || name(property).contains(".counters."))
                 .toList();
     }
 
     private static JsonNode property(String name) {
-        return properties().stream().filter(property -> name(property).equals(name)).findFirst().orElseThrow();
+        return properties().stream()
+                .filter(property -> name(property).equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static JsonNode hint(String name) {
-        return list(METADATA.path("hints")).stream().filter(hint -> name(hint).equals(name)).findFirst()
+        return list(METADATA.path("hints")).stream()
+                .filter(hint -> name(hint).equals(name))
+                .findFirst()
                 .orElse(null);
     }
 
@@ -193,9 +235,9 @@ class ConfigurationMetadataTest {
     }
 
     private static String camel(String kebab) {
-        return Arrays.stream(kebab.split("-")).map(part -> Character.toUpperCase(part.charAt(0)) + part.substring(1))
-                .collect(Collectors.joining()).transform(joined ->
-                        Character.toLowerCase(joined.charAt(0)) + joined.substring(1));
+        return Arrays.stream(kebab.split("-"))
+                .map(part -> Character.toUpperCase(part.charAt(0)) + part.substring(1))
+                .collect(Collectors.joining())
+                .transform(joined -> Character.toLowerCase(joined.charAt(0)) + joined.substring(1));
     }
-
 }

@@ -48,28 +48,50 @@ class CounterRulesTest {
     /** Every setting of each group, none at its default, and the settings they make. */
     static Stream<Arguments> everySetting() {
         return Stream.of(
-                Arguments.of("optimistic", "max-attempts=3, initial-backoff=5ms, max-backoff=50ms",
+                Arguments.of(
+                        "optimistic",
+                        "max-attempts=3, initial-backoff=5ms, max-backoff=50ms",
                         new OptimisticSettings(3, Duration.ofMillis(5), Duration.ofMillis(50))),
-                Arguments.of("sharded", "shards=4, selection=thread, cached-total-expiry=2s, shard-count-refresh=30s,"
-                        + " cache=local", new ShardedSettings(4, ShardedSettings.Selection.THREAD,
-                        Duration.ofSeconds(2), Duration.ofSeconds(30), CacheChoice.LOCAL)),
-                Arguments.of("node", "id=n-1, decrements=false, lease-ttl=10s",
+                Arguments.of(
+                        "sharded",
+                        "shards=4, selection=thread, cached-total-expiry=2s, shard-count-refresh=30s," + " cache=local",
+                        new ShardedSettings(
+                                4,
+                                ShardedSettings.Selection.THREAD,
+                                Duration.ofSeconds(2),
+                                Duration.ofSeconds(30),
+                                CacheChoice.LOCAL)),
+                Arguments.of(
+                        "node",
+                        "id=n-1, decrements=false, lease-ttl=10s",
                         new NodeSettings("n-1", false, Duration.ofSeconds(10))),
-                Arguments.of("buffered", "flush-interval=2s, flush-threshold=10, max-pending-counters=7,"
-                        + " when-full=block, block-timeout=3s, shutdown-timeout=4s, key-retention=2h",
-                        new BufferedSettings(Duration.ofSeconds(2), 10, 7, BufferedSettings.WhenFull.BLOCK,
-                                Duration.ofSeconds(3), Duration.ofSeconds(4), Duration.ofHours(2))),
-                Arguments.of("delta-log", "recount-after=1m, recount-at-deltas=50, read-folded=true,"
-                        + " append-attempts=2, folded-retention=3h",
+                Arguments.of(
+                        "buffered",
+                        "flush-interval=2s, flush-threshold=10, max-pending-counters=7,"
+                                + " when-full=block, block-timeout=3s, shutdown-timeout=4s, key-retention=2h",
+                        new BufferedSettings(
+                                Duration.ofSeconds(2),
+                                10,
+                                7,
+                                BufferedSettings.WhenFull.BLOCK,
+                                Duration.ofSeconds(3),
+                                Duration.ofSeconds(4),
+                                Duration.ofHours(2))),
+                Arguments.of(
+                        "delta-log",
+                        "recount-after=1m, recount-at-deltas=50, read-folded=true,"
+                                + " append-attempts=2, folded-retention=3h",
                         new DeltaLogSettings(Duration.ofMinutes(1), 50, true, 2, Duration.ofHours(3))),
-                Arguments.of("monotonic", "shards=5, chance-to-write=0.5, cache=local",
+                Arguments.of(
+                        "monotonic",
+                        "shards=5, chance-to-write=0.5, cache=local",
                         new MonotonicSettings(5, 0.5, CacheChoice.LOCAL)));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("everySetting")
-    void everySettingOfAGroupReachesItsRecordFromTheTopOrFromARule(String strategy, String settings,
-            StrategySettings expected) {
+    void everySettingOfAGroupReachesItsRecordFromTheTopOrFromARule(
+            String strategy, String settings, StrategySettings expected) {
         Map<String, String> top = new LinkedHashMap<>(Map.of("counters.default-strategy", strategy));
         Map<String, String> ruled = new LinkedHashMap<>(Map.of("counters.counters.[c].strategy", strategy));
         for (String setting : settings.split(", ")) {
@@ -84,25 +106,38 @@ class CounterRulesTest {
 
     @Test
     void aRuleOverridesItsGroupWhichOverridesTheCoreDefaults() {
-        CounterRules rules = rules(Map.of("counters.default-strategy", "sharded",
-                "counters.sharded.shards", "8", "counters.sharded.selection", "thread",
-                "counters.counters.[views.*].sharded.shards", "4",
-                "counters.counters.[likes].window", "1m"));
-        ShardedSettings group = ShardedSettings.defaults().withShards(8).withSelection(ShardedSettings.Selection.THREAD);
+        CounterRules rules = rules(Map.of(
+                "counters.default-strategy",
+                "sharded",
+                "counters.sharded.shards",
+                "8",
+                "counters.sharded.selection",
+                "thread",
+                "counters.counters.[views.*].sharded.shards",
+                "4",
+                "counters.counters.[likes].window",
+                "1m"));
+        ShardedSettings group =
+                ShardedSettings.defaults().withShards(8).withSelection(ShardedSettings.Selection.THREAD);
         assertThat(rules.defaultStrategy()).as("the group over core's defaults").isEqualTo(group);
-        assertThat(rules.rules().get("views.*")).as("the rule over the group").isEqualTo(CounterRule.of(group.withShards(4)));
-        assertThat(rules.rules().get("likes")).as("a rule that names no strategy: the default one, with the group")
+        assertThat(rules.rules().get("views.*"))
+                .as("the rule over the group")
+                .isEqualTo(CounterRule.of(group.withShards(4)));
+        assertThat(rules.rules().get("likes"))
+                .as("a rule that names no strategy: the default one, with the group")
                 .isEqualTo(CounterRule.of(group).withWindow(WindowSettings.of(Duration.ofMinutes(1))));
         assertThat(rules(Map.of()).defaultStrategy()).as("nothing set").isEqualTo(AtomicSettings.defaults());
     }
 
     @Test
     void aRuleOfAnotherStrategyTakesThatStrategysGroup() {
-        CounterRules rules = rules(Map.of("counters.optimistic.max-attempts", "3",
-                "counters.counters.[o].strategy", "optimistic"));
+        CounterRules rules =
+                rules(Map.of("counters.optimistic.max-attempts", "3", "counters.counters.[o].strategy", "optimistic"));
         assertThat(rules.defaultStrategy()).isEqualTo(AtomicSettings.defaults());
         assertThat(rules.rules().get("o").settings())
-                .isEqualTo(new OptimisticSettings(3, OptimisticSettings.defaults().initialBackoff(),
+                .isEqualTo(new OptimisticSettings(
+                        3,
+                        OptimisticSettings.defaults().initialBackoff(),
                         OptimisticSettings.defaults().maxBackoff()));
     }
 
@@ -115,8 +150,8 @@ class CounterRulesTest {
             local, redis, SHARED
             """)
     void cacheLocationsBecomeCacheChoicesAndARulesWins(String group, String rule, CacheChoice expected) {
-        Map<String, String> properties = new LinkedHashMap<>(Map.of("counters.counters.[m].strategy", "monotonic",
-                "counters.counters.[s].strategy", "sharded"));
+        Map<String, String> properties = new LinkedHashMap<>(
+                Map.of("counters.counters.[m].strategy", "monotonic", "counters.counters.[s].strategy", "sharded"));
         if (group != null) {
             properties.put("counters.monotonic.cache", group);
             properties.put("counters.sharded.cache", group);
@@ -126,23 +161,36 @@ class CounterRulesTest {
             properties.put("counters.counters.[s].sharded.cache", rule);
         }
         CounterRules rules = CounterRules.of(bind(properties), true, true);
-        assertThat(((MonotonicSettings) rules.rules().get("m").settings()).cache()).isEqualTo(expected);
-        assertThat(((ShardedSettings) rules.rules().get("s").settings()).cache()).isEqualTo(expected);
+        assertThat(((MonotonicSettings) rules.rules().get("m").settings()).cache())
+                .isEqualTo(expected);
+        assertThat(((ShardedSettings) rules.rules().get("s").settings()).cache())
+                .isEqualTo(expected);
     }
 
     @Test
     void windowsAndIdleExpiryArePerRule() {
-        CounterRules rules = rules(Map.of("counters.counters.[api.*].window", "1m",
-                "counters.counters.[api.*].retention", "1h", "counters.counters.[api.*].zone", "Europe/Paris",
-                "counters.counters.[pages].window", "1h", "counters.counters.[pages].retained-windows", "5",
-                "counters.counters.[carts.*].expire-after-idle", "2h"));
-        assertThat(rules.rules().get("api.*")).isEqualTo(CounterRule.of(AtomicSettings.defaults()).withWindow(
-                WindowSettings.of(Duration.ofMinutes(1)).withRetention(Duration.ofHours(1))
-                        .withZone(ZoneId.of("Europe/Paris"))));
+        CounterRules rules = rules(Map.of(
+                "counters.counters.[api.*].window",
+                "1m",
+                "counters.counters.[api.*].retention",
+                "1h",
+                "counters.counters.[api.*].zone",
+                "Europe/Paris",
+                "counters.counters.[pages].window",
+                "1h",
+                "counters.counters.[pages].retained-windows",
+                "5",
+                "counters.counters.[carts.*].expire-after-idle",
+                "2h"));
+        assertThat(rules.rules().get("api.*"))
+                .isEqualTo(CounterRule.of(AtomicSettings.defaults())
+                        .withWindow(WindowSettings.of(Duration.ofMinutes(1))
+                                .withRetention(Duration.ofHours(1))
+                                .withZone(ZoneId.of("Europe/Paris"))));
         assertThat(rules.rules().get("pages").window())
                 .isEqualTo(WindowSettings.of(Duration.ofHours(1)).withRetainedWindows(5));
-        assertThat(rules.rules().get("carts.*")).isEqualTo(CounterRule.of(AtomicSettings.defaults())
-                .withExpireAfterIdle(Duration.ofHours(2)));
+        assertThat(rules.rules().get("carts.*"))
+                .isEqualTo(CounterRule.of(AtomicSettings.defaults()).withExpireAfterIdle(Duration.ofHours(2)));
     }
 
     @Test
@@ -156,27 +204,54 @@ class CounterRulesTest {
 
     @Test
     void theShutdownTimeoutIsTheLongestOfTheGroupAndTheBufferedRules() {
-        assertThat(rules(Map.of()).shutdownTimeout()).isEqualTo(BufferedSettings.defaults().shutdownTimeout());
+        assertThat(rules(Map.of()).shutdownTimeout())
+                .isEqualTo(BufferedSettings.defaults().shutdownTimeout());
         assertThat(rules(Map.of("counters.buffered.shutdown-timeout", "5s")).shutdownTimeout())
-                .as("the group's, whether or not a counter is buffered").isEqualTo(Duration.ofSeconds(5));
-        assertThat(rules(Map.of("counters.buffered.shutdown-timeout", "5s",
-                "counters.counters.[a].strategy", "buffered", "counters.counters.[a].buffered.shutdown-timeout", "50s",
-                "counters.counters.[b].strategy", "buffered", "counters.counters.[b].buffered.shutdown-timeout", "9s"))
-                .shutdownTimeout()).isEqualTo(Duration.ofSeconds(50));
+                .as("the group's, whether or not a counter is buffered")
+                .isEqualTo(Duration.ofSeconds(5));
+        assertThat(rules(Map.of(
+                                "counters.buffered.shutdown-timeout",
+                                "5s",
+                                "counters.counters.[a].strategy",
+                                "buffered",
+                                "counters.counters.[a].buffered.shutdown-timeout",
+                                "50s",
+                                "counters.counters.[b].strategy",
+                                "buffered",
+                                "counters.counters.[b].buffered.shutdown-timeout",
+                                "9s"))
+                        .shutdownTimeout())
+                .isEqualTo(Duration.ofSeconds(50));
     }
 
     @Test
     void keyRetentionAndSequences() {
         assertThat(rules(Map.of()).keyRetention()).as("core's default").isNull();
         assertThat(rules(Map.of("counters.key-retention", "2h")).keyRetention()).isEqualTo(Duration.ofHours(2));
-        CounterRules rules = rules(Map.of("counters.sequences.[orders].block-size", "4",
-                "counters.sequences.[invoices.*].mode", "gapless", "counters.sequences.[invoices.*].increment", "2"));
+        CounterRules rules = rules(Map.of(
+                "counters.sequences.[orders].block-size",
+                "4",
+                "counters.sequences.[invoices.*].mode",
+                "gapless",
+                "counters.sequences.[invoices.*].increment",
+                "2"));
         SequenceSettings defaults = SequenceSettings.defaults();
-        assertThat(rules.sequences().get("orders")).isEqualTo(new SequenceSettings(defaults.mode(), 4,
-                Math.max(4, defaults.maxBlockSize()), defaults.start(), defaults.increment(),
-                Long.MAX_VALUE - defaults.increment()));
-        assertThat(rules.sequences().get("invoices.*")).isEqualTo(new SequenceSettings(SequenceSettings.Mode.GAPLESS,
-                defaults.blockSize(), defaults.maxBlockSize(), defaults.start(), 2, Long.MAX_VALUE - 2));
+        assertThat(rules.sequences().get("orders"))
+                .isEqualTo(new SequenceSettings(
+                        defaults.mode(),
+                        4,
+                        Math.max(4, defaults.maxBlockSize()),
+                        defaults.start(),
+                        defaults.increment(),
+                        Long.MAX_VALUE - defaults.increment()));
+        assertThat(rules.sequences().get("invoices.*"))
+                .isEqualTo(new SequenceSettings(
+                        SequenceSettings.Mode.GAPLESS,
+                        defaults.blockSize(),
+                        defaults.maxBlockSize(),
+                        defaults.start(),
+                        2,
+                        Long.MAX_VALUE - 2));
     }
 
     /** What BadConfigurationTest does not show: which level is named, and the caches. */
@@ -198,7 +273,8 @@ class CounterRulesTest {
             String[] pair = property.split("=");
             map.put(pair[0], pair[1]);
         }
-        assertThatThrownBy(() -> rules(map)).isInstanceOf(CounterRules.InvalidPropertyException.class)
+        assertThatThrownBy(() -> rules(map))
+                .isInstanceOf(CounterRules.InvalidPropertyException.class)
                 .hasMessageStartingWith(message);
     }
 
@@ -208,11 +284,12 @@ class CounterRulesTest {
         List<Documentation.Block> blocks = Documentation.blocks("yaml");
         assertThat(blocks).as("yaml blocks").hasSizeGreaterThan(5);
         for (Documentation.Block block : blocks) {
-            List<PropertySource<?>> sources = new YamlPropertySourceLoader().load(block.where(),
-                    new ByteArrayResource(block.code().getBytes(StandardCharsets.UTF_8)));
+            List<PropertySource<?>> sources = new YamlPropertySourceLoader()
+                    .load(block.where(), new ByteArrayResource(block.code().getBytes(StandardCharsets.UTF_8)));
             CountersProperties properties = new Binder(ConfigurationPropertySources.from(sources))
                     .bindOrCreate("counters", Bindable.of(CountersProperties.class));
-            assertThatCode(() -> CounterRules.of(properties, true, true)).as(block.where())
+            assertThatCode(() -> CounterRules.of(properties, true, true))
+                    .as(block.where())
                     .doesNotThrowAnyException();
         }
     }

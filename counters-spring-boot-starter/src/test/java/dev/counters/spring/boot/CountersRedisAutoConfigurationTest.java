@@ -31,19 +31,27 @@ class CountersRedisAutoConfigurationTest {
     private static final RedisServer REDIS = RedisServer.shared();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withPropertyValues("spring.data.redis.host=" + REDIS.host(), "spring.data.redis.port=" + REDIS.port(),
+            .withPropertyValues(
+                    "spring.data.redis.host=" + REDIS.host(),
+                    "spring.data.redis.port=" + REDIS.port(),
                     "spring.data.redis.timeout=500ms")
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                    DataRedisAutoConfiguration.class, CountersRedisAutoConfiguration.class,
-                    CountersAutoConfiguration.class, CountersHealthAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    DataSourceAutoConfiguration.class,
+                    DataRedisAutoConfiguration.class,
+                    CountersRedisAutoConfiguration.class,
+                    CountersAutoConfiguration.class,
+                    CountersHealthAutoConfiguration.class));
 
     @Test
     void twoInstancesOnOneDatabaseShareOneMonotonicSequenceAndOneCachedTotal() {
         String prefix = "app" + System.nanoTime() + ":";
         String database = "jdbc:h2:mem:redis" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
-        ApplicationContextRunner instance = runner.withPropertyValues("spring.datasource.url=" + database,
-                "counters.jdbc.initialize-schema=always", "counters.redis.key-prefix=" + prefix,
-                "counters.counters.[ids.*].strategy=monotonic", "counters.counters.[views.*].strategy=sharded",
+        ApplicationContextRunner instance = runner.withPropertyValues(
+                "spring.datasource.url=" + database,
+                "counters.jdbc.initialize-schema=always",
+                "counters.redis.key-prefix=" + prefix,
+                "counters.counters.[ids.*].strategy=monotonic",
+                "counters.counters.[views.*].strategy=sharded",
                 "counters.counters.[views.*].sharded.cached-total-expiry=10m");
         instance.run(first -> instance.run(second -> {
             assertThat(first).hasSingleBean(RedisMonotonicCache.class).hasSingleBean(RedisTotalCache.class);
@@ -53,19 +61,27 @@ class CountersRedisAutoConfigurationTest {
             for (int i = 0; i < 50; i++) {
                 values.add((i % 2 == 0 ? a : b).incrementAndGet("ids.order", 1));
             }
-            assertThat(values).as("one sequence across both instances").isSorted().doesNotHaveDuplicates()
+            assertThat(values)
+                    .as("one sequence across both instances")
+                    .isSorted()
+                    .doesNotHaveDuplicates()
                     .hasSize(50);
             assertThat(new HashSet<>(values)).contains(50L);
-            assertThat((String) REDIS.command("HGET", prefix + "monotonic:ids.order", "v")).isEqualTo("50");
+            assertThat((String) REDIS.command("HGET", prefix + "monotonic:ids.order", "v"))
+                    .isEqualTo("50");
 
             assertThat(a.get("views.home")).isZero();
             b.increment("views.home", 3);
-            assertThat(a.get("views.home")).as("b's increment, through the shared cached total").isEqualTo(3);
-            assertThat((String) REDIS.command("HGET", prefix + "total:views.home", "v")).isEqualTo("3");
+            assertThat(a.get("views.home"))
+                    .as("b's increment, through the shared cached total")
+                    .isEqualTo(3);
+            assertThat((String) REDIS.command("HGET", prefix + "total:views.home", "v"))
+                    .isEqualTo("3");
 
             Health health = health(first);
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails().get("sharedCaches")).asInstanceOf(InstanceOfAssertFactories.MAP)
+            assertThat(health.getDetails().get("sharedCaches"))
+                    .asInstanceOf(InstanceOfAssertFactories.MAP)
                     .containsEntry("counters-monotonic-cache[ids.*]", "CLOSED");
         }));
     }
@@ -73,12 +89,17 @@ class CountersRedisAutoConfigurationTest {
     @Test
     void cacheLocalKeepsACounterInItsJvm() {
         String prefix = "local" + System.nanoTime() + ":";
-        runner.withPropertyValues("spring.datasource.generate-unique-name=true",
-                        "counters.jdbc.initialize-schema=always", "counters.redis.key-prefix=" + prefix,
-                        "counters.default-strategy=monotonic", "counters.monotonic.cache=local")
+        runner.withPropertyValues(
+                        "spring.datasource.generate-unique-name=true",
+                        "counters.jdbc.initialize-schema=always",
+                        "counters.redis.key-prefix=" + prefix,
+                        "counters.default-strategy=monotonic",
+                        "counters.monotonic.cache=local")
                 .run(context -> {
-                    assertThat(context.getBean(CounterService.class).incrementAndGet("ids", 1)).isEqualTo(1);
-                    assertThat((String) REDIS.command("EXISTS", prefix + "monotonic:ids")).isEqualTo("0");
+                    assertThat(context.getBean(CounterService.class).incrementAndGet("ids", 1))
+                            .isEqualTo(1);
+                    assertThat((String) REDIS.command("EXISTS", prefix + "monotonic:ids"))
+                            .isEqualTo("0");
                 });
     }
 
@@ -88,23 +109,30 @@ class CountersRedisAutoConfigurationTest {
         runner.withPropertyValues("spring.datasource.generate-unique-name=true")
                 .withBean(MonotonicCache.class, () -> own)
                 .run(context -> {
-                    assertThat(context).doesNotHaveBean(RedisMonotonicCache.class)
+                    assertThat(context)
+                            .doesNotHaveBean(RedisMonotonicCache.class)
                             .hasSingleBean(RedisTotalCache.class);
                     assertThat(context.getBean(MonotonicCache.class)).isSameAs(own);
                 });
         new ApplicationContextRunner()
                 .withPropertyValues("spring.datasource.generate-unique-name=true")
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        CountersRedisAutoConfiguration.class, CountersAutoConfiguration.class))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(MonotonicCache.class)
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        CountersRedisAutoConfiguration.class,
+                        CountersAutoConfiguration.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(MonotonicCache.class)
                         .doesNotHaveBean(TotalCache.class));
     }
 
     @Test
     void redisDownFailsMonotonicIncrementsFastAndTurnsHealthDown() {
         try (RedisServer doomed = RedisServer.startNew()) {
-            runner.withPropertyValues("spring.data.redis.port=" + doomed.port(),
-                            "spring.datasource.generate-unique-name=true", "counters.jdbc.initialize-schema=always",
+            runner.withPropertyValues(
+                            "spring.data.redis.port=" + doomed.port(),
+                            "spring.datasource.generate-unique-name=true",
+                            "counters.jdbc.initialize-schema=always",
                             "counters.default-strategy=monotonic")
                     .run(context -> {
                         CounterService counters = context.getBean(CounterService.class);
@@ -114,7 +142,9 @@ class CountersRedisAutoConfigurationTest {
                             org.assertj.core.api.Assertions.assertThatThrownBy(() -> counters.incrementAndGet("ids", 1))
                                     .isInstanceOf(dev.counters.CacheUnavailableException.class);
                         }
-                        assertThat(health(context).getStatus()).as("the breaker is open").isEqualTo(Status.DOWN);
+                        assertThat(health(context).getStatus())
+                                .as("the breaker is open")
+                                .isEqualTo(Status.DOWN);
                     });
         }
     }

@@ -14,9 +14,9 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.LongSupplier;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
@@ -32,11 +32,13 @@ class CustomizationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withPropertyValues("spring.datasource.generate-unique-name=true")
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, CountersAutoConfiguration.class));
+            .withConfiguration(
+                    AutoConfigurations.of(DataSourceAutoConfiguration.class, CountersAutoConfiguration.class));
 
     @Test
     void customizersRunInOrderAfterTheProperties() {
-        runner.withPropertyValues("counters.default-strategy=delta-log",
+        runner.withPropertyValues(
+                        "counters.default-strategy=delta-log",
                         "counters.counters.[views.*].strategy=sharded",
                         "counters.counters.[views.*].sharded.shards=3")
                 .withBean(Second.class)
@@ -51,7 +53,8 @@ class CustomizationTest {
                     assertThat(counters.counter("views.home").strategy()).isEqualTo("sharded");
                     JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
                     assertThat(jdbc.queryForObject("SELECT SUM(cell_value) FROM custom_counter_cells", Long.class))
-                            .as("the store customizer's table prefix").isEqualTo(1);
+                            .as("the store customizer's table prefix")
+                            .isEqualTo(1);
                 });
     }
 
@@ -61,36 +64,46 @@ class CustomizationTest {
         RetryRegistry retries = RetryRegistry.ofDefaults();
         retries.retry("counters-atomic", RetryConfig.custom().maxAttempts(2).build());
         CountingCache cache = new CountingCache();
-        runner.withPropertyValues("counters.counters.[likes.*].strategy=node",
-                        "counters.counters.[ids.*].strategy=monotonic")
-                .withBean(Clock.class, () -> Clock.fixed(fixed, ZoneOffset.UTC), definition -> // @CountersClock
-                        ((AbstractBeanDefinition) definition).addQualifier(new AutowireCandidateQualifier(CountersClock.class)))
+        runner.withPropertyValues(
+                        "counters.counters.[likes.*].strategy=node", "counters.counters.[ids.*].strategy=monotonic")
+                .withBean(
+                        Clock.class,
+                        () -> Clock.fixed(fixed, ZoneOffset.UTC),
+                        definition -> // @CountersClock
+                        ((AbstractBeanDefinition) definition)
+                                .addQualifier(new AutowireCandidateQualifier(CountersClock.class)))
                 .withBean(RetryRegistry.class, () -> retries)
                 .withBean(MonotonicCache.class, () -> cache)
                 .run(context -> {
                     CounterService counters = context.getBean(CounterService.class);
                     counters.increment("other");
                     assertThat(retries.retry("counters-atomic").getRetryConfig().getMaxAttempts())
-                            .as("the application's instance, as configured").isEqualTo(2);
-                    assertThat(retries.retry("counters-atomic").getMetrics().getNumberOfSuccessfulCallsWithoutRetryAttempt())
+                            .as("the application's instance, as configured")
+                            .isEqualTo(2);
+                    assertThat(retries.retry("counters-atomic")
+                                    .getMetrics()
+                                    .getNumberOfSuccessfulCallsWithoutRetryAttempt())
                             .isEqualTo(1);
 
                     counters.increment("likes.a");
                     JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
                     assertThat(jdbc.queryForObject("SELECT MAX(expires_at) FROM counter_leases", Long.class))
                             .as("the node lease, timed by the application's clock")
-                            .isBetween(fixed.toEpochMilli(), fixed.plusSeconds(60).toEpochMilli());
+                            .isBetween(
+                                    fixed.toEpochMilli(), fixed.plusSeconds(60).toEpochMilli());
 
                     assertThat(counters.incrementAndGet("ids.invoice", 1)).isEqualTo(1);
-                    assertThat(cache.calls).as("calls to the application's cache").hasPositiveValue();
+                    assertThat(cache.calls)
+                            .as("calls to the application's cache")
+                            .hasPositiveValue();
                 });
     }
 
     @Test
     void aSharedCacheBeanIsUsedUnlessTheSettingsSayLocal() {
         CountingCache cache = new CountingCache();
-        runner.withPropertyValues("counters.default-strategy=monotonic",
-                        "counters.counters.[local.*].monotonic.cache=local")
+        runner.withPropertyValues(
+                        "counters.default-strategy=monotonic", "counters.counters.[local.*].monotonic.cache=local")
                 .withBean(MonotonicCache.class, () -> cache)
                 .run(context -> {
                     CounterService counters = context.getBean(CounterService.class);
@@ -104,13 +117,16 @@ class CustomizationTest {
     @Test
     void aRedisCacheWithoutASharedCacheBeanFailsStartupNamingTheSetting() {
         runner.withPropertyValues("counters.default-strategy=monotonic", "counters.monotonic.cache=redis")
-                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
-                        "counters.monotonic.cache is redis, but there is no MonotonicCache bean: add"
-                                + " dev.counters:counters-redis"));
-        runner.withPropertyValues("counters.default-strategy=sharded", "counters.sharded.cache=redis",
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasStackTraceContaining(
+                                "counters.monotonic.cache is redis, but there is no MonotonicCache bean: add"
+                                        + " dev.counters:counters-redis"));
+        runner.withPropertyValues(
+                        "counters.default-strategy=sharded",
+                        "counters.sharded.cache=redis",
                         "counters.sharded.cached-total-expiry=1s")
-                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
-                        "counters.sharded.cache is redis, but there is no TotalCache bean"));
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasStackTraceContaining("counters.sharded.cache is redis, but there is no TotalCache bean"));
     }
 
     @Order(1)

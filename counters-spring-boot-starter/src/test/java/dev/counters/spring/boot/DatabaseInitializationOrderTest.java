@@ -26,14 +26,19 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class DatabaseInitializationOrderTest {
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"H2", "POSTGRES"})
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"H2", "POSTGRES"})
     void aServiceTheApplicationBuildsWaitsForTheSchemaAndTheApplicationsInitialization(TestDatabase database) {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        FlywayAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        FlywayAutoConfiguration.class,
+                        DataSourceInitializationAutoConfiguration.class,
                         CountersAutoConfiguration.class))
                 .withUserConfiguration(OwnCounterService.class)
-                .withPropertyValues("spring.datasource.url=" + freshDatabase(database),
+                .withPropertyValues(
+                        "spring.datasource.url=" + freshDatabase(database),
                         "spring.datasource.username=" + database.user(),
                         "spring.flyway.locations=classpath:dev/counters/spring/boot/init/flyway",
                         "spring.sql.init.mode=always",

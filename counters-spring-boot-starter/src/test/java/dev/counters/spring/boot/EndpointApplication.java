@@ -6,5 +6,4 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 /** A web application with nothing but auto-configuration, for the endpoint's HTTP tests. */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-class EndpointApplication {
-}
+class EndpointApplication {}

@@ -12,12 +12,17 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 /** {@code /actuator/counters} over HTTP with its default access: reads work, writes are refused with the reason. */
-@SpringBootTest(classes = EndpointApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"spring.datasource.generate-unique-name=true",
-                "management.endpoints.web.exposure.include=counters,health",
-                "management.endpoint.counters.show-values=always",
-                "counters.counters.[page-views.*].strategy=sharded",
-                "counters.counters.[api.*].window=1m", "counters.counters.[api.*].retained-windows=5"})
+@SpringBootTest(
+        classes = EndpointApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "spring.datasource.generate-unique-name=true",
+            "management.endpoints.web.exposure.include=counters,health",
+            "management.endpoint.counters.show-values=always",
+            "counters.counters.[page-views.*].strategy=sharded",
+            "counters.counters.[api.*].window=1m",
+            "counters.counters.[api.*].retained-windows=5"
+        })
 @AutoConfigureRestTestClient
 class EndpointReadOnlyHttpTest {
 
@@ -32,46 +37,77 @@ class EndpointReadOnlyHttpTest {
         counters.increment("page-views.home", 3);
         counters.increment("likes", 2);
 
-        http.get().uri("/actuator/counters").exchange()
-                .expectStatus().isOk()
+        http.get()
+                .uri("/actuator/counters")
+                .exchange()
+                .expectStatus()
+                .isOk()
                 .expectBody()
-                .jsonPath("$.rules[?(@.rule == 'page-views.*')].strategy").isEqualTo("sharded")
-                .jsonPath("$.rules[?(@.rule == '(default)')].strategy").isEqualTo("atomic")
-                .jsonPath("$.counters[?(@.name == 'page-views.home')].value").isEqualTo(3)
-                .jsonPath("$.counters[?(@.name == 'likes')].strategy").isEqualTo("atomic");
+                .jsonPath("$.rules[?(@.rule == 'page-views.*')].strategy")
+                .isEqualTo("sharded")
+                .jsonPath("$.rules[?(@.rule == '(default)')].strategy")
+                .isEqualTo("atomic")
+                .jsonPath("$.counters[?(@.name == 'page-views.home')].value")
+                .isEqualTo(3)
+                .jsonPath("$.counters[?(@.name == 'likes')].strategy")
+                .isEqualTo("atomic");
 
-        http.get().uri("/actuator/counters/page-views.home").exchange()
-                .expectStatus().isOk()
+        http.get()
+                .uri("/actuator/counters/page-views.home")
+                .exchange()
+                .expectStatus()
+                .isOk()
                 .expectBody()
-                .jsonPath("$.value").isEqualTo(3)
-                .jsonPath("$.strategy").isEqualTo("sharded")
-                .jsonPath("$.cells").isMap();
+                .jsonPath("$.value")
+                .isEqualTo(3)
+                .jsonPath("$.strategy")
+                .isEqualTo("sharded")
+                .jsonPath("$.cells")
+                .isMap();
 
-        http.get().uri("/actuator/counters?names=likes,never-used").exchange()
-                .expectStatus().isOk()
+        http.get()
+                .uri("/actuator/counters?names=likes,never-used")
+                .exchange()
+                .expectStatus()
+                .isOk()
                 .expectBody()
-                .jsonPath("$.counters.length()").isEqualTo(2)
-                .jsonPath("$.counters[0].value").isEqualTo(2)
-                .jsonPath("$.counters[1].value").isEqualTo(0);
+                .jsonPath("$.counters.length()")
+                .isEqualTo(2)
+                .jsonPath("$.counters[0].value")
+                .isEqualTo(2)
+                .jsonPath("$.counters[1].value")
+                .isEqualTo(0);
     }
 
     @Test
     void aWindowedCounterShowsItsRecentWindowsAndEachStoredWindowIsListed() {
         counters.increment("api.calls", 4);
 
-        http.get().uri("/actuator/counters/api.calls").exchange()
-                .expectStatus().isOk()
+        http.get()
+                .uri("/actuator/counters/api.calls")
+                .exchange()
+                .expectStatus()
+                .isOk()
                 .expectBody()
-                .jsonPath("$.value").isEqualTo(4)
-                .jsonPath("$.windows.length()").isEqualTo(5)
-                .jsonPath("$.windows[4].value").isEqualTo(4)
-                .jsonPath("$.windows[4].start").isNotEmpty();
+                .jsonPath("$.value")
+                .isEqualTo(4)
+                .jsonPath("$.windows.length()")
+                .isEqualTo(5)
+                .jsonPath("$.windows[4].value")
+                .isEqualTo(4)
+                .jsonPath("$.windows[4].start")
+                .isNotEmpty();
 
-        http.get().uri("/actuator/counters?after=api").exchange()
-                .expectStatus().isOk()
+        http.get()
+                .uri("/actuator/counters?after=api")
+                .exchange()
+                .expectStatus()
+                .isOk()
                 .expectBody()
-                .jsonPath("$.counters[0].name").value(name -> assertThat((String) name).startsWith("api.calls:w:"))
-                .jsonPath("$.counters[0].value").isEqualTo(4);
+                .jsonPath("$.counters[0].name")
+                .value(name -> assertThat((String) name).startsWith("api.calls:w:"))
+                .jsonPath("$.counters[0].value")
+                .isEqualTo(4);
     }
 
     @Test
@@ -83,15 +119,28 @@ class EndpointReadOnlyHttpTest {
     void writesAreRefusedUnlessEnabled() {
         counters.increment("downloads", 7);
 
-        http.post().uri("/actuator/counters/downloads").contentType(MediaType.APPLICATION_JSON)
-                .body(Map.of("delta", 5)).exchange()
-                .expectStatus().isEqualTo(405)
-                .expectHeader().valueEquals("Allow", "GET")
-                .expectBody().jsonPath("$.message").value(message -> assertThat((String) message)
-                        .contains("read-only").contains("management.endpoint.counters.access=unrestricted"));
-        http.delete().uri("/actuator/counters/downloads").exchange()
-                .expectStatus().isEqualTo(405)
-                .expectBody().jsonPath("$.message").isEqualTo(CountersEndpointWritesOff.REASON);
+        http.post()
+                .uri("/actuator/counters/downloads")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("delta", 5))
+                .exchange()
+                .expectStatus()
+                .isEqualTo(405)
+                .expectHeader()
+                .valueEquals("Allow", "GET")
+                .expectBody()
+                .jsonPath("$.message")
+                .value(message -> assertThat((String) message)
+                        .contains("read-only")
+                        .contains("management.endpoint.counters.access=unrestricted"));
+        http.delete()
+                .uri("/actuator/counters/downloads")
+                .exchange()
+                .expectStatus()
+                .isEqualTo(405)
+                .expectBody()
+                .jsonPath("$.message")
+                .isEqualTo(CountersEndpointWritesOff.REASON);
 
         assertThat(counters.getExact("downloads")).isEqualTo(7);
     }

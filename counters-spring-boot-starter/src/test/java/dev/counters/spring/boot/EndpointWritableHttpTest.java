@@ -12,10 +12,15 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 /** {@code /actuator/counters} with writes enabled by {@code management.endpoint.counters.access=unrestricted}. */
-@SpringBootTest(classes = EndpointApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"spring.datasource.generate-unique-name=true",
-                "management.endpoints.web.exposure.include=counters",
-                "management.endpoint.counters.access=unrestricted", "management.endpoint.counters.show-values=always"})
+@SpringBootTest(
+        classes = EndpointApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "spring.datasource.generate-unique-name=true",
+            "management.endpoints.web.exposure.include=counters",
+            "management.endpoint.counters.access=unrestricted",
+            "management.endpoint.counters.show-values=always"
+        })
 @AutoConfigureRestTestClient
 class EndpointWritableHttpTest {
 
@@ -27,28 +32,49 @@ class EndpointWritableHttpTest {
 
     @Test
     void incrementsAndResetsACounter() {
-        http.post().uri("/actuator/counters/downloads").contentType(MediaType.APPLICATION_JSON)
-                .body(Map.of("delta", 5)).exchange()
-                .expectStatus().isOk()
-                .expectBody().jsonPath("$.value").isEqualTo(5);
-        http.post().uri("/actuator/counters/downloads").contentType(MediaType.APPLICATION_JSON)
-                .body(Map.of()).exchange()
-                .expectStatus().isOk()
-                .expectBody().jsonPath("$.value").isEqualTo(6);
+        http.post()
+                .uri("/actuator/counters/downloads")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("delta", 5))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.value")
+                .isEqualTo(5);
+        http.post()
+                .uri("/actuator/counters/downloads")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of())
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.value")
+                .isEqualTo(6);
         assertThat(counters.getExact("downloads")).isEqualTo(6);
 
-        http.delete().uri("/actuator/counters/downloads").exchange()
-                .expectStatus().isOk()
-                .expectBody().jsonPath("$.value").isEqualTo(0);
+        http.delete()
+                .uri("/actuator/counters/downloads")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.value")
+                .isEqualTo(0);
         assertThat(counters.getExact("downloads")).isZero();
     }
 
     @Test
     void aZeroDeltaIsABadRequestAndWritesNothing() {
         counters.increment("uploads", 2);
-        http.post().uri("/actuator/counters/uploads").contentType(MediaType.APPLICATION_JSON)
-                .body(Map.of("delta", 0)).exchange()
-                .expectStatus().isBadRequest();
+        http.post()
+                .uri("/actuator/counters/uploads")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("delta", 0))
+                .exchange()
+                .expectStatus()
+                .isBadRequest();
         assertThat(counters.getExact("uploads")).isEqualTo(2);
     }
 }

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
-import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
-import org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -18,8 +18,8 @@ class HealthGroupsTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withPropertyValues("counters.store=memory")
-            .withConfiguration(AutoConfigurations.of(CountersAutoConfiguration.class,
-                    CountersHealthAutoConfiguration.class));
+            .withConfiguration(
+                    AutoConfigurations.of(CountersAutoConfiguration.class, CountersHealthAutoConfiguration.class));
 
     @Test
     void theIndicatorIsOnByDefault() {
@@ -43,18 +43,23 @@ class HealthGroupsTest {
     /** The probes configuration of docs/spring-boot.md: counters in readiness (stop routing traffic), never in liveness. */
     @Test
     void theReadmesProbeGroupsPutCountersInReadinessOnly() {
-        runner.withConfiguration(AutoConfigurations.of(HealthContributorAutoConfiguration.class,
-                        HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
+        runner.withConfiguration(AutoConfigurations.of(
+                        HealthContributorAutoConfiguration.class,
+                        HealthContributorRegistryAutoConfiguration.class,
+                        HealthEndpointAutoConfiguration.class,
                         ApplicationAvailabilityAutoConfiguration.class,
-                        AvailabilityHealthContributorAutoConfiguration.class, AvailabilityProbesAutoConfiguration.class))
-                .withPropertyValues("management.endpoints.web.exposure.include=health",
+                        AvailabilityHealthContributorAutoConfiguration.class,
+                        AvailabilityProbesAutoConfiguration.class))
+                .withPropertyValues(
+                        "management.endpoints.web.exposure.include=health",
                         "management.endpoint.health.probes.enabled=true",
                         "management.endpoint.health.group.readiness.include=readinessState,counters",
                         "management.endpoint.health.group.liveness.include=livenessState")
                 .run(context -> {
                     HealthEndpointGroups groups = context.getBean(HealthEndpointGroups.class);
                     assertThat(groups.get("readiness").isMember("counters")).isTrue();
-                    assertThat(groups.get("readiness").isMember("readinessState")).isTrue();
+                    assertThat(groups.get("readiness").isMember("readinessState"))
+                            .isTrue();
                     assertThat(groups.get("liveness").isMember("counters")).isFalse();
                 });
     }

@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
-import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.contract.ForwardingCounterStore;
-import dev.counters.spi.IdempotentBatches.AppliedBatch;
+import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import dev.counters.spi.IdempotentBatches.AppliedBatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.retry.Retry;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,81 +34,134 @@ class ObservabilityTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withPropertyValues("spring.datasource.generate-unique-name=true")
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                    MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
-                    SimpleMetricsExportAutoConfiguration.class, CountersAutoConfiguration.class,
-                    CountersMetricsAutoConfiguration.class, CountersHealthAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(
+                    DataSourceAutoConfiguration.class,
+                    MetricsAutoConfiguration.class,
+                    CompositeMeterRegistryAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class,
+                    CountersAutoConfiguration.class,
+                    CountersMetricsAutoConfiguration.class,
+                    CountersHealthAutoConfiguration.class,
                     CountersEndpointAutoConfiguration.class));
 
     @Test
     void flushesAndCombinedWritesAreTimedThroughTheApplicationsObservationRegistry() {
         runner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
-                .withPropertyValues("counters.counters.[views.*].strategy=buffered").run(context -> {
+                .withPropertyValues("counters.counters.[views.*].strategy=buffered")
+                .run(context -> {
                     CounterService counters = context.getBean(CounterService.class);
                     counters.increment("orders");
                     counters.incrementDurably("views.home", 1).join();
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
-                    assertThat(registry.get("counters.store.write").tags("rule", "(default)", "strategy", "atomic")
-                            .timer().count()).isPositive();
-                    assertThat(registry.get("counters.store.flush").tags("rule", "views.*", "strategy", "buffered")
-                            .timer().count()).isPositive();
+                    assertThat(registry.get("counters.store.write")
+                                    .tags("rule", "(default)", "strategy", "atomic")
+                                    .timer()
+                                    .count())
+                            .isPositive();
+                    assertThat(registry.get("counters.store.flush")
+                                    .tags("rule", "views.*", "strategy", "buffered")
+                                    .timer()
+                                    .count())
+                            .isPositive();
                 });
     }
 
     @Test
     void theRetriesAndCircuitBreakersAreInTheLibrarysOwnRegistries() {
-        runner.withPropertyValues("counters.counters.[views.*].strategy=buffered").run(context -> {
-            context.getBean(CounterService.class).increment("x");
-            CountersResilience resilience = context.getBean(CountersResilience.class);
-            assertThat(resilience.retries().getAllRetries()).extracting(Retry::getName)
-                    .contains("counters-atomic");
-            assertThat(resilience.circuitBreakers().getAllCircuitBreakers())
-                    .extracting(CircuitBreaker::getName).anyMatch(name -> name.startsWith("counters-buffered"));
-        });
+        runner.withPropertyValues("counters.counters.[views.*].strategy=buffered")
+                .run(context -> {
+                    context.getBean(CounterService.class).increment("x");
+                    CountersResilience resilience = context.getBean(CountersResilience.class);
+                    assertThat(resilience.retries().getAllRetries())
+                            .extracting(Retry::getName)
+                            .contains("counters-atomic");
+                    assertThat(resilience.circuitBreakers().getAllCircuitBreakers())
+                            .extracting(CircuitBreaker::getName)
+                            .anyMatch(name -> name.startsWith("counters-buffered"));
+                });
     }
 
     @Test
     void metersCountIncrementsFlushesAndPendingDeltasPerRule() {
-        runner.withPropertyValues("counters.counters.[views.*].strategy=buffered",
-                "counters.counters.[views.*].buffered.flush-interval=1h",
-                "counters.counters.[orders.*].strategy=optimistic").run(context -> {
-            CounterService counters = context.getBean(CounterService.class);
-            MeterRegistry registry = context.getBean(MeterRegistry.class);
-            counters.increment("views.home", 3);
-            counters.increment("views.about");
-            counters.increment("orders.eu");
-            counters.increment("other");
-            counters.increment("other");
+        runner.withPropertyValues(
+                        "counters.counters.[views.*].strategy=buffered",
+                        "counters.counters.[views.*].buffered.flush-interval=1h",
+                        "counters.counters.[orders.*].strategy=optimistic")
+                .run(context -> {
+                    CounterService counters = context.getBean(CounterService.class);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    counters.increment("views.home", 3);
+                    counters.increment("views.about");
+                    counters.increment("orders.eu");
+                    counters.increment("other");
+                    counters.increment("other");
 
-            assertThat(registry.get("counters.increments").tags("rule", "views.*", "strategy", "buffered")
-                    .functionCounter().count()).isEqualTo(2);
-            assertThat(registry.get("counters.increments").tags("rule", "(default)", "strategy", "atomic")
-                    .functionCounter().count()).isEqualTo(2);
-            assertThat(registry.get("counters.increments").tags("rule", "orders.*").functionCounter().count())
-                    .isEqualTo(1);
-            assertThat(registry.get("counters.conflicts").tags("rule", "orders.*").functionCounter().count()).isZero();
-            assertThat(registry.get("counters.pending.counters").tags("rule", "views.*").gauge().value()).isEqualTo(2);
-            assertThat(registry.get("counters.pending.increments").tags("rule", "views.*").gauge().value())
-                    .isEqualTo(2);
-            assertThat(registry.get("counters.flush.lag").tags("rule", "views.*").timeGauge()
-                    .value(java.util.concurrent.TimeUnit.NANOSECONDS)).isPositive();
+                    assertThat(registry.get("counters.increments")
+                                    .tags("rule", "views.*", "strategy", "buffered")
+                                    .functionCounter()
+                                    .count())
+                            .isEqualTo(2);
+                    assertThat(registry.get("counters.increments")
+                                    .tags("rule", "(default)", "strategy", "atomic")
+                                    .functionCounter()
+                                    .count())
+                            .isEqualTo(2);
+                    assertThat(registry.get("counters.increments")
+                                    .tags("rule", "orders.*")
+                                    .functionCounter()
+                                    .count())
+                            .isEqualTo(1);
+                    assertThat(registry.get("counters.conflicts")
+                                    .tags("rule", "orders.*")
+                                    .functionCounter()
+                                    .count())
+                            .isZero();
+                    assertThat(registry.get("counters.pending.counters")
+                                    .tags("rule", "views.*")
+                                    .gauge()
+                                    .value())
+                            .isEqualTo(2);
+                    assertThat(registry.get("counters.pending.increments")
+                                    .tags("rule", "views.*")
+                                    .gauge()
+                                    .value())
+                            .isEqualTo(2);
+                    assertThat(registry.get("counters.flush.lag")
+                                    .tags("rule", "views.*")
+                                    .timeGauge()
+                                    .value(java.util.concurrent.TimeUnit.NANOSECONDS))
+                            .isPositive();
 
-            counters.flush().join();
-            assertThat(registry.get("counters.flushes").tags("rule", "views.*", "outcome", "success")
-                    .functionCounter().count()).isEqualTo(1);
-            assertThat(registry.get("counters.flush").tags("rule", "views.*").functionTimer().count()).isEqualTo(1);
-            assertThat(registry.find("counters.flushes").tags("rule", "(default)").meter())
-                    .as("only buffered strategies have flush meters").isNull();
-            assertThat(registry.get("resilience4j.retry.calls").tags("name", "counters-atomic").functionCounters())
-                    .as("Resilience4j's meters of the strategies' retries")
-                    .anySatisfy(calls -> assertThat(calls.count()).isEqualTo(2));
-        });
+                    counters.flush().join();
+                    assertThat(registry.get("counters.flushes")
+                                    .tags("rule", "views.*", "outcome", "success")
+                                    .functionCounter()
+                                    .count())
+                            .isEqualTo(1);
+                    assertThat(registry.get("counters.flush")
+                                    .tags("rule", "views.*")
+                                    .functionTimer()
+                                    .count())
+                            .isEqualTo(1);
+                    assertThat(registry.find("counters.flushes")
+                                    .tags("rule", "(default)")
+                                    .meter())
+                            .as("only buffered strategies have flush meters")
+                            .isNull();
+                    assertThat(registry.get("resilience4j.retry.calls")
+                                    .tags("name", "counters-atomic")
+                                    .functionCounters())
+                            .as("Resilience4j's meters of the strategies' retries")
+                            .anySatisfy(calls -> assertThat(calls.count()).isEqualTo(2));
+                });
     }
 
     @Test
     void healthIsDownWhileFlushesFailAndOutOfServiceWhileTheBufferIsFull() {
         runner.withBean(ControllableStore.class)
-                .withPropertyValues("counters.default-strategy=buffered", "counters.buffered.flush-interval=10ms",
+                .withPropertyValues(
+                        "counters.default-strategy=buffered",
+                        "counters.buffered.flush-interval=10ms",
                         "counters.buffered.max-pending-counters=1")
                 .run(context -> {
                     ControllableStore store = context.getBean(ControllableStore.class);
@@ -118,18 +171,21 @@ class ObservabilityTest {
 
                     store.down = true;
                     counters.increment("a");
-                    await().atMost(Duration.ofSeconds(10)).until(() -> health.health().getStatus() == Status.DOWN);
+                    await().atMost(Duration.ofSeconds(10))
+                            .until(() -> health.health().getStatus() == Status.DOWN);
                     assertThat(health.health().getDetails().toString()).contains("the store is down");
 
                     store.down = false;
-                    await().atMost(Duration.ofSeconds(20)).until(() -> health.health().getStatus() == Status.UP);
+                    await().atMost(Duration.ofSeconds(20))
+                            .until(() -> health.health().getStatus() == Status.UP);
 
                     store.stall = new CountDownLatch(1);
                     counters.increment("b");
                     await().atMost(Duration.ofSeconds(10))
                             .until(() -> health.health().getStatus() == Status.OUT_OF_SERVICE);
                     store.stall.countDown();
-                    await().atMost(Duration.ofSeconds(20)).until(() -> health.health().getStatus() == Status.UP);
+                    await().atMost(Duration.ofSeconds(20))
+                            .until(() -> health.health().getStatus() == Status.UP);
                     assertThat(counters.getExact("a") + counters.getExact("b")).isEqualTo(2);
                 });
     }
@@ -144,15 +200,20 @@ class ObservabilityTest {
     @Test
     void withoutMicrometerActuatorOrHealthTheCountersStillWork() {
         ApplicationContextRunner bare = new ApplicationContextRunner()
-                .withPropertyValues("spring.datasource.generate-unique-name=true",
+                .withPropertyValues(
+                        "spring.datasource.generate-unique-name=true",
                         "management.endpoints.web.exposure.include=counters")
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        CountersAutoConfiguration.class, CountersMetricsAutoConfiguration.class,
-                        CountersHealthAutoConfiguration.class, CountersEndpointAutoConfiguration.class))
-                .withClassLoader(new FilteredClassLoader("io.micrometer", "org.springframework.boot.actuate",
-                        "org.springframework.boot.health"));
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        CountersAutoConfiguration.class,
+                        CountersMetricsAutoConfiguration.class,
+                        CountersHealthAutoConfiguration.class,
+                        CountersEndpointAutoConfiguration.class))
+                .withClassLoader(new FilteredClassLoader(
+                        "io.micrometer", "org.springframework.boot.actuate", "org.springframework.boot.health"));
         bare.run(context -> {
-            assertThat(context).hasNotFailed()
+            assertThat(context)
+                    .hasNotFailed()
                     .doesNotHaveBean(CountersMetrics.class)
                     .doesNotHaveBean(CountersEndpoint.class)
                     .doesNotHaveBean("countersHealthIndicator");
@@ -173,8 +234,8 @@ class ObservabilityTest {
         }
 
         @Override
-        public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
-            Map<String, KeyedDelta> keyed, Instant now) {
+        public AppliedBatch applyBatch(
+                String key, String cell, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, Instant now) {
             if (down) {
                 throw new CounterStoreException("the store is down (test)", null);
             }

@@ -32,9 +32,13 @@ class ObservationConventionBeanTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withPropertyValues("spring.datasource.generate-unique-name=true")
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, MetricsAutoConfiguration.class,
-                    CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-                    ObservationAutoConfiguration.class, CountersAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    DataSourceAutoConfiguration.class,
+                    MetricsAutoConfiguration.class,
+                    CompositeMeterRegistryAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class,
+                    ObservationAutoConfiguration.class,
+                    CountersAutoConfiguration.class));
 
     @Configuration(proxyBeanMethods = false)
     static class Convention {
@@ -44,7 +48,8 @@ class ObservationConventionBeanTest {
             return new DefaultCountersObservationConvention() {
                 @Override
                 public String getName(CountersObservationContext context) {
-                    return context.getOperation() == Operation.WRITE ? "billing.counter.writes"
+                    return context.getOperation() == Operation.WRITE
+                            ? "billing.counter.writes"
                             : super.getName(context);
                 }
 
@@ -71,9 +76,15 @@ class ObservationConventionBeanTest {
             use(context);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(registry.get("billing.counter.writes")
-                    .tags("rule", "(default)", "strategy", "atomic", "team", "billing").timer().count()).isPositive();
-            assertThat(registry.get("counters.store.reserve").tags("mode", "block", "team", "billing").timer()
-                    .count()).isPositive();
+                            .tags("rule", "(default)", "strategy", "atomic", "team", "billing")
+                            .timer()
+                            .count())
+                    .isPositive();
+            assertThat(registry.get("counters.store.reserve")
+                            .tags("mode", "block", "team", "billing")
+                            .timer()
+                            .count())
+                    .isPositive();
             assertThat(registry.find("counters.store.write").timer()).isNull();
         });
     }
@@ -83,9 +94,13 @@ class ObservationConventionBeanTest {
         runner.run(context -> {
             use(context);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(registry.get("counters.store.write").tags("rule", "(default)", "strategy", "atomic").timer()
-                    .count()).isPositive();
-            assertThat(registry.find("counters.store.write").tagKeys("team").timer()).isNull();
+            assertThat(registry.get("counters.store.write")
+                            .tags("rule", "(default)", "strategy", "atomic")
+                            .timer()
+                            .count())
+                    .isPositive();
+            assertThat(registry.find("counters.store.write").tagKeys("team").timer())
+                    .isNull();
         });
     }
 
@@ -99,10 +114,11 @@ class ObservationConventionBeanTest {
 
     @Test
     void theObservationEnablePropertySwitchesThemOff() {
-        runner.withPropertyValues("management.observations.enable.counters.store=false").run(context -> {
-            use(context);
-            assertNoCountersStoreMeters(context);
-        });
+        runner.withPropertyValues("management.observations.enable.counters.store=false")
+                .run(context -> {
+                    use(context);
+                    assertNoCountersStoreMeters(context);
+                });
     }
 
     private static void use(AssertableApplicationContext context) {

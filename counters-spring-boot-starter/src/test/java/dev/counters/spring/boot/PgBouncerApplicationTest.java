@@ -22,16 +22,20 @@ class PgBouncerApplicationTest {
 
     private static PgBouncer bouncer;
 
-    private final String prefix = "g" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
+    private final String prefix =
+            "g" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withPropertyValues("spring.datasource.url=" + bouncer.jdbcUrl() + "?prepareThreshold=0",
+                .withPropertyValues(
+                        "spring.datasource.url=" + bouncer.jdbcUrl() + "?prepareThreshold=0",
                         "spring.datasource.username=" + EmbeddedPostgreSql.USER,
-                        "counters.jdbc.table-prefix=" + prefix, "counters.jdbc.initialize-schema=always",
-                        "counters.default-strategy=node", "counters.node.id=" + prefix + "n")
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        CountersAutoConfiguration.class));
+                        "counters.jdbc.table-prefix=" + prefix,
+                        "counters.jdbc.initialize-schema=always",
+                        "counters.default-strategy=node",
+                        "counters.node.id=" + prefix + "n")
+                .withConfiguration(
+                        AutoConfigurations.of(DataSourceAutoConfiguration.class, CountersAutoConfiguration.class));
     }
 
     @BeforeAll
@@ -50,18 +54,22 @@ class PgBouncerApplicationTest {
             CounterService counters = context.getBean(CounterService.class);
             counters.increment("visits");
             assertThat(counters.get("visits")).isEqualTo(1);
-            assertThat(context.getBean(JooqCounterStore.class).sessionLockConnections()).isZero();
+            assertThat(context.getBean(JooqCounterStore.class).sessionLockConnections())
+                    .isZero();
         });
     }
 
     @Test
     void onADirectPoolOfCountersOwnTheNodeIdIsASessionLock() {
-        runner().withPropertyValues("counters.datasource.url=" + EmbeddedPostgreSql.shared().jdbcUrl(),
-                "counters.datasource.username=" + EmbeddedPostgreSql.USER).run(context -> {
-            CounterService counters = context.getBean(CounterService.class);
-            counters.increment("visits");
-            assertThat(counters.get("visits")).isEqualTo(1);
-            assertThat(context.getBean(JooqCounterStore.class).sessionLockConnections()).isEqualTo(1);
-        });
+        runner().withPropertyValues(
+                        "counters.datasource.url=" + EmbeddedPostgreSql.shared().jdbcUrl(),
+                        "counters.datasource.username=" + EmbeddedPostgreSql.USER)
+                .run(context -> {
+                    CounterService counters = context.getBean(CounterService.class);
+                    counters.increment("visits");
+                    assertThat(counters.get("visits")).isEqualTo(1);
+                    assertThat(context.getBean(JooqCounterStore.class).sessionLockConnections())
+                            .isEqualTo(1);
+                });
     }
 }

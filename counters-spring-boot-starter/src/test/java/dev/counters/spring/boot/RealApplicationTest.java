@@ -41,23 +41,27 @@ import org.springframework.context.annotation.Primary;
 class RealApplicationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, CountersAutoConfiguration.class));
+            .withConfiguration(
+                    AutoConfigurations.of(DataSourceAutoConfiguration.class, CountersAutoConfiguration.class));
 
     // ---- which DataSource ----
 
     @Test
     void twoDataSourcesWithoutAPrimaryLeaveCountersOutRatherThanFailingStartup() {
-        runner.withUserConfiguration(TwoDataSources.class).run(context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(CounterService.class));
+        runner.withUserConfiguration(TwoDataSources.class)
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(CounterService.class));
     }
 
     @Test
     void thePrimaryOfTwoDataSourcesIsUsed() {
-        runner.withUserConfiguration(TwoDataSources.class, PrimaryDataSource.class).run(context -> {
-            context.getBean(CounterService.class).increment("orders");
-            assertThat(tableExists(context.getBean("primary", DataSource.class), "COUNTER_CELLS")).isTrue();
-            assertThat(tableExists(context.getBean("first", DataSource.class), "COUNTER_CELLS")).isFalse();
-        });
+        runner.withUserConfiguration(TwoDataSources.class, PrimaryDataSource.class)
+                .run(context -> {
+                    context.getBean(CounterService.class).increment("orders");
+                    assertThat(tableExists(context.getBean("primary", DataSource.class), "COUNTER_CELLS"))
+                            .isTrue();
+                    assertThat(tableExists(context.getBean("first", DataSource.class), "COUNTER_CELLS"))
+                            .isFalse();
+                });
     }
 
     @Test
@@ -70,10 +74,12 @@ class RealApplicationTest {
                     assertThat(tableExists(context.getBean("primary", DataSource.class), "COUNTER_CELLS"))
                             .isFalse();
                 });
-        runner.withUserConfiguration(TwoDataSources.class, MarkedDataSource.class).run(context -> {
-            context.getBean(CounterService.class).increment("orders");
-            assertThat(tableExists(context.getBean("forCounters", DataSource.class), "COUNTER_CELLS")).isTrue();
-        });
+        runner.withUserConfiguration(TwoDataSources.class, MarkedDataSource.class)
+                .run(context -> {
+                    context.getBean(CounterService.class).increment("orders");
+                    assertThat(tableExists(context.getBean("forCounters", DataSource.class), "COUNTER_CELLS"))
+                            .isTrue();
+                });
     }
 
     // ---- start-up order ----
@@ -81,9 +87,11 @@ class RealApplicationTest {
     @Test
     void startsAfterTheApplicationsOwnFlywayThatCreatesTheCountersTables() {
         runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
-                .withPropertyValues("spring.datasource.generate-unique-name=true",
+                .withPropertyValues(
+                        "spring.datasource.generate-unique-name=true",
                         "spring.flyway.locations=classpath:dev/counters/jdbc/migration/standard",
-                        "spring.flyway.placeholders.prefix=", "counters.jdbc.initialize-schema=never",
+                        "spring.flyway.placeholders.prefix=",
+                        "counters.jdbc.initialize-schema=never",
                         "counters.default-strategy=node")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -91,7 +99,8 @@ class RealApplicationTest {
                     counters.increment("downloads", 3);
                     assertThat(counters.get("downloads")).isEqualTo(3);
                     assertThat(tableExists(context.getBean(DataSource.class), "counters_schema_history"))
-                            .as("counters did not migrate: the application's Flyway did").isFalse();
+                            .as("counters did not migrate: the application's Flyway did")
+                            .isFalse();
                 });
     }
 
@@ -103,7 +112,8 @@ class RealApplicationTest {
         String url = "jdbc:h2:file:" + directory.resolve("app") + ";AUTO_SERVER=FALSE";
         assertThatThrownBy(() -> start("spring.datasource.url=" + url))
                 .hasRootCauseInstanceOf(SchemaNotInitializedException.class);
-        assertThat(output).contains("APPLICATION FAILED TO START")
+        assertThat(output)
+                .contains("APPLICATION FAILED TO START")
                 .contains("The counters tables are missing from the database: counter_cells")
                 .contains("counters.jdbc.initialize-schema is 'embedded' (the default)")
                 .contains("counters.jdbc.initialize-schema: always")
@@ -113,13 +123,16 @@ class RealApplicationTest {
     @Test
     void aSecondInstanceWithTheSameNodeIdSaysHowToGiveEachItsOwn(@TempDir Path directory, CapturedOutput output) {
         String url = "spring.datasource.url=jdbc:h2:file:" + directory.resolve("shared") + ";AUTO_SERVER=TRUE";
-        String[] properties = {url, "counters.jdbc.initialize-schema=always", "counters.default-strategy=node",
-                "counters.node.id=web-1"};
+        String[] properties = {
+            url, "counters.jdbc.initialize-schema=always", "counters.default-strategy=node", "counters.node.id=web-1"
+        };
         try (ConfigurableApplicationContext first = start(properties)) {
             first.getBean(CounterService.class).increment("likes");
             assertThatThrownBy(() -> start(properties)).hasRootCauseInstanceOf(NodeIdInUseException.class);
         }
-        assertThat(output).contains("APPLICATION FAILED TO START").contains("Node id 'web-1' is held by another")
+        assertThat(output)
+                .contains("APPLICATION FAILED TO START")
+                .contains("Node id 'web-1' is held by another")
                 .contains("counters.node.id: ${HOSTNAME}");
     }
 
@@ -128,23 +141,31 @@ class RealApplicationTest {
     @Test
     void countersCanBeTurnedOff() {
         runner.withPropertyValues("spring.datasource.generate-unique-name=true", "counters.enabled=false")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(CounterService.class)
-                        .doesNotHaveBean(CounterStore.class).doesNotHaveBean(SequenceService.class));
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(CounterService.class)
+                        .doesNotHaveBean(CounterStore.class)
+                        .doesNotHaveBean(SequenceService.class));
     }
 
     @Test
     void theMemoryStoreNeedsNoDatabase() {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(CountersAutoConfiguration.class))
-                .withPropertyValues("counters.store=memory").run(context -> {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CountersAutoConfiguration.class))
+                .withPropertyValues("counters.store=memory")
+                .run(context -> {
                     assertThat(context.getBean(CounterStore.class)).isInstanceOf(InMemoryCounterStore.class);
                     CounterService counters = context.getBean(CounterService.class);
                     counters.increment("likes", 2);
                     assertThat(counters.get("likes")).isEqualTo(2);
-                    assertThat(context.getBean(SequenceService.class).sequence("ids").next()).isPositive();
+                    assertThat(context.getBean(SequenceService.class)
+                                    .sequence("ids")
+                                    .next())
+                            .isPositive();
                 });
         runner.withPropertyValues("spring.datasource.generate-unique-name=true", "counters.store=memory")
-                .run(context -> assertThat(context.getBean(CounterStore.class))
-                        .isNotInstanceOf(JooqCounterStore.class));
+                .run(context ->
+                        assertThat(context.getBean(CounterStore.class)).isNotInstanceOf(JooqCounterStore.class));
     }
 
     private static ConfigurableApplicationContext start(String... properties) {
@@ -178,8 +199,7 @@ class RealApplicationTest {
 
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration({DataSourceAutoConfiguration.class, CountersAutoConfiguration.class})
-    static class MinimalApplication {
-    }
+    static class MinimalApplication {}
 
     @Configuration(proxyBeanMethods = false)
     static class TwoDataSources {

@@ -22,9 +22,12 @@ class ResilienceRegistriesTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withPropertyValues("counters.store=memory", "counters.counters.[views.*].strategy=buffered")
-            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-                    CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-                    CountersAutoConfiguration.class, CountersMetricsAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    MetricsAutoConfiguration.class,
+                    CompositeMeterRegistryAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class,
+                    CountersAutoConfiguration.class,
+                    CountersMetricsAutoConfiguration.class));
 
     @Test
     void noRegistryBeanIsPublished() {
@@ -32,10 +35,16 @@ class ResilienceRegistriesTest {
             assertThat(context).doesNotHaveBean(RetryRegistry.class).doesNotHaveBean(CircuitBreakerRegistry.class);
             context.getBean(CounterService.class).increment("likes");
             MeterRegistry meters = context.getBean(MeterRegistry.class);
-            assertThat(Search.in(meters).name("resilience4j.retry.calls").tag("name", "counters-atomic").meters())
+            assertThat(Search.in(meters)
+                            .name("resilience4j.retry.calls")
+                            .tag("name", "counters-atomic")
+                            .meters())
                     .isNotEmpty();
-            assertThat(Search.in(meters).name("resilience4j.circuitbreaker.state")
-                    .tag("name", "counters-buffered[views.*]").meters()).isNotEmpty();
+            assertThat(Search.in(meters)
+                            .name("resilience4j.circuitbreaker.state")
+                            .tag("name", "counters-buffered[views.*]")
+                            .meters())
+                    .isNotEmpty();
         });
     }
 
@@ -49,14 +58,23 @@ class ResilienceRegistriesTest {
                 .withBean(CircuitBreakerRegistry.class, () -> circuitBreakers)
                 .run(context -> {
                     context.getBean(CounterService.class).increment("likes");
-                    assertThat(retries.find("counters-atomic")).as("in the application's registry").isPresent();
+                    assertThat(retries.find("counters-atomic"))
+                            .as("in the application's registry")
+                            .isPresent();
                     MeterRegistry meters = context.getBean(MeterRegistry.class);
-                    assertThat(Search.in(meters).name("resilience4j.retry.calls").tag("name", "counters-atomic")
-                            .meters()).isNotEmpty();
-                    assertThat(Search.in(meters).name("resilience4j.circuitbreaker.state")
-                            .tag("name", "counters-buffered[views.*]").meters()).isNotEmpty();
+                    assertThat(Search.in(meters)
+                                    .name("resilience4j.retry.calls")
+                                    .tag("name", "counters-atomic")
+                                    .meters())
+                            .isNotEmpty();
+                    assertThat(Search.in(meters)
+                                    .name("resilience4j.circuitbreaker.state")
+                                    .tag("name", "counters-buffered[views.*]")
+                                    .meters())
+                            .isNotEmpty();
                     assertThat(Search.in(meters).tag("name", "payments").meters())
-                            .as("the application's own instances are not the library's to bind").isEmpty();
+                            .as("the application's own instances are not the library's to bind")
+                            .isEmpty();
                 });
     }
 
@@ -65,8 +83,11 @@ class ResilienceRegistriesTest {
         runner.run(context -> {
             CountersResilience resilience = context.getBean(CountersResilience.class);
             resilience.retries().retry("counters-later");
-            assertThat(Search.in(context.getBean(MeterRegistry.class)).name("resilience4j.retry.calls")
-                    .tag("name", "counters-later").meters()).isNotEmpty();
+            assertThat(Search.in(context.getBean(MeterRegistry.class))
+                            .name("resilience4j.retry.calls")
+                            .tag("name", "counters-later")
+                            .meters())
+                    .isNotEmpty();
         });
     }
 }

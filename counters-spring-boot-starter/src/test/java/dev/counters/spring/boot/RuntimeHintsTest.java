@@ -28,25 +28,35 @@ class RuntimeHintsTest {
             String url = resource.getURL().toString();
             migrations.add(url.substring(url.indexOf("dev/counters/jdbc/migration/")));
         }
-        assertThat(migrations).hasSizeGreaterThanOrEqualTo(8)
-                .anyMatch(path -> path.contains("/mysql/")).anyMatch(path -> path.contains("/standard/"));
+        assertThat(migrations)
+                .hasSizeGreaterThanOrEqualTo(8)
+                .anyMatch(path -> path.contains("/mysql/"))
+                .anyMatch(path -> path.contains("/standard/"));
         for (String migration : migrations) {
-            assertThat(RuntimeHintsPredicates.resource().forResource(migration)).as(migration).accepts(hints);
+            assertThat(RuntimeHintsPredicates.resource().forResource(migration))
+                    .as(migration)
+                    .accepts(hints);
         }
     }
 
     @Test
     void theEndpointsAnswersCanBeWrittenByReflection() {
-        for (Class<?> type : List.of(CountersEndpoint.CountersDescriptor.class,
-                CountersEndpoint.CounterDescriptor.class, CountersEndpoint.RuleDescriptor.class,
+        for (Class<?> type : List.of(
+                CountersEndpoint.CountersDescriptor.class,
+                CountersEndpoint.CounterDescriptor.class,
+                CountersEndpoint.RuleDescriptor.class,
                 CountersEndpoint.WindowDescriptor.class)) {
-            assertThat(RuntimeHintsPredicates.reflection().onType(type)).as(type.getName()).accepts(hints);
+            assertThat(RuntimeHintsPredicates.reflection().onType(type))
+                    .as(type.getName())
+                    .accepts(hints);
         }
     }
 
     @Test
     void theAutoConfigurationRegistersThem() {
-        assertThat(CountersAutoConfiguration.class.getAnnotation(ImportRuntimeHints.class).value())
+        assertThat(CountersAutoConfiguration.class
+                        .getAnnotation(ImportRuntimeHints.class)
+                        .value())
                 .contains(CountersRuntimeHints.class);
     }
 }

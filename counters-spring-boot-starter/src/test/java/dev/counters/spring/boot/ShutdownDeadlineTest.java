@@ -26,13 +26,16 @@ class ShutdownDeadlineTest {
     /** Two buffered rules (the default and {@code orders.*}); Spring waits 20 s for each phase's callbacks. */
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withPropertyValues("counters.store=memory", "counters.default-strategy=buffered",
-                        "counters.counters.[orders.*].strategy=buffered", "counters.buffered.flush-interval=1h",
+                .withPropertyValues(
+                        "counters.store=memory",
+                        "counters.default-strategy=buffered",
+                        "counters.counters.[orders.*].strategy=buffered",
+                        "counters.buffered.flush-interval=1h",
                         "counters.buffered.shutdown-timeout=" + SHUTDOWN_TIMEOUT.toSeconds() + "s",
                         "spring.lifecycle.timeout-per-shutdown-phase=20s")
                 .withBean(CounterStore.class, () -> store)
-                .withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class,
-                        CountersAutoConfiguration.class));
+                .withConfiguration(
+                        AutoConfigurations.of(LifecycleAutoConfiguration.class, CountersAutoConfiguration.class));
     }
 
     @Test
@@ -59,7 +62,9 @@ class ShutdownDeadlineTest {
                 counters.increment("views");
                 counters.increment("orders.placed", 2);
             }
-            assertThat(store.get(CounterName.of("views"))).as("nothing flushed within the hour").isZero();
+            assertThat(store.get(CounterName.of("views")))
+                    .as("nothing flushed within the hour")
+                    .isZero();
         });
         assertThat(store.get(CounterName.of("views"))).isEqualTo(100);
         assertThat(store.get(CounterName.of("orders.placed"))).isEqualTo(200);

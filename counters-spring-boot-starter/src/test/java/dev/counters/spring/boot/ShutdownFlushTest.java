@@ -16,10 +16,12 @@ class ShutdownFlushTest {
 
     private static ApplicationContextRunner runner(String database) {
         return new ApplicationContextRunner()
-                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1",
-                        "counters.default-strategy=buffered", "counters.buffered.flush-interval=1h")
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        CountersAutoConfiguration.class));
+                .withPropertyValues(
+                        "spring.datasource.url=jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1",
+                        "counters.default-strategy=buffered",
+                        "counters.buffered.flush-interval=1h")
+                .withConfiguration(
+                        AutoConfigurations.of(DataSourceAutoConfiguration.class, CountersAutoConfiguration.class));
     }
 
     @Test
@@ -29,7 +31,9 @@ class ShutdownFlushTest {
             for (int i = 0; i < 1_000; i++) {
                 counters.increment("views." + (i % 10));
             }
-            assertThat(stored("shutdown1", "views.0")).as("nothing flushed within the hour").isZero();
+            assertThat(stored("shutdown1", "views.0"))
+                    .as("nothing flushed within the hour")
+                    .isZero();
         });
         for (int i = 0; i < 10; i++) {
             assertThat(stored("shutdown1", "views." + i)).isEqualTo(100);

@@ -34,12 +34,16 @@ import org.springframework.transaction.annotation.Transactional;
 class TransactionAwareSourcesTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withPropertyValues("spring.datasource.generate-unique-name=true",
+            .withPropertyValues(
+                    "spring.datasource.generate-unique-name=true",
                     "counters.counters.[views.*].strategy=sharded",
                     "counters.sequences.invoices.mode=gapless")
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
-                    JooqAutoConfiguration.class, CountersAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(
+                    DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class,
+                    TransactionAutoConfiguration.class,
+                    JooqAutoConfiguration.class,
+                    CountersAutoConfiguration.class))
             .withUserConfiguration(Checkout.class);
 
     /** The application's store, built on the DSLContext of Spring Boot's jOOQ, as the builder's javadoc allows. */
@@ -58,8 +62,10 @@ class TransactionAwareSourcesTest {
 
         @Bean
         DataSource dataSource() {
-            return new TransactionAwareDataSourceProxy(new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
-                    .generateUniqueName(true).build());
+            return new TransactionAwareDataSourceProxy(new EmbeddedDatabaseBuilder()
+                    .setType(EmbeddedDatabaseType.H2)
+                    .generateUniqueName(true)
+                    .build());
         }
     }
 
@@ -105,7 +111,8 @@ class TransactionAwareSourcesTest {
                 .run(context -> {
                     checkOutAndRollBack(context);
                     // Joining stays what it is configured to be: the gapless number went with the rollback.
-                    assertThat(context.getBean(SequenceService.class).next("invoices")).isEqualTo(1);
+                    assertThat(context.getBean(SequenceService.class).next("invoices"))
+                            .isEqualTo(1);
                 });
     }
 
@@ -118,12 +125,16 @@ class TransactionAwareSourcesTest {
         assertThatThrownBy(checkout::checkOut).hasMessage("payment refused");
 
         assertThat(jdbc.queryForObject("select count(*) from app_orders", Long.class))
-                .as("the method's own write is rolled back").isZero();
+                .as("the method's own write is rolled back")
+                .isZero();
         // A new service (a restart) reserves a block of its own: above the number handed out in the transaction.
-        try (SequenceService restarted = SequenceService.builder(context.getBean(CounterStore.class)).build()) {
+        try (SequenceService restarted =
+                SequenceService.builder(context.getBean(CounterStore.class)).build()) {
             assertThat(restarted.next("tickets")).isGreaterThan(checkout.ticket);
         }
         CounterService counters = context.getBean(CounterService.class);
-        assertThat(counters.getExact("views.checkout")).as("the acknowledged increment").isEqualTo(1);
+        assertThat(counters.getExact("views.checkout"))
+                .as("the acknowledged increment")
+                .isEqualTo(1);
     }
 }

@@ -16,11 +16,14 @@ import org.springframework.transaction.support.TransactionTemplate;
 class TransactionJoiningTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withPropertyValues("spring.datasource.generate-unique-name=true",
+            .withPropertyValues(
+                    "spring.datasource.generate-unique-name=true",
                     "counters.counters.[opt.*].strategy=optimistic",
                     "counters.sequences.invoices.mode=gapless")
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(
+                    DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class,
+                    TransactionAutoConfiguration.class,
                     CountersAutoConfiguration.class));
 
     @Test
@@ -45,7 +48,8 @@ class TransactionJoiningTest {
             assertThat(counters.getExact("atomic.orders")).isEqualTo(10);
             assertThat(counters.getExact("opt.orders")).isEqualTo(10);
             assertThat(transactions.<Long>execute(status -> sequences.next("invoices")))
-                    .as("the rolled-back number is handed out again").isEqualTo(2);
+                    .as("the rolled-back number is handed out again")
+                    .isEqualTo(2);
         });
     }
 
@@ -70,8 +74,8 @@ class TransactionJoiningTest {
     void aReadOnlyTransactionIsNotJoined() {
         runner.run(context -> {
             CounterService counters = context.getBean(CounterService.class);
-            TransactionTemplate readOnly = new TransactionTemplate(context.getBean(TransactionTemplate.class)
-                    .getTransactionManager());
+            TransactionTemplate readOnly = new TransactionTemplate(
+                    context.getBean(TransactionTemplate.class).getTransactionManager());
             readOnly.setReadOnly(true);
 
             readOnly.executeWithoutResult(status -> counters.increment("atomic.views"));

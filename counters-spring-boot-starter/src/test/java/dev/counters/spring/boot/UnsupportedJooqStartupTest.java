@@ -26,12 +26,13 @@ class UnsupportedJooqStartupTest {
 
     @Test
     void failsToStartOnAnUnsupportedJooqNamingTheVersions() throws Exception {
-        ChildJvm child = ChildJvm.start(ChildJvm.classPathReplacing("jooq", UNSUPPORTED), Map.of(),
-                ChildApplication.class);
+        ChildJvm child =
+                ChildJvm.start(ChildJvm.classPathReplacing("jooq", UNSUPPORTED), Map.of(), ChildApplication.class);
         assertThat(child.process().waitFor(120, TimeUnit.SECONDS)).isTrue();
         String output = child.output();
         assertThat(child.process().exitValue()).as(output).isNotZero();
-        assertThat(output).contains("APPLICATION FAILED TO START")
+        assertThat(output)
+                .contains("APPLICATION FAILED TO START")
                 .contains("counters found jOOQ 3.18.38 on the class path, but runs on jOOQ 3.19, 3.20, 3.21 only")
                 .contains("<jooq.version>3.19.39</jooq.version>")
                 .doesNotContain("STARTED");

@@ -18,7 +18,9 @@ class VirtualThreadsTest {
     @Test
     void virtualThreadsWhenEnabledAndTheJvmHasThem() throws Exception {
         Thread thread = newThread(new MockEnvironment().withProperty("spring.threads.virtual.enabled", "true"));
-        assertThat(isVirtual(thread)).as("virtual on Java " + Runtime.version().feature()).isEqualTo(JAVA_21);
+        assertThat(isVirtual(thread))
+                .as("virtual on Java " + Runtime.version().feature())
+                .isEqualTo(JAVA_21);
         assertThat(thread.isDaemon()).isTrue();
     }
 
@@ -32,7 +34,7 @@ class VirtualThreadsTest {
 
     private static Thread newThread(MockEnvironment environment) {
         ThreadFactory factory = CountersAutoConfiguration.threadFactory(environment);
-        return factory.newThread(() -> { });
+        return factory.newThread(() -> {});
     }
 
     /** Thread.isVirtual() is Java 21's: called reflectively, false where it does not exist. */

@@ -19,18 +19,19 @@ import java.util.concurrent.CompletableFuture;
  * and waiting durable callers stay the same across retries. The key is an id unique to the batch and a digest of its
  * content, so that the key also names the deltas: a retry under it applies them exactly once.
  */
-record Batch(String key, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed,
-        List<DurableIncrement> durable) {
+record Batch(String key, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, List<DurableIncrement> durable) {
 
     /** The cell buffered counters flush into: the same as atomic's, so a counter can move between the two. */
     static final String CELL = AtomicStrategy.CELL;
 
     /** An increment whose caller waits for the flush carrying it; delta 0 only waits (a flush call). */
-    record DurableIncrement(CounterName name, long delta, CompletableFuture<Void> done) {
-    }
+    record DurableIncrement(CounterName name, long delta, CompletableFuture<Void> done) {}
 
     /** A batch under a key of its own: a new id and the digest of its content. */
-    static Batch of(UniqueIds ids, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed,
+    static Batch of(
+            UniqueIds ids,
+            Map<CounterName, Long> deltas,
+            Map<String, KeyedDelta> keyed,
             List<DurableIncrement> durable) {
         return new Batch(ids.next() + "." + digest(deltas, keyed), deltas, keyed, durable);
     }

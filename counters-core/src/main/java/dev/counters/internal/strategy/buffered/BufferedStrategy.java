@@ -63,6 +63,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     private final BufferedSettings settings;
     /** New slots, keys and durable calls go through it; closing shuts it, waits for those inside, then drains. */
     private final CloseGate gate = new CloseGate();
+
     private final FlushStats stats;
     private final FlushEpoch epoch;
     private final Room room;
@@ -212,7 +213,8 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
             Map<CounterName, Long> stored = store.getAll(List.copyOf(names));
             if (epoch.unchanged(seen)) {
                 Map<CounterName, Long> values = new LinkedHashMap<>();
-                held.forEach((name, pending) -> values.put(name, addExact(name, stored.getOrDefault(name, 0L), pending)));
+                held.forEach(
+                        (name, pending) -> values.put(name, addExact(name, stored.getOrDefault(name, 0L), pending)));
                 return values;
             }
         }
@@ -269,15 +271,17 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         long deadline = time.nanoTime() + settings.shutdownTimeout().toNanos();
         room.wakeWaiting(); // callers waiting for room give up: closing waits for them
         if (!gate.awaitLeft(time, deadline)) {
-            LOG.error("Closing while increments are still being added after the shutdown timeout of {}; they may be"
-                    + " lost", settings.shutdownTimeout());
+            LOG.error(
+                    "Closing while increments are still being added after the shutdown timeout of {}; they may be"
+                            + " lost",
+                    settings.shutdownTimeout());
         }
         String unwritten = flusher.stop(deadline);
         if (unwritten == null) {
             closed.complete(null);
         } else {
-            closed.completeExceptionally(new CounterStoreException("Closed without writing everything: "
-                    + unwritten, null));
+            closed.completeExceptionally(
+                    new CounterStoreException("Closed without writing everything: " + unwritten, null));
         }
     }
 }

@@ -23,8 +23,8 @@ final class Completions {
     private final ThreadPoolExecutor pool;
 
     Completions(ThreadFactory threads) {
-        this.pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                threads);
+        this.pool =
+                new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), threads);
     }
 
     /** Completes each future, normally when {@code failure} is null, else with it. */

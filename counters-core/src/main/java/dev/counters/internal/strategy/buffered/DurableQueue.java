@@ -18,6 +18,7 @@ final class DurableQueue {
     private final ConcurrentLinkedQueue<DurableIncrement> queue = new ConcurrentLinkedQueue<>();
     /** How many {@link #queue} holds, for its bound. */
     private final AtomicInteger queued = new AtomicInteger();
+
     private final int max;
     private final Slots slots;
     private final Room room;

@@ -25,6 +25,7 @@ final class FlushEpoch {
     private final AtomicLong epoch = new AtomicLong();
     /** The batch in flight may have been applied (its last attempt's outcome is unknown): reads cannot add it. */
     private volatile boolean uncertain;
+
     private final Time time;
     private final FlushStats stats;
 
@@ -67,17 +68,21 @@ final class FlushEpoch {
                 // Adding the batch being retried could count it twice. Wait for the retry to settle it, or fail rather
                 // than return a wrong value.
                 if (time.nanoTime() - startedNanos > UNCERTAIN_READ_WAIT.toNanos()) {
-                    throw new CounterStoreException("The value of " + names + " is uncertain while a flush whose "
-                            + "outcome is unknown is retried: " + stats.lastError(), null);
+                    throw new CounterStoreException(
+                            "The value of " + names + " is uncertain while a flush whose "
+                                    + "outcome is unknown is retried: " + stats.lastError(),
+                            null);
                 }
                 LockSupport.parkNanos(1_000_000);
                 continue;
             }
             if (time.nanoTime() - startedNanos > FLUSHING_READ_WAIT.toNanos()) {
                 String lastError = stats.lastError();
-                throw new CounterStoreException("The value of " + names + " cannot be read while the flusher moves"
-                        + " deltas into the store: it has not let go for " + FLUSHING_READ_WAIT
-                        + (lastError == null ? "" : "; last failure: " + lastError), null);
+                throw new CounterStoreException(
+                        "The value of " + names + " cannot be read while the flusher moves"
+                                + " deltas into the store: it has not let go for " + FLUSHING_READ_WAIT
+                                + (lastError == null ? "" : "; last failure: " + lastError),
+                        null);
             }
             if ((seen & 1) == 0) {
                 return seen;

@@ -52,15 +52,26 @@ final class FlushStats {
         flushNanos.add(nanos);
     }
 
-    @Nullable String lastError() {
+    @Nullable
+    String lastError() {
         return lastError;
     }
 
     /** The strategy's activity, given what the buffer holds now. */
     StrategyStatistics.Activity activity(boolean pending, int counters, long pendingIncrements, int maxCounters) {
         Duration lag = pending ? Duration.ofNanos(time.nanoTime() - lastFlushedNanos) : Duration.ZERO;
-        return new StrategyStatistics.Activity(takenKeys.sum(), failedFlushes.sum(), 0,
-                new StrategyStatistics.BufferActivity(flushes.sum(), failedFlushes.sum(),
-                        Duration.ofNanos(flushNanos.sum()), counters, pendingIncrements, maxCounters, lag, lastError));
+        return new StrategyStatistics.Activity(
+                takenKeys.sum(),
+                failedFlushes.sum(),
+                0,
+                new StrategyStatistics.BufferActivity(
+                        flushes.sum(),
+                        failedFlushes.sum(),
+                        Duration.ofNanos(flushNanos.sum()),
+                        counters,
+                        pendingIncrements,
+                        maxCounters,
+                        lag,
+                        lastError));
     }
 }

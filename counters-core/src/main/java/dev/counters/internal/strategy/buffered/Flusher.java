@@ -53,6 +53,7 @@ final class Flusher {
     private final IdempotentBatches batchStore;
     /** Steady time for flush keys' timestamps, which must not jump with the wall clock. */
     private final Time time;
+
     private final UniqueIds ids;
     private final BufferedSettings settings;
     private final CircuitBreaker breaker;
@@ -70,27 +71,39 @@ final class Flusher {
     private long batches;
     /** While the circuit breaker is open: when to ask it again. */
     private long nextAttemptNanos;
+
     private int consecutiveFailures;
     /** Flush keys are pruned after a successful flush once in a while, and after one that failed, at the next. */
     private boolean pruneDue;
 
     /** Set once the adds inside the gate are done: the flusher drains and stops. */
     private volatile boolean closing;
+
     private volatile long closeDeadlineNanos;
     /** What closing could not write, if anything; null while open or when it wrote everything. */
     private volatile @Nullable String unwrittenOnClose;
 
     /** A flusher that runs on {@code thread} (see {@link #run()}), started by the caller. */
-    Flusher(StrategyContext context, BufferedSettings settings, Slots slots, PendingKeys keys, DurableQueue durable,
-            FlushEpoch epoch, Room room, FlushStats stats, Thread thread) {
+    Flusher(
+            StrategyContext context,
+            BufferedSettings settings,
+            Slots slots,
+            PendingKeys keys,
+            DurableQueue durable,
+            FlushEpoch epoch,
+            Room room,
+            FlushStats stats,
+            Thread thread) {
         this.context = context;
         this.batchStore = context.require(IdempotentBatches.class);
         this.time = context.time();
         this.ids = context.ids();
         this.settings = settings;
-        this.breaker = context.circuitBreaker("", StrategyContext.breakerForOutages(3)
-                .ignoreExceptions(CounterOverflowException.class)
-                .build());
+        this.breaker = context.circuitBreaker(
+                "",
+                StrategyContext.breakerForOutages(3)
+                        .ignoreExceptions(CounterOverflowException.class)
+                        .build());
         this.completions = new Completions(task -> context.newThread("buffered-completions", task));
         this.slots = slots;
         this.keys = keys;
@@ -102,7 +115,8 @@ final class Flusher {
     }
 
     /** The batch being written, whose deltas are no longer in the slots; null between flushes. */
-    @Nullable Batch inFlight() {
+    @Nullable
+    Batch inFlight() {
         return inFlight;
     }
 
@@ -124,7 +138,8 @@ final class Flusher {
                 long untilInterval = lastFlushNanos + settings.flushInterval().toNanos() - now;
                 long untilRetry = nextAttemptNanos - now;
                 // Wake at least every threshold poll to see whether the pending increments passed the threshold.
-                LockSupport.parkNanos(Math.max(100_000, Math.min(thresholdPollNanos(), due ? untilRetry : untilInterval)));
+                LockSupport.parkNanos(
+                        Math.max(100_000, Math.min(thresholdPollNanos(), due ? untilRetry : untilInterval)));
             }
         }
         drainOnClose();
@@ -161,8 +176,8 @@ final class Flusher {
         epoch.begin(); // readers wait until the batch is in the store, or back in flight
         try {
             inFlight = attempt;
-            AppliedBatch result = context.observe(Operation.FLUSH, null,
-                    () -> breaker.executeSupplier(() -> apply(attempt)));
+            AppliedBatch result =
+                    context.observe(Operation.FLUSH, null, () -> breaker.executeSupplier(() -> apply(attempt)));
             keys.flushed(attempt.keyed(), result);
             // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
             inFlight = null;
@@ -177,7 +192,8 @@ final class Flusher {
             // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging would
             // lose these deltas, so they go again under a new key.
             stats.keyTaken();
-            LOG.error("Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
+            LOG.error(
+                    "Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
                     attempt.key());
             inFlight = attempt.underNewKey(ids);
         } catch (CallNotPermittedException e) {
@@ -189,8 +205,12 @@ final class Flusher {
             }
             consecutiveFailures++;
             stats.failed(e);
-            LOG.warn("Flush {} of {} counters failed (attempt {}), retrying with the same key: {}", attempt.key(),
-                    attempt.deltas().size(), consecutiveFailures, e.toString());
+            LOG.warn(
+                    "Flush {} of {} counters failed (attempt {}), retrying with the same key: {}",
+                    attempt.key(),
+                    attempt.deltas().size(),
+                    consecutiveFailures,
+                    e.toString());
         } finally {
             stats.took(time.nanoTime() - started);
             epoch.end();
@@ -207,8 +227,8 @@ final class Flusher {
 
     /** One attempt to apply the batch; its outcome may be unknown if it fails. */
     private AppliedBatch apply(Batch attempt) {
-        AppliedBatch applied = batchStore.applyBatch(attempt.key(), Batch.CELL, attempt.deltas(), attempt.keyed(),
-                time.steady());
+        AppliedBatch applied =
+                batchStore.applyBatch(attempt.key(), Batch.CELL, attempt.deltas(), attempt.keyed(), time.steady());
         if (!applied.applied() && !epoch.uncertain()) {
             throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
         }
@@ -227,8 +247,9 @@ final class Flusher {
         Map<CounterName, Long> rest = new HashMap<>(attempt.deltas());
         rest.remove(overflowing);
         Map<String, KeyedDelta> keyed = new HashMap<>(attempt.keyed());
-        keyed.entrySet().removeIf(entry -> entry.getValue().counter().equals(overflowing)
-                && keys.drop(entry.getKey(), entry.getValue()));
+        keyed.entrySet()
+                .removeIf(entry ->
+                        entry.getValue().counter().equals(overflowing) && keys.drop(entry.getKey(), entry.getValue()));
         List<DurableIncrement> waiting = new ArrayList<>();
         List<CompletableFuture<Void>> refused = new ArrayList<>();
         for (DurableIncrement increment : attempt.durable()) {
@@ -254,8 +275,10 @@ final class Flusher {
             batchStore.pruneBatchKeys(time.steady().minus(settings.keyRetention()));
             pruneDue = false;
         } catch (RuntimeException e) {
-            LOG.warn("Pruning flush keys older than {} failed; trying again after the next flush: {}",
-                    settings.keyRetention(), e.toString());
+            LOG.warn(
+                    "Pruning flush keys older than {} failed; trying again after the next flush: {}",
+                    settings.keyRetention(),
+                    e.toString());
         }
     }
 
@@ -302,12 +325,12 @@ final class Flusher {
                 continue;
             }
             try {
-                deltas.put(increment.name(), Math.addExact(deltas.getOrDefault(increment.name(), 0L),
-                        increment.delta()));
+                deltas.put(
+                        increment.name(), Math.addExact(deltas.getOrDefault(increment.name(), 0L), increment.delta()));
             } catch (ArithmeticException e) {
                 it.remove(); // nothing of it is written
-                completions.complete(List.of(increment.done()),
-                        new CounterOverflowException(increment.name(), increment.delta()));
+                completions.complete(
+                        List.of(increment.done()), new CounterOverflowException(increment.name(), increment.delta()));
             }
         }
     }
@@ -316,7 +339,8 @@ final class Flusher {
      * Ends the loop, once no new slot, key or call can come, and waits for the last drain (within the shutdown timeout,
      * from {@code deadlineNanos}) and for the futures' completion. What could not be written, or null.
      */
-    @Nullable String stop(long deadlineNanos) {
+    @Nullable
+    String stop(long deadlineNanos) {
         closeDeadlineNanos = deadlineNanos;
         closing = true;
         LockSupport.unpark(thread);
@@ -358,9 +382,13 @@ final class Flusher {
             }
             if (time.nanoTime() >= deadline && hasPending()) {
                 Batch batch = inFlight;
-                long counters = slots.pendingCounters() + (batch == null ? 0 : batch.deltas().size());
-                LOG.error("Closing with increments that could not be written within the shutdown timeout of {}:"
-                        + " the pending deltas of {} counters are lost ({})", settings.shutdownTimeout(), counters,
+                long counters = slots.pendingCounters()
+                        + (batch == null ? 0 : batch.deltas().size());
+                LOG.error(
+                        "Closing with increments that could not be written within the shutdown timeout of {}:"
+                                + " the pending deltas of {} counters are lost ({})",
+                        settings.shutdownTimeout(),
+                        counters,
                         stats.lastError());
                 unwrittenOnClose = "the pending deltas of " + counters + " counters could not be written within the"
                         + " shutdown timeout of " + settings.shutdownTimeout() + " (" + stats.lastError() + ")";
@@ -381,10 +409,13 @@ final class Flusher {
     private void failWaiting(@Nullable Batch batch, boolean batchInDoubt) {
         String why = "the buffered strategy closed before it could be written: " + unwrittenOnClose;
         if (batch != null) {
-            completions.complete(batch.futures(), batchInDoubt
-                    ? new CounterStoreException("The flush carrying this increment may or may not have been"
-                            + " applied; " + why, null)
-                    : new TransientStoreException("Not applied; " + why, null));
+            completions.complete(
+                    batch.futures(),
+                    batchInDoubt
+                            ? new CounterStoreException(
+                                    "The flush carrying this increment may or may not have been" + " applied; " + why,
+                                    null)
+                            : new TransientStoreException("Not applied; " + why, null));
         }
         completions.complete(Batch.futures(durable.drain()), new TransientStoreException("Not applied; " + why, null));
     }

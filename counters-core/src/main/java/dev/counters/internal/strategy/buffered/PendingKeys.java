@@ -36,12 +36,15 @@ final class PendingKeys {
     private final Cache<String, KeyedDelta> flushed;
     /** Keyed increments for the next batch; their deltas are in the slots already (added before they are queued). */
     private final ConcurrentLinkedQueue<Map.Entry<String, KeyedDelta>> queue = new ConcurrentLinkedQueue<>();
+
     private final int maxKeys;
     private final Slots slots;
     private final Room room;
 
     PendingKeys(BufferedSettings settings, Slots slots, Room room) {
-        this.flushed = Caffeine.newBuilder().maximumSize(FLUSHED_KEYS_KEPT).expireAfterWrite(settings.keyRetention())
+        this.flushed = Caffeine.newBuilder()
+                .maximumSize(FLUSHED_KEYS_KEPT)
+                .expireAfterWrite(settings.keyRetention())
                 .build();
         this.maxKeys = settings.maxPendingCounters();
         this.slots = slots;
@@ -76,8 +79,7 @@ final class PendingKeys {
             }
             queue.add(Map.entry(key.value(), increment)); // after the add: a batch never has a key without its delta
         } else if (!known.equals(increment)) {
-            throw new IdempotencyKeyReusedException(key, known.counter().value(), known.delta(), name.value(),
-                    delta);
+            throw new IdempotencyKeyReusedException(key, known.counter().value(), known.delta(), name.value(), delta);
         }
     }
 
@@ -124,9 +126,15 @@ final class PendingKeys {
         applied.repeatedKeys().forEach((key, recorded) -> {
             KeyedDelta ours = batch.keyed().get(key);
             if (ours != null && !ours.equals(recorded)) {
-                LOG.error("{}; the buffered increment was acknowledged before its flush found the key, and is left out",
-                        new IdempotencyKeyReusedException(IdempotencyKey.of(key), recorded.counter().value(),
-                                recorded.delta(), ours.counter().value(), ours.delta()).getMessage());
+                LOG.error(
+                        "{}; the buffered increment was acknowledged before its flush found the key, and is left out",
+                        new IdempotencyKeyReusedException(
+                                        IdempotencyKey.of(key),
+                                        recorded.counter().value(),
+                                        recorded.delta(),
+                                        ours.counter().value(),
+                                        ours.delta())
+                                .getMessage());
             }
         });
     }

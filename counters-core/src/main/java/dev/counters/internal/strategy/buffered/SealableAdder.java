@@ -20,12 +20,14 @@ class SealableAdder {
     private static final long SEALED = Long.MIN_VALUE;
     /** Longs from one cell to the next: 128 bytes, so that two cells never share a cache line. */
     private static final int PAD = 16;
-    private static final int CELLS = Math.min(64,
-            Integer.highestOneBit(Math.max(2, Runtime.getRuntime().availableProcessors()) * 2 - 1) << 1);
+
+    private static final int CELLS =
+            Math.min(64, Integer.highestOneBit(Math.max(2, Runtime.getRuntime().availableProcessors()) * 2 - 1) << 1);
     private static final AtomicLongArray SEALED_CELLS = new AtomicLongArray(0);
     /** A thread's choice of cell, changed when it meets another thread there. */
-    private static final ThreadLocal<int[]> PROBE = ThreadLocal.withInitial(
-            () -> new int[] {Thread.currentThread().hashCode() | 1});
+    private static final ThreadLocal<int[]> PROBE =
+            ThreadLocal.withInitial(() -> new int[] {Thread.currentThread().hashCode() | 1});
+
     private static final VarHandle BASE;
     private static final VarHandle CELLS_FIELD;
     private static final VarHandle SEALED_SUM;

@@ -25,12 +25,12 @@ final class Slots {
     /** Idle slots leave the map, but are drained for this long after, for any add that raced the eviction. */
     private static final Duration GRAVEYARD_TIME = Duration.ofMinutes(1);
 
-    private record Retired(CounterName name, Slot slot, long untilNanos) {
-    }
+    private record Retired(CounterName name, Slot slot, long untilNanos) {}
 
     private final ConcurrentHashMap<CounterName, Slot> byName = new ConcurrentHashMap<>();
     /** Slots evicted lately, still drained; the flusher's own. */
     private final List<Retired> graveyard = new ArrayList<>();
+
     private final int maxCounters;
     private final CloseGate gate;
     private final Room room;
@@ -219,8 +219,10 @@ final class Slots {
             return delta != 0;
         } catch (ArithmeticException e) {
             deltas.remove(name);
-            LOG.error("Dropping the pending deltas of counter '{}': their sum is past the 64-bit range, and would"
-                    + " wrap around", name);
+            LOG.error(
+                    "Dropping the pending deltas of counter '{}': their sum is past the 64-bit range, and would"
+                            + " wrap around",
+                    name);
             return true;
         }
     }
@@ -259,7 +261,9 @@ final class Slots {
 
     /** How many slots in the map hold anything, for the log. */
     long pendingCounters() {
-        return byName.values().stream().filter(slot -> pendingOrOverflow(slot) != 0).count();
+        return byName.values().stream()
+                .filter(slot -> pendingOrOverflow(slot) != 0)
+                .count();
     }
 
     private static long pendingOrOverflow(Slot slot) {

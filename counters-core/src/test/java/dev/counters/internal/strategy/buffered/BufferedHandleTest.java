@@ -34,9 +34,17 @@ class BufferedHandleTest {
     private final InMemoryCounterStore store = new InMemoryCounterStore();
     private final CounterName name = CounterName.of("held");
 
-    private final StrategyContext context = new StrategyContext(store, new Time(Clock.systemUTC(), ticker::get),
-            new SplittableRandom(1), UniqueIds.create(), Threads.daemon("test-"),
-            RetryRegistry.ofDefaults(), CircuitBreakerRegistry.ofDefaults(), Observations.NONE, "default", "buffered");
+    private final StrategyContext context = new StrategyContext(
+            store,
+            new Time(Clock.systemUTC(), ticker::get),
+            new SplittableRandom(1),
+            UniqueIds.create(),
+            Threads.daemon("test-"),
+            RetryRegistry.ofDefaults(),
+            CircuitBreakerRegistry.ofDefaults(),
+            Observations.NONE,
+            "default",
+            "buffered");
     private final BufferedSettings hourly = BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
 
     @Test
@@ -62,8 +70,10 @@ class BufferedHandleTest {
             handle.accept(1);
             buffered.close();
             assertThat(store.get(name)).as("written by closing").isEqualTo(5);
-            assertThatThrownBy(() -> handle.accept(1)).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("closed").hasMessageContaining("'held' was not incremented");
+            assertThatThrownBy(() -> handle.accept(1))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("closed")
+                    .hasMessageContaining("'held' was not incremented");
             assertThat(store.get(name)).isEqualTo(5);
         }
     }
@@ -90,7 +100,9 @@ class BufferedHandleTest {
 
             handle.accept(2);
             buffered.flush().get(30, TimeUnit.SECONDS);
-            assertThat(store.get(name)).as("the add after the retired slot's last drain is written").isEqualTo(3);
+            assertThat(store.get(name))
+                    .as("the add after the retired slot's last drain is written")
+                    .isEqualTo(3);
         }
     }
 

@@ -31,8 +31,12 @@ class BufferedReadDeadlineTest {
         AtomicInteger batches = new AtomicInteger();
         ForwardingCounterStore hanging = new ForwardingCounterStore(new InMemoryCounterStore()) {
             @Override
-            public AppliedBatch applyBatch(String key, String cell, Map<CounterName, Long> deltas,
-                    Map<String, KeyedDelta> keyed, Instant now) {
+            public AppliedBatch applyBatch(
+                    String key,
+                    String cell,
+                    Map<CounterName, Long> deltas,
+                    Map<String, KeyedDelta> keyed,
+                    Instant now) {
                 batches.incrementAndGet();
                 try {
                     release.await(60, TimeUnit.SECONDS);
@@ -42,7 +46,9 @@ class BufferedReadDeadlineTest {
                 return super.applyBatch(key, cell, deltas, keyed, now);
             }
         };
-        try (CounterService counters = CounterService.builder(hanging).defaultStrategy(BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1))).build()) {
+        try (CounterService counters = CounterService.builder(hanging)
+                .defaultStrategy(BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1)))
+                .build()) {
             try {
                 CompletableFuture<Void> durable = counters.incrementDurably("held", 1);
                 await().atMost(Duration.ofSeconds(10)).until(() -> batches.get() == 1);
@@ -52,7 +58,8 @@ class BufferedReadDeadlineTest {
                     read.get(20, TimeUnit.SECONDS);
                     throw new AssertionError("read a value while the flush was in the store");
                 } catch (ExecutionException e) {
-                    assertThat(e.getCause()).isInstanceOf(CounterStoreException.class)
+                    assertThat(e.getCause())
+                            .isInstanceOf(CounterStoreException.class)
                             .hasMessageContaining("while the flusher moves deltas into the store");
                 }
                 assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));

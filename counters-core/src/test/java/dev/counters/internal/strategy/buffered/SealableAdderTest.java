@@ -1,8 +1,8 @@
 package dev.counters.internal.strategy.buffered;
 
-import dev.counters.testing.TestThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.counters.testing.TestThreads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

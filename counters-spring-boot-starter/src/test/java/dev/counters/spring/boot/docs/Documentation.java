@@ -23,13 +23,14 @@ public final class Documentation {
     private static final Pattern FENCE = Pattern.compile("^(\\s*)```(\\S*)\\s*$");
     private static final Pattern COMMENT = Pattern.compile("^\\s*<!--\\s*(.*?)\\s*-->\\s*$");
 
-    private Documentation() {
-    }
+    private Documentation() {}
 
     static List<Path> files() {
         List<Path> files = new ArrayList<>(List.of(ROOT.resolve("README.md"), ROOT.resolve("CONTRIBUTING.md")));
         try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            files.addAll(docs.filter(file -> file.toString().endsWith(".md")).sorted().collect(Collectors.toList()));
+            files.addAll(docs.filter(file -> file.toString().endsWith(".md"))
+                    .sorted()
+                    .collect(Collectors.toList()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -81,7 +82,8 @@ public final class Documentation {
             int j = i + 1;
             for (; j < lines.size() && !lines.get(j).strip().equals("```"); j++) {
                 String line = lines.get(j);
-                code.append(line.startsWith(indent) ? line.substring(indent.length()) : line.strip()).append('\n');
+                code.append(line.startsWith(indent) ? line.substring(indent.length()) : line.strip())
+                        .append('\n');
             }
             blocks.add(new Block(file, i + 2, open.group(2), hint, code.toString()));
             i = j;
@@ -90,8 +92,10 @@ public final class Documentation {
     }
 
     public static List<Block> blocks(String language) {
-        return files().stream().flatMap(file -> blocks(file).stream())
-                .filter(block -> block.language().equals(language)).collect(Collectors.toList());
+        return files().stream()
+                .flatMap(file -> blocks(file).stream())
+                .filter(block -> block.language().equals(language))
+                .collect(Collectors.toList());
     }
 
     /**

@@ -48,16 +48,30 @@ class DocumentationLinksTest {
     @Test
     void theReadmeLinksEveryDocsPage() {
         String readme = String.join("\n", Documentation.prose(Documentation.ROOT.resolve("README.md")));
-        assertThat(Documentation.files()).filteredOn(file -> file.getParent().endsWith("docs"))
+        assertThat(Documentation.files())
+                .filteredOn(file -> file.getParent().endsWith("docs"))
                 .allSatisfy(page -> assertThat(readme).contains("](docs/" + page.getFileName() + ")"));
     }
 
     @Test
     void anchorsAreNamedAsGitHubNamesThem() {
-        assertThat(anchors(List.of("## Galera (multi-master MariaDB)", "### Changing a counter's strategy",
-                "### `delta-log`", "## Which DataSource", "## Setup", "```", "## Setup", "```", "## Setup")))
-                .containsExactlyInAnyOrder("galera-multi-master-mariadb", "changing-a-counters-strategy", "delta-log",
-                        "which-datasource", "setup", "setup-1");
+        assertThat(anchors(List.of(
+                        "## Galera (multi-master MariaDB)",
+                        "### Changing a counter's strategy",
+                        "### `delta-log`",
+                        "## Which DataSource",
+                        "## Setup",
+                        "```",
+                        "## Setup",
+                        "```",
+                        "## Setup")))
+                .containsExactlyInAnyOrder(
+                        "galera-multi-master-mariadb",
+                        "changing-a-counters-strategy",
+                        "delta-log",
+                        "which-datasource",
+                        "setup",
+                        "setup-1");
     }
 
     /** What is wrong with a link from a file, or null when nothing is. */
@@ -79,7 +93,9 @@ class DocumentationLinksTest {
             return "an anchor into a file that is not Markdown";
         }
         Set<String> anchors = anchors(Documentation.lines(linked));
-        return anchors.contains(anchor) ? null : "no heading with anchor #" + anchor + " in " + Documentation.name(linked);
+        return anchors.contains(anchor)
+                ? null
+                : "no heading with anchor #" + anchor + " in " + Documentation.name(linked);
     }
 
     /** The anchors of a file's headings, as GitHub makes them: lower case, punctuation dropped, spaces to hyphens. */
@@ -97,7 +113,9 @@ class DocumentationLinksTest {
                 continue;
             }
             String text = heading.group(1).replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1");
-            String anchor = text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
+            String anchor = text.toLowerCase(Locale.ROOT)
+                    .replaceAll("[^\\p{L}\\p{N} _-]", "")
+                    .replace(' ', '-');
             int count = seen.merge(anchor, 1, Integer::sum);
             anchors.add(count == 1 ? anchor : anchor + "-" + (count - 1));
         }

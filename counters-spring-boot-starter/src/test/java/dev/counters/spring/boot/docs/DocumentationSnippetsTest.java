@@ -45,17 +45,28 @@ import org.springframework.core.io.ByteArrayResource;
 class DocumentationSnippetsTest {
 
     /** What every snippet may use without importing it. */
-    static final List<String> IMPORTS = List.of("dev.counters.*", "dev.counters.strategy.*", "dev.counters.sequence.*",
-            "dev.counters.spi.*", "dev.counters.jdbc.*", "dev.counters.redis.*", "dev.counters.spring.boot.*",
-            "java.time.*", "java.util.*", "javax.sql.*", "org.springframework.beans.factory.annotation.*",
-            "org.springframework.context.annotation.*", "org.springframework.boot.context.properties.*",
+    static final List<String> IMPORTS = List.of(
+            "dev.counters.*",
+            "dev.counters.strategy.*",
+            "dev.counters.sequence.*",
+            "dev.counters.spi.*",
+            "dev.counters.jdbc.*",
+            "dev.counters.redis.*",
+            "dev.counters.spring.boot.*",
+            "java.time.*",
+            "java.util.*",
+            "javax.sql.*",
+            "org.springframework.beans.factory.annotation.*",
+            "org.springframework.context.annotation.*",
+            "org.springframework.boot.context.properties.*",
             "org.springframework.boot.jdbc.*");
 
     /** Where the build copies libraries that only snippets use (Spring Security), kept off the test classpath. */
     private static final Path SNIPPETS_CLASSPATH = Path.of("target", "documentation-snippets-classpath");
 
     /** The sources of counters-spring-boot-starter-test, whose test support the docs show. */
-    private static final Path STARTER_TEST_SOURCES = Path.of("..", "counters-spring-boot-starter-test", "src", "main", "java");
+    private static final Path STARTER_TEST_SOURCES =
+            Path.of("..", "counters-spring-boot-starter-test", "src", "main", "java");
 
     @Test
     void everyJavaSnippetCompiles(@TempDir Path classes) throws IOException {
@@ -87,11 +98,19 @@ class DocumentationSnippetsTest {
     @Test
     void aBrokenSnippetFailsNamingItsLine(@TempDir Path classes) throws IOException {
         Path readme = Documentation.ROOT.resolve("README.md");
-        Block java = new Block(readme, 10, "java", "java: statements; CounterService counters",
+        Block java = new Block(
+                readme,
+                10,
+                "java",
+                "java: statements; CounterService counters",
                 "counters.increment(\"a\");\ncounters.incrementAndGot(\"a\", 1);\n");
-        assertThat(compile(List.of(new Snippet(0, java)), classes)).singleElement().asString()
-                .startsWith("README.md:11: ").contains("incrementAndGot");
-        for (String yaml : List.of("counters:\n  shardd:\n    shards: 16\n",
+        assertThat(compile(List.of(new Snippet(0, java)), classes))
+                .singleElement()
+                .asString()
+                .startsWith("README.md:11: ")
+                .contains("incrementAndGot");
+        for (String yaml : List.of(
+                "counters:\n  shardd:\n    shards: 16\n",
                 "counters:\n  counters:\n    page-views:\n      strategy: sharded\n      shards: 16\n",
                 "management:\n  endpoint:\n    counters:\n      show-value: always\n")) {
             Block block = new Block(readme, 1, "yaml", null, yaml);
@@ -101,12 +120,13 @@ class DocumentationSnippetsTest {
 
     /** Loads a block as Spring Boot loads application.yml, and binds what the starter reads of it, strictly. */
     static void bind(Block block) throws IOException {
-        List<PropertySource<?>> sources = new YamlPropertySourceLoader().load(block.where(),
-                new ByteArrayResource(block.code().getBytes(StandardCharsets.UTF_8)));
+        List<PropertySource<?>> sources = new YamlPropertySourceLoader()
+                .load(block.where(), new ByteArrayResource(block.code().getBytes(StandardCharsets.UTF_8)));
         // The endpoint's access is Boot's own property of every endpoint, not one of CountersEndpointProperties.
         List<ConfigurationPropertySource> properties = new ArrayList<>();
-        ConfigurationPropertySources.from(sources).forEach(source -> properties.add(
-                source.filter(name -> !name.toString().equals("management.endpoint.counters.access"))));
+        ConfigurationPropertySources.from(sources)
+                .forEach(source -> properties.add(
+                        source.filter(name -> !name.toString().equals("management.endpoint.counters.access"))));
         Binder binder = new Binder(properties);
         BindHandler strict = new NoUnboundElementsBindHandler(BindHandler.DEFAULT);
         binder.bind("counters", Bindable.of(CountersProperties.class), strict);
@@ -118,19 +138,29 @@ class DocumentationSnippetsTest {
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         // The test module's sources (@AutoConfigureCounters): it depends on the starter, so it is built after it.
-        List<String> options = List.of("-proc:none", "-d", classes.toString(), "-classpath", classpath(),
-                "-sourcepath", STARTER_TEST_SOURCES.toString());
-        boolean compiled = compiler.getTask(null, null, diagnostics, options, null, snippets).call();
+        List<String> options = List.of(
+                "-proc:none",
+                "-d",
+                classes.toString(),
+                "-classpath",
+                classpath(),
+                "-sourcepath",
+                STARTER_TEST_SOURCES.toString());
+        boolean compiled = compiler.getTask(null, null, diagnostics, options, null, snippets)
+                .call();
         List<String> errors = diagnostics.getDiagnostics().stream()
                 .filter(diagnostic -> diagnostic.getKind() == Diagnostic.Kind.ERROR)
                 .map(diagnostic -> ((Snippet) diagnostic.getSource()).describe(diagnostic))
                 .collect(Collectors.toList());
-        assertThat(compiled || !errors.isEmpty()).as("a failed compilation reports its errors").isTrue();
+        assertThat(compiled || !errors.isEmpty())
+                .as("a failed compilation reports its errors")
+                .isTrue();
         return errors;
     }
 
     private static String classpath() throws IOException {
-        List<String> entries = new ArrayList<>(Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator)));
+        List<String> entries = new ArrayList<>(
+                Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator)));
         try (Stream<Path> jars = Files.list(SNIPPETS_CLASSPATH)) {
             jars.map(Path::toString).sorted().forEach(entries::add);
         }
@@ -155,7 +185,8 @@ class DocumentationSnippetsTest {
         Snippet(int index, Block block) {
             super(URI.create("string:///snippet" + index + "/Snippet.java"), Kind.SOURCE);
             this.block = block;
-            String[] hint = block.hint() == null || !block.hint().startsWith("java:") ? new String[] {"members"}
+            String[] hint = block.hint() == null || !block.hint().startsWith("java:")
+                    ? new String[] {"members"}
                     : block.hint().substring("java:".length()).split(";");
             String kind = hint[0].strip();
             StringBuilder header = new StringBuilder("package snippet" + index + ";\n");

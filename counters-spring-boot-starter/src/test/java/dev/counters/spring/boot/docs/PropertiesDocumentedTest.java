@@ -19,12 +19,14 @@ class PropertiesDocumentedTest {
     @Test
     void everyPropertyOfTheMetadataIsNamedInTheSpringBootPage() throws IOException {
         List<String> properties = JsonPath.read(Files.readString(METADATA), "$.properties[*].name");
-        assertThat(properties).as("properties in " + METADATA).contains("counters.default-strategy",
-                "management.endpoint.counters.show-values");
+        assertThat(properties)
+                .as("properties in " + METADATA)
+                .contains("counters.default-strategy", "management.endpoint.counters.show-values");
         String page = Files.readString(Documentation.ROOT.resolve("docs/spring-boot.md"));
         // Named in code: `counters.sharded.shards`, or a map's entries: `counters.counters.<name or pattern>.strategy`.
-        List<String> unnamed = properties.stream().filter(name -> !page.contains("`" + name + "`")
-                && !page.contains("`" + name + ".")).collect(Collectors.toList());
+        List<String> unnamed = properties.stream()
+                .filter(name -> !page.contains("`" + name + "`") && !page.contains("`" + name + "."))
+                .collect(Collectors.toList());
         assertThat(unnamed).as("properties docs/spring-boot.md does not name").isEmpty();
     }
 }

@@ -34,16 +34,13 @@ class DataSlicesTest {
 
     @Nested
     @JdbcTest
-    class Jdbc extends SliceHasCounters {
-    }
+    class Jdbc extends SliceHasCounters {}
 
     @Nested
     @JooqTest
-    class Jooq extends SliceHasCounters {
-    }
+    class Jooq extends SliceHasCounters {}
 
     @Nested
     @DataJpaTest
-    class DataJpa extends SliceHasCounters {
-    }
+    class DataJpa extends SliceHasCounters {}
 }

@@ -4,5 +4,4 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /** The application the slice tests of this package find: nothing of its own, so each slice shows what it adds. */
 @SpringBootApplication
-class SliceApplication {
-}
+class SliceApplication {}

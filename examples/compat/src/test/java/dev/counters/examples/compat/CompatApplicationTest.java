@@ -58,7 +58,9 @@ class CompatApplicationTest {
     }
 
     private String post(String path) throws Exception {
-        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody()).build());
+        return send(HttpRequest.newBuilder(uri(path))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build());
     }
 
     private String get(String path) throws Exception {
@@ -78,7 +80,12 @@ class CompatApplicationTest {
     /** The file name of the jar a class was loaded from: jooq-3.19.35.jar. */
     private static String jarOf(Class<?> type) {
         try {
-            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).getFileName().toString();
+            return Path.of(type.getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .getFileName()
+                    .toString();
         } catch (java.net.URISyntaxException e) {
             throw new IllegalStateException(e);
         }

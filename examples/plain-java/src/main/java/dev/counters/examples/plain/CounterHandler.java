@@ -42,7 +42,8 @@ final class CounterHandler extends JsonHandler {
     }
 
     private static Reply counterValue(String name, long value) {
-        return new Reply(HttpURLConnection.HTTP_OK, new JsonObject().add("name", name).add("value", value));
+        return new Reply(
+                HttpURLConnection.HTTP_OK, new JsonObject().add("name", name).add("value", value));
     }
 
     /**

@@ -19,7 +19,8 @@ record CountingServices(CounterService counters, SequenceService sequences, Jdbc
     static CountingServices open(String jdbcUrl) {
         JdbcConnectionPool pool = JdbcConnectionPool.create(jdbcUrl, "sa", "");
         try {
-            CounterStore store = JooqCounterStore.builder(pool).migrateSchema(true).build();
+            CounterStore store =
+                    JooqCounterStore.builder(pool).migrateSchema(true).build();
             CounterService counters = CounterService.builder(store)
                     .defaultStrategy(AtomicSettings.defaults())
                     // The hottest writes: spread over shard rows, so concurrent increments do not queue on one row.

@@ -26,8 +26,10 @@ final class HttpProblem extends RuntimeException {
     }
 
     static HttpProblem methodNotAllowed(String method, String allowedMethod) {
-        return new HttpProblem(HttpURLConnection.HTTP_BAD_METHOD,
-                method + " is not allowed here, only " + allowedMethod, allowedMethod);
+        return new HttpProblem(
+                HttpURLConnection.HTTP_BAD_METHOD,
+                method + " is not allowed here, only " + allowedMethod,
+                allowedMethod);
     }
 
     int status() {

@@ -1,10 +1,10 @@
 package dev.counters.examples.plain;
 
-import dev.counters.CounterOverflowException;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import dev.counters.CounterOverflowException;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import org.slf4j.Logger;

@@ -28,7 +28,7 @@ final class OrderHandler extends JsonHandler {
             throw HttpProblem.notFound(path);
         }
         requireMethod(exchange, "POST");
-        return new Reply(HttpURLConnection.HTTP_CREATED,
-                new JsonObject().add("orderNumber", sequences.next(ORDER_NUMBERS)));
+        return new Reply(
+                HttpURLConnection.HTTP_CREATED, new JsonObject().add("orderNumber", sequences.next(ORDER_NUMBERS)));
     }
 }

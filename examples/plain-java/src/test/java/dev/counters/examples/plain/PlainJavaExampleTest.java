@@ -67,15 +67,17 @@ class PlainJavaExampleTest {
         assertThat(call("POST", "/counters/a%2Fb/increment").body()).contains("contains '/' at index 1");
 
         assertThat(call("POST", "/counters/downloads/increment?by=0").status()).isEqualTo(400);
-        assertThat(call("POST", "/counters/downloads/increment?by=lots")).isEqualTo(new Reply(400,
-                "{\"error\":\"Query parameter 'by' must be a whole number, was 'lots'\"}"));
-        assertThat(call("POST", "/counters/downloads/increment?by=" + Long.MAX_VALUE).status()).isEqualTo(200);
+        assertThat(call("POST", "/counters/downloads/increment?by=lots"))
+                .isEqualTo(new Reply(400, "{\"error\":\"Query parameter 'by' must be a whole number, was 'lots'\"}"));
+        assertThat(call("POST", "/counters/downloads/increment?by=" + Long.MAX_VALUE)
+                        .status())
+                .isEqualTo(200);
         assertThat(call("POST", "/counters/downloads/increment").status()).isEqualTo(400); // would overflow
         assertThat(call("GET", "/counters/downloads").body()).contains("\"value\":" + Long.MAX_VALUE);
 
         assertThat(call("GET", "/counters/downloads/increment").status()).isEqualTo(405);
-        assertThat(call("DELETE", "/counters/downloads")).isEqualTo(
-                new Reply(405, "{\"error\":\"DELETE is not allowed here, only GET\"}"));
+        assertThat(call("DELETE", "/counters/downloads"))
+                .isEqualTo(new Reply(405, "{\"error\":\"DELETE is not allowed here, only GET\"}"));
         assertThat(call("GET", "/orders").status()).isEqualTo(405);
         assertThat(call("GET", "/counters/downloads/reset").status()).isEqualTo(404);
         assertThat(call("POST", "/orders/1").status()).isEqualTo(404);
@@ -96,10 +98,13 @@ class PlainJavaExampleTest {
             orders.add(call("POST", "/orders"));
         }
         // A fresh database, one caller: consecutive numbers from the first block.
-        assertThat(orders).containsExactly(
-                new Reply(201, "{\"orderNumber\":1}"), new Reply(201, "{\"orderNumber\":2}"),
-                new Reply(201, "{\"orderNumber\":3}"), new Reply(201, "{\"orderNumber\":4}"),
-                new Reply(201, "{\"orderNumber\":5}"));
+        assertThat(orders)
+                .containsExactly(
+                        new Reply(201, "{\"orderNumber\":1}"),
+                        new Reply(201, "{\"orderNumber\":2}"),
+                        new Reply(201, "{\"orderNumber\":3}"),
+                        new Reply(201, "{\"orderNumber\":4}"),
+                        new Reply(201, "{\"orderNumber\":5}"));
     }
 
     @Test
@@ -114,7 +119,8 @@ class PlainJavaExampleTest {
 
         // A second process's view: the durable rows only, no buffer of its own.
         JdbcConnectionPool pool = JdbcConnectionPool.create(jdbcUrl, "sa", "");
-        try (CounterService reader = CounterService.builder(JooqCounterStore.builder(pool).build()).build()) {
+        try (CounterService reader =
+                CounterService.builder(JooqCounterStore.builder(pool).build()).build()) {
             assertThat(reader.get(List.of("likes.post-1", "likes.post-2")))
                     .containsEntry("likes.post-1", 7L)
                     .containsEntry("likes.post-2", 5L);
@@ -123,8 +129,7 @@ class PlainJavaExampleTest {
         }
     }
 
-    record Reply(int status, String body) {
-    }
+    record Reply(int status, String body) {}
 
     private Reply call(String method, String path) throws IOException, InterruptedException {
         HttpResponse<String> response = send(method, path);

@@ -12,11 +12,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/api/articles/{id}")
 class ArticleController {
 
-    record Views(String article, long views) {
-    }
+    record Views(String article, long views) {}
 
-    record Likes(String article, long likes) {
-    }
+    record Likes(String article, long likes) {}
 
     private final CounterService counters;
 

@@ -16,8 +16,7 @@ class Checkout {
     static final String PAID_ORDERS = "orders.paid";
     static final String INVOICE_NUMBERS = "invoice-numbers";
 
-    record Paid(long invoiceNumber, long paidOrders) {
-    }
+    record Paid(long invoiceNumber, long paidOrders) {}
 
     /** Thrown after the counter and the sequence were written: the transaction rolls both back. */
     static final class PaymentDeclined extends RuntimeException {

@@ -18,8 +18,7 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/counters")
 class CounterController {
 
-    record CounterValue(String name, long value) {
-    }
+    record CounterValue(String name, long value) {}
 
     private final CounterService counters;
 

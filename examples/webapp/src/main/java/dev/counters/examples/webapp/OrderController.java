@@ -20,8 +20,7 @@ class OrderController {
     static final String ORDER_NUMBERS = "order-numbers";
     static final String ORDERS = "orders";
 
-    record PlacedOrder(long orderNumber, long orders) {
-    }
+    record PlacedOrder(long orderNumber, long orders) {}
 
     private final SequenceService sequences;
     private final CounterService counters;
@@ -40,7 +39,8 @@ class OrderController {
     @ResponseStatus(HttpStatus.CREATED)
     PlacedOrder place(@RequestHeader(name = "Idempotency-Key", required = false) @Nullable String key) {
         long orderNumber = sequences.next(ORDER_NUMBERS);
-        long orders = key == null ? counters.incrementAndGet(ORDERS, 1)
+        long orders = key == null
+                ? counters.incrementAndGet(ORDERS, 1)
                 : counters.incrementAndGet(ORDERS, 1, IdempotencyKey.of(key));
         return new PlacedOrder(orderNumber, orders);
     }

@@ -27,20 +27,20 @@ class StatsController {
     static final int MAX_ARTICLES = 100;
 
     /** {@code likes} counts every like this node took; {@code likesInDatabase} those already flushed. */
-    record ArticleStats(long views, long likes, long likesInDatabase) {
-    }
+    record ArticleStats(long views, long likes, long likesInDatabase) {}
 
     /** The buffered likes' write-behind: increments not yet written, and how long the oldest of them has waited. */
-    record Buffer(long pendingIncrements, long flushLagMillis, long flushes) {
-    }
+    record Buffer(long pendingIncrements, long flushLagMillis, long flushes) {}
 
     /** One window of the reads chart: when it started, and the reads in it. */
-    record Window(Instant start, long reads) {
-    }
+    record Window(Instant start, long reads) {}
 
-    record Stats(Map<String, ArticleStats> articles, long orders, long paidOrders, Buffer likesBuffer,
-            List<Window> readsPerWindow) {
-    }
+    record Stats(
+            Map<String, ArticleStats> articles,
+            long orders,
+            long paidOrders,
+            Buffer likesBuffer,
+            List<Window> readsPerWindow) {}
 
     private final CounterService counters;
 
@@ -65,24 +65,31 @@ class StatsController {
         Map<String, Long> values = counters.get(names);
 
         Map<String, ArticleStats> byArticle = new LinkedHashMap<>();
-        ids.forEach(id -> byArticle.put(id.value(), new ArticleStats(values.get(id.viewsCounter()),
-                values.get(id.likesCounter()), inDatabase(id.likesCounter()))));
+        ids.forEach(id -> byArticle.put(
+                id.value(),
+                new ArticleStats(
+                        values.get(id.viewsCounter()), values.get(id.likesCounter()), inDatabase(id.likesCounter()))));
         List<Window> reads = counters.windowed(READS).last(CHART_WINDOWS).stream()
-                .map(window -> new Window(window.start(), window.value())).toList();
-        return new Stats(byArticle, values.get(OrderController.ORDERS), values.get(Checkout.PAID_ORDERS),
-                likesBuffer(), reads);
+                .map(window -> new Window(window.start(), window.value()))
+                .toList();
+        return new Stats(
+                byArticle, values.get(OrderController.ORDERS), values.get(Checkout.PAID_ORDERS), likesBuffer(), reads);
     }
 
     /** What the store holds for a counter: the sum of its cells, without this node's pending increments. */
     private long inDatabase(String counter) {
-        return counters.admin().cells(counter).values().stream().mapToLong(Long::longValue).sum();
+        return counters.admin().cells(counter).values().stream()
+                .mapToLong(Long::longValue)
+                .sum();
     }
 
     private Buffer likesBuffer() {
         return counters.statistics().stream()
                 .filter(rule -> rule.rule().equals("likes.*") && rule.activity().buffer() != null)
                 .map(rule -> rule.activity().buffer())
-                .map(buffer -> new Buffer(buffer.pendingIncrements(), buffer.flushLag().toMillis(), buffer.flushes()))
-                .findFirst().orElse(new Buffer(0, 0, 0));
+                .map(buffer ->
+                        new Buffer(buffer.pendingIncrements(), buffer.flushLag().toMillis(), buffer.flushes()))
+                .findFirst()
+                .orElse(new Buffer(0, 0, 0));
     }
 }

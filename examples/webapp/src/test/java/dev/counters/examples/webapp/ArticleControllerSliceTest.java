@@ -29,7 +29,8 @@ class ArticleControllerSliceTest {
 
     @Test
     void aViewAnswersTheNewTotal() throws Exception {
-        mvc.perform(post("/api/articles/slice/view")).andExpect(status().isOk())
+        mvc.perform(post("/api/articles/slice/view"))
+                .andExpect(status().isOk())
                 .andExpect(content().json("{\"article\":\"slice\",\"views\":1}"));
         mvc.perform(post("/api/articles/slice/view")).andExpect(content().json("{\"views\":2}"));
         assertThat(counters.get(new ArticleId("slice").viewsCounter())).isEqualTo(2);

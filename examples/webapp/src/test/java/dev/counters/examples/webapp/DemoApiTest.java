@@ -18,7 +18,8 @@ import org.springframework.test.web.servlet.client.RestTestClient;
  * {@link #ordersGetUniqueIncreasingNumbersAndAreCounted()} places orders and only
  * {@link #aDeclinedPaymentRollsBackItsCountAndItsInvoiceNumber()} pays, so the exact values hold in any order.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "spring.datasource.url=jdbc:h2:mem:demo-api-test;DB_CLOSE_DELAY=-1")
 @AutoConfigureRestTestClient
 class DemoApiTest {
@@ -32,21 +33,33 @@ class DemoApiTest {
     @Test
     void viewsAndLikesAnswerTheNewTotalAndShowInTheStats() {
         for (int i = 1; i <= 3; i++) {
-            http.post().uri("/api/articles/intro/view").exchange()
-                    .expectStatus().isOk()
-                    .expectBody().json("{\"article\":\"intro\",\"views\":" + i + "}");
+            http.post()
+                    .uri("/api/articles/intro/view")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .json("{\"article\":\"intro\",\"views\":" + i + "}");
         }
         for (int i = 1; i <= 2; i++) {
             // Buffered: the like is in memory, and reads on this node already include it.
-            http.post().uri("/api/articles/intro/like").exchange()
-                    .expectStatus().isOk()
-                    .expectBody().json("{\"article\":\"intro\",\"likes\":" + i + "}");
+            http.post()
+                    .uri("/api/articles/intro/like")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .json("{\"article\":\"intro\",\"likes\":" + i + "}");
         }
         http.post().uri("/api/articles/other/like").exchange().expectStatus().isOk();
 
-        http.get().uri("/api/stats?articles=intro,other,never-seen").exchange()
-                .expectStatus().isOk()
-                .expectBody().json("""
+        http.get()
+                .uri("/api/stats?articles=intro,other,never-seen")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("""
                         {"articles": {
                             "intro": {"views": 3, "likes": 2},
                             "other": {"views": 0, "likes": 1},
@@ -58,22 +71,36 @@ class DemoApiTest {
     void readsAreCountedPerWindowForTheChart() {
         long before = counters.windowed(StatsController.READS).current();
         http.post().uri("/api/articles/charted/view").exchange().expectStatus().isOk();
-        http.get().uri("/api/stats").exchange()
-                .expectStatus().isOk()
+        http.get()
+                .uri("/api/stats")
+                .exchange()
+                .expectStatus()
+                .isOk()
                 .expectBody()
-                .jsonPath("$.readsPerWindow.length()").isEqualTo(StatsController.CHART_WINDOWS)
-                .jsonPath("$.readsPerWindow[23].start").isNotEmpty();
+                .jsonPath("$.readsPerWindow.length()")
+                .isEqualTo(StatsController.CHART_WINDOWS)
+                .jsonPath("$.readsPerWindow[23].start")
+                .isNotEmpty();
         // The window may have turned between the two reads: then the view is in the window before.
         List<Long> lastTwo = counters.windowed(StatsController.READS).last(2).stream()
-                .map(dev.counters.WindowedCounter.Window::value).toList();
+                .map(dev.counters.WindowedCounter.Window::value)
+                .toList();
         assertThat(lastTwo.get(1) == before + 1 || lastTwo.get(0) >= 1).isTrue();
         assertThat(counters.counter(StatsController.READS).strategy()).isEqualTo("sharded");
     }
 
     @Test
     void countersUseTheStrategiesConfiguredInApplicationYml() {
-        http.post().uri("/api/articles/configured/view").exchange().expectStatus().isOk();
-        http.post().uri("/api/articles/configured/like").exchange().expectStatus().isOk();
+        http.post()
+                .uri("/api/articles/configured/view")
+                .exchange()
+                .expectStatus()
+                .isOk();
+        http.post()
+                .uri("/api/articles/configured/like")
+                .exchange()
+                .expectStatus()
+                .isOk();
 
         assertThat(counters.counter("page-views.configured").strategy()).isEqualTo("sharded");
         assertThat(counters.counter("likes.configured").strategy()).isEqualTo("buffered");
@@ -89,9 +116,14 @@ class DemoApiTest {
     void ordersGetUniqueIncreasingNumbersAndAreCounted() {
         List<Long> orderNumbers = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
-            OrderController.PlacedOrder order = http.post().uri("/api/orders").exchange()
-                    .expectStatus().isCreated()
-                    .expectBody(OrderController.PlacedOrder.class).returnResult().getResponseBody();
+            OrderController.PlacedOrder order = http.post()
+                    .uri("/api/orders")
+                    .exchange()
+                    .expectStatus()
+                    .isCreated()
+                    .expectBody(OrderController.PlacedOrder.class)
+                    .returnResult()
+                    .getResponseBody();
             assertThat(order.orders()).isEqualTo(i);
             orderNumbers.add(order.orderNumber());
         }
@@ -100,60 +132,118 @@ class DemoApiTest {
 
         // A request repeated with its Idempotency-Key counts once, and answers what the first answered.
         for (int i = 0; i < 3; i++) {
-            http.post().uri("/api/orders").header("Idempotency-Key", "checkout-attempt-42").exchange()
-                    .expectStatus().isCreated()
-                    .expectBody().json("{\"orders\":6}", JsonCompareMode.LENIENT);
+            http.post()
+                    .uri("/api/orders")
+                    .header("Idempotency-Key", "checkout-attempt-42")
+                    .exchange()
+                    .expectStatus()
+                    .isCreated()
+                    .expectBody()
+                    .json("{\"orders\":6}", JsonCompareMode.LENIENT);
         }
 
-        http.get().uri("/api/stats").exchange()
-                .expectStatus().isOk()
-                .expectBody().json("{\"articles\":{},\"orders\":6}", JsonCompareMode.LENIENT);
+        http.get()
+                .uri("/api/stats")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("{\"articles\":{},\"orders\":6}", JsonCompareMode.LENIENT);
     }
 
     @Test
     void aDeclinedPaymentRollsBackItsCountAndItsInvoiceNumber() {
-        http.post().uri("/api/checkout?declined=true").exchange()
-                .expectStatus().isEqualTo(402)
-                .expectBody().jsonPath("$.detail").value(detail -> assertThat((String) detail)
-                        .contains("declined").contains("invoice #1").contains("rolled back"));
-        assertThat(counters.getExact(Checkout.PAID_ORDERS)).as("the count went with the transaction").isZero();
+        http.post()
+                .uri("/api/checkout?declined=true")
+                .exchange()
+                .expectStatus()
+                .isEqualTo(402)
+                .expectBody()
+                .jsonPath("$.detail")
+                .value(detail -> assertThat((String) detail)
+                        .contains("declined")
+                        .contains("invoice #1")
+                        .contains("rolled back"));
+        assertThat(counters.getExact(Checkout.PAID_ORDERS))
+                .as("the count went with the transaction")
+                .isZero();
 
-        Checkout.Paid paid = http.post().uri("/api/checkout").exchange()
-                .expectStatus().isCreated()
-                .expectBody(Checkout.Paid.class).returnResult().getResponseBody();
-        assertThat(paid.invoiceNumber()).as("gapless: the declined payment's number is taken again").isEqualTo(1);
+        Checkout.Paid paid = http.post()
+                .uri("/api/checkout")
+                .exchange()
+                .expectStatus()
+                .isCreated()
+                .expectBody(Checkout.Paid.class)
+                .returnResult()
+                .getResponseBody();
+        assertThat(paid.invoiceNumber())
+                .as("gapless: the declined payment's number is taken again")
+                .isEqualTo(1);
         assertThat(paid.paidOrders()).isEqualTo(1);
     }
 
     @Test
     void aDurableLikeIsInTheDatabaseWhenItAnswers() {
-        http.post().uri("/api/articles/durable/like?durable=true").exchange()
-                .expectStatus().isOk()
-                .expectBody().json("{\"article\":\"durable\",\"likes\":1}");
+        http.post()
+                .uri("/api/articles/durable/like?durable=true")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("{\"article\":\"durable\",\"likes\":1}");
         assertThat(counters.admin().cells("likes.durable").values()).containsExactly(1L);
-        http.get().uri("/api/stats?articles=durable").exchange()
-                .expectStatus().isOk()
-                .expectBody().json("{\"articles\": {\"durable\": {\"likes\": 1, \"likesInDatabase\": 1}}}");
+        http.get()
+                .uri("/api/stats?articles=durable")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("{\"articles\": {\"durable\": {\"likes\": 1, \"likesInDatabase\": 1}}}");
     }
 
     @Test
     void badIdsAreBadRequestsAndCountNothing() {
-        String body = http.post().uri("/api/articles/{id}/view", "no spaces").exchange()
-                .expectStatus().isBadRequest()
-                .expectBody(String.class).returnResult().getResponseBody();
+        String body = http.post()
+                .uri("/api/articles/{id}/view", "no spaces")
+                .exchange()
+                .expectStatus()
+                .isBadRequest()
+                .expectBody(String.class)
+                .returnResult()
+                .getResponseBody();
         assertThat(body).contains("\"status\":400").contains("Article id 'no spaces' must be 1 to 64");
-        http.post().uri("/api/articles/{id}/like", "x".repeat(65)).exchange().expectStatus().isBadRequest();
-        http.post().uri("/api/articles/{id}/like", "a.b").exchange().expectStatus().isBadRequest();
-        http.get().uri("/api/stats?articles=fine,not*fine").exchange()
-                .expectStatus().isBadRequest()
-                .expectBody().jsonPath("$.detail").isEqualTo(
-                        "Article id 'not*fine' must be 1 to 64 ASCII letters, digits, '_' or '-'");
+        http.post()
+                .uri("/api/articles/{id}/like", "x".repeat(65))
+                .exchange()
+                .expectStatus()
+                .isBadRequest();
+        http.post()
+                .uri("/api/articles/{id}/like", "a.b")
+                .exchange()
+                .expectStatus()
+                .isBadRequest();
+        http.get()
+                .uri("/api/stats?articles=fine,not*fine")
+                .exchange()
+                .expectStatus()
+                .isBadRequest()
+                .expectBody()
+                .jsonPath("$.detail")
+                .isEqualTo("Article id 'not*fine' must be 1 to 64 ASCII letters, digits, '_' or '-'");
 
-        String tooMany = String.join(",", IntStream.rangeClosed(0, StatsController.MAX_ARTICLES)
-                .mapToObj(i -> "a" + i).toList());
-        http.get().uri("/api/stats?articles=" + tooMany).exchange()
-                .expectStatus().isBadRequest()
-                .expectBody().jsonPath("$.detail").isEqualTo("At most 100 articles at once, got 101");
+        String tooMany = String.join(
+                ",",
+                IntStream.rangeClosed(0, StatsController.MAX_ARTICLES)
+                        .mapToObj(i -> "a" + i)
+                        .toList());
+        http.get()
+                .uri("/api/stats?articles=" + tooMany)
+                .exchange()
+                .expectStatus()
+                .isBadRequest()
+                .expectBody()
+                .jsonPath("$.detail")
+                .isEqualTo("At most 100 articles at once, got 101");
 
         // "a.b" would be a valid counter name: the API's own check refused it before anything was counted.
         assertThat(counters.get("likes.a.b")).isZero();
@@ -162,9 +252,14 @@ class DemoApiTest {
     @Test
     void thePageIsServedAndPollsTheStats() {
         for (String path : List.of("/", "/index.html")) {
-            String page = http.get().uri(path).exchange()
-                    .expectStatus().isOk()
-                    .expectBody(String.class).returnResult().getResponseBody();
+            String page = http.get()
+                    .uri(path)
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody(String.class)
+                    .returnResult()
+                    .getResponseBody();
             assertThat(page)
                     .contains("<title>counters example</title>")
                     .contains("fetch(url")
@@ -177,10 +272,15 @@ class DemoApiTest {
 
     @Test
     void healthShowsTheDatabaseInDetail() {
-        http.get().uri("/actuator/health").exchange()
-                .expectStatus().isOk()
+        http.get()
+                .uri("/actuator/health")
+                .exchange()
+                .expectStatus()
+                .isOk()
                 .expectBody()
-                .jsonPath("$.components.db.status").isEqualTo("UP")
-                .jsonPath("$.components.db.details.database").isEqualTo("H2");
+                .jsonPath("$.components.db.status")
+                .isEqualTo("UP")
+                .jsonPath("$.components.db.details.database")
+                .isEqualTo("H2");
     }
 }

@@ -26,7 +26,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * page says they will. It leaves a screenshot in {@code target/example-page.png} ({@code docs/example-page.png} is
  * one).
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "spring.datasource.url=jdbc:h2:mem:example-page-test;DB_CLOSE_DELAY=-1")
 class ExamplePageBrowserTest {
 
@@ -41,13 +42,20 @@ class ExamplePageBrowserTest {
 
     @BeforeEach
     void openThePage() {
-        assertThat(CHROMIUM).as("Debian's chromium package (./test installs it: apt-get install chromium "
-                + "chromium-driver)").exists();
-        assertThat(CHROMEDRIVER).as("Debian's chromium-driver package (./test installs it)").exists();
-        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
+        assertThat(CHROMIUM)
+                .as("Debian's chromium package (./test installs it: apt-get install chromium " + "chromium-driver)")
+                .exists();
+        assertThat(CHROMEDRIVER)
+                .as("Debian's chromium-driver package (./test installs it)")
+                .exists();
+        ChromeOptions options = new ChromeOptions()
+                .setBinary(CHROMIUM.toFile())
                 .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1100,1200");
-        browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .build(), options);
+        browser = new ChromeDriver(
+                new ChromeDriverService.Builder()
+                        .usingDriverExecutable(CHROMEDRIVER.toFile())
+                        .build(),
+                options);
         wait = new WebDriverWait(browser, Duration.ofSeconds(15));
         browser.get("http://localhost:" + port + "/");
         wait.until(textToBe(By.id("flushes"), "0")); // the first poll of /api/stats has answered
@@ -66,8 +74,8 @@ class ExamplePageBrowserTest {
         browser.findElement(By.id("read-hello-counters")).click();
         wait.until(textToBe(By.id("views-hello-counters"), "1"));
         // ... and in the windowed reads, which the chart draws as one bar per 5-second window.
-        wait.until(driver -> driver.findElements(By.cssSelector("#reads-chart rect")).size()
-                == StatsController.CHART_WINDOWS);
+        wait.until(driver ->
+                driver.findElements(By.cssSelector("#reads-chart rect")).size() == StatsController.CHART_WINDOWS);
 
         // A buffered like shows at once, and reaches the database with the next flush.
         browser.findElement(By.id("like-hello-counters")).click();
@@ -79,7 +87,8 @@ class ExamplePageBrowserTest {
         browser.findElement(By.id("like-durable-one-hot-row")).click();
         wait.until(textToBePresentInElementLocated(By.id("notice"), "Durable like answered"));
         wait.until(textToBe(By.id("stored-one-hot-row"), "1"));
-        assertThat(Long.parseLong(browser.findElement(By.id("flushes")).getText())).isPositive();
+        assertThat(Long.parseLong(browser.findElement(By.id("flushes")).getText()))
+                .isPositive();
 
         // A declined payment rolls back its count and its invoice number; the next payment takes that number.
         browser.findElement(By.id("pay-declined")).click();

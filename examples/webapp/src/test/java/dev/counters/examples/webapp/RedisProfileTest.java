@@ -15,7 +15,8 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 /** The redis profile, on a real redis-server: ticket ids come from the shared cache, and health shows it. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "spring.datasource.url=jdbc:h2:mem:example-redis-test;DB_CLOSE_DELAY=-1")
 @ActiveProfiles("redis")
 @AutoConfigureRestTestClient
@@ -37,12 +38,28 @@ class RedisProfileTest {
     @Test
     void ticketIdsComeFromRedis() {
         assertThat(context.getBeansOfType(RedisMonotonicCache.class)).hasSize(1);
-        http.post().uri("/counters/ticket-ids.main/increment").exchange()
-                .expectStatus().isOk().expectBody().json("{\"name\":\"ticket-ids.main\",\"value\":1}");
-        http.post().uri("/counters/ticket-ids.main/increment").exchange()
-                .expectStatus().isOk().expectBody().json("{\"name\":\"ticket-ids.main\",\"value\":2}");
-        assertThat((String) REDIS.command("HGET", "counters-example:monotonic:ticket-ids.main", "v")).isEqualTo("2");
-        http.get().uri("/actuator/health").exchange().expectStatus().isOk().expectBody()
+        http.post()
+                .uri("/counters/ticket-ids.main/increment")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("{\"name\":\"ticket-ids.main\",\"value\":1}");
+        http.post()
+                .uri("/counters/ticket-ids.main/increment")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("{\"name\":\"ticket-ids.main\",\"value\":2}");
+        assertThat((String) REDIS.command("HGET", "counters-example:monotonic:ticket-ids.main", "v"))
+                .isEqualTo("2");
+        http.get()
+                .uri("/actuator/health")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
                 .jsonPath("$.components.counters.details.sharedCaches['counters-monotonic-cache[ticket-ids.*]']")
                 .isEqualTo("CLOSED");
     }
