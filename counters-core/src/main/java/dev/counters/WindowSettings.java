@@ -27,8 +27,8 @@ public record WindowSettings(Duration size, Duration retention, ZoneId zone) {
         Objects.requireNonNull(zone, "zone");
         if (size.compareTo(Duration.ofSeconds(1)) < 0
                 || size.compareTo(DAY) > 0
-                || size.getNano() != 0
-                || DAY.getSeconds() % size.getSeconds() != 0) {
+                || size.toNanosPart() != 0
+                || DAY.toSeconds() % size.toSeconds() != 0) {
             throw new IllegalArgumentException("window must be a whole number of seconds from 1s to 1d that divides a"
                     + " day (1m, 5m, 1h, 1d, ...), was " + size);
         }

@@ -35,7 +35,8 @@ public final class NamePattern {
     /** The regular expression a pattern stands for. */
     public static Pattern compile(String pattern) {
         StringBuilder regex = new StringBuilder();
-        for (char c : pattern.toCharArray()) {
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
             switch (c) {
                 case '*' -> regex.append(".*");
                 case '?' -> regex.append('.');

@@ -52,6 +52,7 @@ public final class InMemoryCounterStore
     private final ConcurrentHashMap<String, Instant> batchKeys = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, RecordedKey> keys = new ConcurrentHashMap<>();
     /** The undo journal of the keyed write under way on this thread, if any. */
+    @SuppressWarnings("ThreadLocalUsage") // one journal per store: tests run several stores on one thread
     private final ThreadLocal<@Nullable List<Runnable>> undo = new ThreadLocal<>();
 
     private final ConcurrentHashMap<CounterName, ConcurrentHashMap<String, Delta>> deltas = new ConcurrentHashMap<>();

@@ -171,6 +171,7 @@ final class BlockSequence implements Sequence {
      * new one, and given up as out of order. While a refill holds the lock there is no prefetch; the next block is
      * then reserved when needed.
      */
+    @SuppressWarnings("ReferenceEquality") // the very block the caller drew from, not an equal one
     private void prefetch(Block forBlock) {
         if (!refill.tryLock()) {
             return;

@@ -102,6 +102,7 @@ final class DatabaseSessionLocks implements SessionLocks {
     private static Supplier<Optional<SessionLocks>> unless(
             Optional<SessionLocks> locks, String probe, Supplier<Boolean> wouldNotExclude) {
         return new Supplier<>() {
+            @SuppressWarnings("NullableOptional") // null: not asked yet; empty: asked, and the probe excludes locks
             private volatile @Nullable Optional<SessionLocks> answer;
 
             @Override

@@ -28,6 +28,7 @@ final class RenderedStatement {
         T read(ResultSet rows) throws SQLException;
     }
 
+    @SuppressWarnings("ArrayRecordComponent") // never compared or hashed; an int[] for the bind loop
     private record Rendered(SQLDialect dialect, String sql, int[] slots) {}
 
     private final Function<DSLContext, Query> prototype;

@@ -109,7 +109,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     public Map<String, Long> get(Collection<String> names) {
         // Validate everything first, then ask each strategy once for all of its counters (a windowed one's current
         // window).
-        Map<CounterStrategy, List<CounterName>> byStrategy = new IdentityHashMap<>();
+        IdentityHashMap<CounterStrategy, List<CounterName>> byStrategy = new IdentityHashMap<>();
         Map<String, CounterName> stored = new LinkedHashMap<>();
         for (String name : names) {
             Handle handle = handle(name);

@@ -102,6 +102,7 @@ public final class Housekeeping implements AutoCloseable {
         }
     }
 
+    @SuppressWarnings("FutureReturnValueIgnored") // runSafely catches its own failures; close shuts the executor
     private synchronized void startOnce() {
         ScheduledExecutorService running = upkeep ? scheduler() : null;
         if (started || running == null) {
@@ -122,6 +123,7 @@ public final class Housekeeping implements AutoCloseable {
      *     {@link #CLOCK_ATTEMPTS_AT_START} attempts: a service that stamped and purged on its own clock, which may be
      *     hours off, could purge what guards another's retries
      */
+    @SuppressWarnings("FutureReturnValueIgnored") // synchronizeClock catches its own failures
     public synchronized void keepClock() {
         if (!time.hasDatabaseClock()) {
             return;

@@ -28,13 +28,13 @@ public final class Windows {
 
     public Windows(WindowSettings settings) {
         this.settings = settings;
-        this.sizeSeconds = settings.size().getSeconds();
+        this.sizeSeconds = settings.size().toSeconds();
     }
 
     /** The start of the window that holds {@code instant}. */
     Instant start(Instant instant) {
         Instant midnight = midnightOf(instant.atZone(settings.zone()).toLocalDate());
-        long intoDay = Duration.between(midnight, instant).getSeconds();
+        long intoDay = Duration.between(midnight, instant).toSeconds();
         return midnight.plusSeconds(intoDay / sizeSeconds * sizeSeconds);
     }
 
@@ -43,7 +43,7 @@ public final class Windows {
         Instant nextMidnight =
                 midnightOf(start.atZone(settings.zone()).toLocalDate().plusDays(1));
         Instant end = start.plusSeconds(sizeSeconds);
-        return end.isAfter(nextMidnight) || sizeSeconds == Duration.ofDays(1).getSeconds() ? nextMidnight : end;
+        return end.isAfter(nextMidnight) || sizeSeconds == Duration.ofDays(1).toSeconds() ? nextMidnight : end;
     }
 
     private Instant midnightOf(LocalDate day) {

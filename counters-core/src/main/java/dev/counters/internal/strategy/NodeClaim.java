@@ -47,6 +47,7 @@ final class NodeClaim {
     /** The rules sharing the claim; guarded by {@link #HELD}. */
     private int users;
 
+    @SuppressWarnings("FutureReturnValueIgnored") // renew catches its own failures; close shuts the renewer down
     private NodeClaim(StrategyContext context, String nodeId, Duration leaseTtl, Retry retry) {
         this.key = new Key(context.instanceId(), nodeId);
         this.nodeId = nodeId;

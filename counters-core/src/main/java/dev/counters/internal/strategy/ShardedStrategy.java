@@ -304,7 +304,7 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
                 yield shard;
             }
             // Fibonacci hashing spreads consecutive thread ids over the shards.
-            case THREAD -> Math.floorMod(Thread.currentThread().getId() * 0x9E3779B97F4A7C15L >>> 16, shards);
+            case THREAD -> Math.floorMod((Thread.currentThread().getId() * 0x9E3779B97F4A7C15L) >>> 16, shards);
         };
     }
 

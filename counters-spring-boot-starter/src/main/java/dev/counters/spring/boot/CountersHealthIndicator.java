@@ -44,7 +44,7 @@ final class CountersHealthIndicator extends AbstractHealthIndicator {
                 if (buffer.failing()) {
                     details.put("lastFailure", buffer.lastFailure());
                     status = Status.DOWN;
-                } else if (buffer.full() && status != Status.DOWN) {
+                } else if (buffer.full() && !Status.DOWN.equals(status)) {
                     status = Status.OUT_OF_SERVICE;
                 }
             }

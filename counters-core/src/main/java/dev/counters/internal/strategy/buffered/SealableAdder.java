@@ -52,7 +52,7 @@ class SealableAdder {
     /** Adds {@code x}; false, having added nothing, once sealed. */
     final boolean add(long x) {
         long b;
-        return cells == null && (b = base) != SEALED && BASE.compareAndSet(this, b, b + x) || addSpread(x);
+        return (cells == null && (b = base) != SEALED && BASE.compareAndSet(this, b, b + x)) || addSpread(x);
     }
 
     /** The add after a missed compare-and-set, kept apart so that the first one stays small enough to inline. */

@@ -38,7 +38,7 @@ final class Slot extends SealableAdder {
 
     /** Adds a delta other than an unchecked 1; false, having added nothing, once sealed. */
     boolean addOther(CounterName name, long delta) {
-        return checked || delta > SMALL_DELTA || delta < -SMALL_DELTA ? addChecked(name, delta) : others.add(delta);
+        return (checked || delta > SMALL_DELTA || delta < -SMALL_DELTA) ? addChecked(name, delta) : others.add(delta);
     }
 
     /** What the slot holds. @throws ArithmeticException when that is past the 64-bit range */

@@ -90,7 +90,7 @@ final class Slots {
 
     /** Adds the delta to the slot; false, having added nothing, once the last drain sealed it. */
     private boolean add(CounterName name, Slot slot, long delta) {
-        return delta == 1 && slot.takesOnesUnchecked() ? slot.add(1) : addOther(name, slot, delta);
+        return (delta == 1 && slot.takesOnesUnchecked()) ? slot.add(1) : addOther(name, slot, delta);
     }
 
     private boolean addOther(CounterName name, Slot slot, long delta) {

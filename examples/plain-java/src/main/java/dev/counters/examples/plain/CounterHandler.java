@@ -64,7 +64,7 @@ final class CounterHandler extends JsonHandler {
         if (query == null) {
             return 1;
         }
-        for (String parameter : query.split("&")) {
+        for (String parameter : query.split("&", -1)) {
             if (parameter.startsWith("by=")) {
                 String value = URLDecoder.decode(parameter.substring("by=".length()), UTF_8);
                 try {

@@ -25,7 +25,8 @@ final class JsonObject {
     /** Error messages quote what the client sent, so anything may need escaping. */
     private static String quote(String text) {
         StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
-        for (char c : text.toCharArray()) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
             switch (c) {
                 case '"' -> quoted.append("\\\"");
                 case '\\' -> quoted.append("\\\\");
