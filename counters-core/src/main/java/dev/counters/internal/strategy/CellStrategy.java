@@ -142,10 +142,12 @@ abstract class CellStrategy implements CounterStrategy {
         @Override
         public long apply(Combiner.Batch batch) {
             return retrying(() -> {
+                // sum() first: it takes the deltas queued since the last attempt, and one of them may want the total.
+                long sum = batch.sum();
                 if (batch.needsTotal()) {
-                    return store.addAndGet(name, cell, batch.sum());
+                    return store.addAndGet(name, cell, sum);
                 }
-                store.add(name, cell, batch.sum());
+                store.add(name, cell, sum);
                 return 0L;
             });
         }

@@ -8,6 +8,7 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
+import dev.counters.TransientStoreException;
 import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.strategy.AtomicSettings;
@@ -24,9 +25,11 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
@@ -107,6 +110,31 @@ class CombiningTest {
         assertThat(store.writes.get())
                 .as("store writes for " + THREADS + " increments")
                 .isLessThan(THREADS / 2);
+    }
+
+    /**
+     * A write that is retried takes the deltas queued meanwhile; a caller among them who asked for the total gets it,
+     * even when the write began for callers who did not (an incrementAndGet joining an increment's retried write once
+     * got 0).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"atomic", "node"})
+    void aCallerWhoseDeltaJoinsARetriedWriteGetsTheTotal(String type) throws Exception {
+        RolledBackOnce store = new RolledBackOnce();
+        try (CounterService counters =
+                CounterService.builder(store).defaultStrategy(strategy(type)).build()) {
+            CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.increment("hot", 1));
+            assertThat(store.firstWrite.await(10, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Long> incrementAndGet =
+                    CompletableFuture.supplyAsync(() -> counters.incrementAndGet("hot", 2));
+            Thread.sleep(200); // the second call queues behind the write in flight
+            store.rollBack.countDown();
+            assertThat(incrementAndGet.get(10, TimeUnit.SECONDS))
+                    .as("the total after both deltas")
+                    .isEqualTo(3);
+            increment.get(10, TimeUnit.SECONDS);
+            assertThat(counters.get("hot")).isEqualTo(3);
+        }
     }
 
     @ParameterizedTest(name = "{0}")
@@ -259,6 +287,42 @@ class CombiningTest {
             if (n == failWrite) {
                 failedSum.set(delta);
                 throw new CounterStoreException("connection lost during commit (test)", null);
+            }
+        }
+    }
+
+    /** Rolls back its first write, once the test lets it: the write is retried. */
+    private static final class RolledBackOnce extends ForwardingCounterStore {
+
+        final CountDownLatch firstWrite = new CountDownLatch(1);
+        final CountDownLatch rollBack = new CountDownLatch(1);
+        private final AtomicInteger writes = new AtomicInteger();
+
+        RolledBackOnce() {
+            super(new InMemoryCounterStore());
+        }
+
+        @Override
+        public void add(CounterName counter, String cell, long delta) {
+            rollBackTheFirst();
+            super.add(counter, cell, delta);
+        }
+
+        @Override
+        public long addAndGet(CounterName counter, String cell, long delta) {
+            rollBackTheFirst();
+            return super.addAndGet(counter, cell, delta);
+        }
+
+        private void rollBackTheFirst() {
+            if (writes.incrementAndGet() == 1) {
+                firstWrite.countDown();
+                try {
+                    rollBack.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new TransientStoreException("rolled back (test)", null);
             }
         }
     }
