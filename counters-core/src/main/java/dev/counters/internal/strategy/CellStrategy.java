@@ -142,8 +142,7 @@ abstract class CellStrategy implements CounterStrategy {
         @Override
         public long apply(Combiner.Batch batch) {
             return retrying(() -> {
-                // sum() first: it takes the deltas queued since the last attempt, and one of them may want the total.
-                long sum = batch.sum();
+                long sum = batch.takeQueued(); // before needsTotal(): a delta it takes may want the total
                 if (batch.needsTotal()) {
                     return store.addAndGet(name, cell, sum);
                 }

@@ -83,7 +83,7 @@ final class Combiner {
 
     private void writeBatch() {
         Batch batch = new Batch();
-        batch.sum(); // takes at least the writer's own delta, whatever the write does
+        batch.takeQueued(); // at least the writer's own delta, whatever the write does
         try {
             long total = write.apply(batch);
             for (int i = batch.members.size() - 1; i >= 0; i--) {
@@ -112,8 +112,8 @@ final class Combiner {
     }
 
     /**
-     * The deltas one write carries. {@link #sum()} takes every delta queued since its last call (of the batch's sign,
-     * within range), so that a write retried after a conflict carries the deltas that arrived meanwhile too.
+     * The deltas one write carries. {@link #takeQueued()} takes every delta queued since its last call (of the batch's
+     * sign, within range), so that a write retried after a conflict carries the deltas that arrived meanwhile too.
      */
     final class Batch {
 
@@ -131,8 +131,11 @@ final class Combiner {
             add(only);
         }
 
-        /** The sum of the deltas to write now. */
-        long sum() {
+        /**
+         * Takes the deltas queued since the last call into the batch, and returns the sum of the deltas to write now.
+         * Call it before {@link #needsTotal()}: a delta it takes may want the total.
+         */
+        long takeQueued() {
             if (!fixed) {
                 for (Pending next; (next = queue.peek()) != null && fits(next); ) {
                     add(queue.poll());

@@ -128,7 +128,7 @@ public final class DeltaLogStrategy extends CellStrategy {
     }
 
     private long append(CounterName name, Combiner.Batch batch) {
-        Append append = new Append(name, batch.sum());
+        Append append = new Append(name, batch.takeQueued());
         retrying(append::attempt); // after an attempt with an unknown outcome, any failure is unknown (Retries)
         // Once per row, by the writer: the callers it carried need not look the tracker up again.
         Tracker tracker = trackers.get(name, key -> new Tracker());

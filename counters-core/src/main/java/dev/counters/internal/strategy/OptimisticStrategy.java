@@ -153,7 +153,7 @@ public final class OptimisticStrategy extends CellStrategy {
         public long apply(Combiner.Batch batch) {
             long written;
             try {
-                written = retrying(() -> attempt(batch.sum()));
+                written = retrying(() -> attempt(batch.takeQueued()));
             } catch (Conflict e) {
                 contentionFailures.add(batch.size());
                 throw new CounterContentionException(name, maxAttempts);
