@@ -28,6 +28,8 @@ final class Slot extends SealableAdder {
     private boolean sealed;
     /** Flushes in a row that found the slot empty; the flusher's own. */
     private int idleFlushes;
+    /** Whether a drain has visited the slot; the flusher's own. */
+    private boolean drained;
     /** Set when the slot leaves the map: a handle holding it looks the counter up again. */
     private volatile boolean retired;
 
@@ -80,6 +82,16 @@ final class Slot extends SealableAdder {
         synchronized (this) {
             sealed = true;
         }
+    }
+
+    /**
+     * Whether this is the first drain to visit the slot. A slot admitted just before it may be empty only because its
+     * caller has not added yet, so it is not idle.
+     */
+    boolean firstDrain() {
+        boolean first = !drained;
+        drained = true;
+        return first;
     }
 
     /** A flush took something from the slot. */

@@ -178,17 +178,19 @@ final class Slots {
     }
 
     /**
-     * Adds what every slot holds to {@code deltas}, evicting the slots that stayed idle for two flushes (or at once
-     * when the buffer is full) and draining those evicted lately. The flusher's, in an odd epoch.
+     * Adds what every slot holds to {@code deltas}, evicting the slots that stayed idle for two flushes (or for one
+     * when the buffer is full: never a slot this drain sees first, whose caller may be about to add) and draining those
+     * evicted lately. The flusher's, in an odd epoch.
      */
     void drainInto(Map<CounterName, Long> deltas, long nowNanos) {
         long othersAt = otherIncrements.sum();
         for (Iterator<Map.Entry<CounterName, Slot>> it = byName.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<CounterName, Slot> entry = it.next();
             Slot slot = entry.getValue();
+            boolean firstDrain = slot.firstDrain();
             if (takeInto(deltas, entry.getKey(), slot)) {
                 slot.used();
-            } else if (slot.idle() >= 2 || isFull()) {
+            } else if (slot.idle() >= 2 || (isFull() && !firstDrain)) {
                 slot.retire();
                 it.remove();
                 graveyard.add(new Retired(entry.getKey(), slot, nowNanos + GRAVEYARD_TIME.toNanos()));
