@@ -5,10 +5,12 @@ import static dev.counters.internal.service.Arguments.checkKey;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.counters.BoundedCounter;
 import dev.counters.Counter;
 import dev.counters.CounterAdmin;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
+import dev.counters.Hold;
 import dev.counters.IdempotencyKey;
 import dev.counters.StrategyStatistics;
 import dev.counters.WindowedCounter;
@@ -17,6 +19,7 @@ import dev.counters.internal.Time;
 import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.Resharding;
 import dev.counters.spi.CounterStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -128,6 +131,36 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     @Override
     public long getExact(String name) {
         return counter(name).getExact();
+    }
+
+    @Override
+    public boolean tryIncrement(String name, long delta) {
+        throw new UnsupportedOperationException("bounded: in progress");
+    }
+
+    @Override
+    public boolean tryIncrement(String name, long delta, IdempotencyKey key) {
+        throw new UnsupportedOperationException("bounded: in progress");
+    }
+
+    @Override
+    public Hold reserve(String name, long delta, Duration ttl, IdempotencyKey key) {
+        throw new UnsupportedOperationException("bounded: in progress");
+    }
+
+    @Override
+    public Hold confirm(Hold hold) {
+        throw new UnsupportedOperationException("bounded: in progress");
+    }
+
+    @Override
+    public Hold release(Hold hold) {
+        throw new UnsupportedOperationException("bounded: in progress");
+    }
+
+    @Override
+    public BoundedCounter bounded(String name) {
+        throw new UnsupportedOperationException("bounded: in progress");
     }
 
     @Override
@@ -345,6 +378,16 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
                     .increment(name, checkDelta(name, delta), checkKey(route, name, key, housekeeping), true);
             route.count();
             return value;
+        }
+
+        @Override
+        public boolean tryIncrement(long delta) {
+            throw new UnsupportedOperationException("bounded: in progress");
+        }
+
+        @Override
+        public boolean tryIncrement(long delta, IdempotencyKey key) {
+            throw new UnsupportedOperationException("bounded: in progress");
         }
 
         @Override

@@ -96,6 +96,16 @@ final class WindowedHandle implements Handle, WindowedCounter {
     }
 
     @Override
+    public boolean tryIncrement(long delta) {
+        throw new UnsupportedOperationException("bounded: in progress");
+    }
+
+    @Override
+    public boolean tryIncrement(long delta, IdempotencyKey key) {
+        throw new UnsupportedOperationException("bounded: in progress");
+    }
+
+    @Override
     public void increment(long delta) {
         route.strategy().increment(toWrite(), checkDelta(name, delta));
         route.count();
