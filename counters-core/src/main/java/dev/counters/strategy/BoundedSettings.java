@@ -124,10 +124,15 @@ public record BoundedSettings(
                 Duration.ofHours(1));
     }
 
-    /** The defaults with these bounds, starting at {@code min} if set, else at 0 clamped to {@code max}. */
+    /** The defaults with these bounds, starting at 0, or at the bound nearest to 0 when 0 is outside them. */
     public static BoundedSettings of(@Nullable Long min, @Nullable Long max) {
-        long initial = min != null ? min : Math.min(0, Objects.requireNonNullElse(max, 0L));
-        return defaults().withBounds(min, max, initial);
+        return defaults().withBounds(min, max);
+    }
+
+    /** These settings with other bounds, starting at 0, or at the bound nearest to 0 when 0 is outside them. */
+    public BoundedSettings withBounds(@Nullable Long min, @Nullable Long max) {
+        long initial = min != null && min > 0 ? min : max != null && max < 0 ? max : 0;
+        return withBounds(min, max, initial);
     }
 
     public BoundedSettings withBounds(@Nullable Long min, @Nullable Long max, long initial) {
