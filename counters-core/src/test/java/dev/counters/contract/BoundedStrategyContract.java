@@ -525,6 +525,31 @@ public abstract class BoundedStrategyContract extends ContractSupport {
         }
     }
 
+    /**
+     * Room in another node's allowance never causes a refusal or endless contention: a node that finds the pool empty
+     * collects it, so one node sells every unit while another holds an idle allowance.
+     */
+    @Test
+    void roomInAnotherNodesAllowanceIsCollectedBeforeAnyRefusal() {
+        String stock = name("stock");
+        BoundedSettings settings = ESCROW.withInitial(1_000)
+                .withRefills(Duration.ofMillis(200), 100, 100)
+                .withGiveBackAfter(Duration.ofMinutes(10));
+        try (CounterService idle = service(store(), settings);
+                CounterService busy = service(anotherStore(), settings)) {
+            assertThat(idle.tryIncrement(stock, -1)).isTrue();
+            assertThat(idle.bounded(stock).state().allowances().values())
+                    .singleElement()
+                    .satisfies(allowance -> assertThat(allowance.towardMin()).isPositive());
+            long sold = 1;
+            while (busy.tryIncrement(stock, -1)) {
+                sold++;
+            }
+            assertThat(sold).isEqualTo(1_000);
+            assertThat(busy.get(stock)).isZero();
+        }
+    }
+
     @Test
     void closingGivesEveryAllowanceBack() {
         String stock = name("stock");
