@@ -550,6 +550,38 @@ public abstract class BoundedStrategyContract extends ContractSupport {
         }
     }
 
+    /** A node whose id another process took keeps serving its counters through the pool, and sells every unit. */
+    @Test
+    void aNodeThatLostItsClaimKeepsServingThroughThePool() {
+        String stock = name("stock");
+        String nodeId = "lost-" + prefix().substring(1, 9);
+        BoundedSettings settings = ESCROW.withInitial(300)
+                .withLeaseTtl(Duration.ofSeconds(1))
+                .withGiveBackAfter(Duration.ofMinutes(10))
+                .withNodeId(nodeId);
+        Crashable crashable = new Crashable(store());
+        try (CounterService counters = service(crashable.store(), settings)) {
+            long sold = 0;
+            for (int i = 0; i < 20; i++) {
+                assertThat(counters.tryIncrement(stock, -1)).isTrue();
+                sold++;
+            }
+            crashable.down = true; // its claim lapses, and another process takes the id
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                java.time.Instant now = java.time.Instant.now();
+                return leases(store()).tryLease("node:" + nodeId, "thief", now.plusSeconds(60), now);
+            });
+            crashable.down = false;
+            while (counters.tryIncrement(stock, -1)) {
+                sold++;
+            }
+            assertThat(sold).isEqualTo(300);
+            assertThat(counters.get(stock)).isZero();
+        } finally {
+            leases(store()).releaseLease("node:" + nodeId, "thief");
+        }
+    }
+
     @Test
     void closingGivesEveryAllowanceBack() {
         String stock = name("stock");
