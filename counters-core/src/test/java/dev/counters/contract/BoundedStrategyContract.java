@@ -656,7 +656,8 @@ public abstract class BoundedStrategyContract extends ContractSupport {
             assertThatThrownBy(() -> counters.tryIncrement(stock, -1))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining(stock)
-                    .hasMessageContaining("windows");
+                    .hasMessageContaining("rule '" + prefix() + "stock'")
+                    .hasMessageContaining("rule '" + prefix() + "*'");
         }
         assertThat(store().cells(dev.counters.CounterName.of(stock))).isEmpty();
     }
