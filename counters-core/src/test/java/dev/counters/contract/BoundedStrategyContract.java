@@ -19,6 +19,7 @@ import dev.counters.StoreUnavailableException;
 import dev.counters.StrategyStatistics;
 import dev.counters.WindowSettings;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.SessionLocks;
 import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.NodeSettings;
@@ -504,7 +505,7 @@ public abstract class BoundedStrategyContract extends ContractSupport {
                 sold++;
             }
             assertThat(live.bounded(stock).state().allowances()).hasSize(1);
-            crashable.down = true;
+            crashable.crash();
             long crashed = System.nanoTime();
             Duration bound = settings.leaseTtl().plus(settings.sweepInterval());
             await().atMost(bound.plusSeconds(1))
@@ -566,7 +567,7 @@ public abstract class BoundedStrategyContract extends ContractSupport {
                 assertThat(counters.tryIncrement(stock, -1)).isTrue();
                 sold++;
             }
-            crashable.down = true; // its claim lapses, and another process takes the id
+            crashable.crash(); // its claim lapses, and another process takes the id
             await().atMost(Duration.ofSeconds(5)).until(() -> {
                 java.time.Instant now = java.time.Instant.now();
                 return leases(store()).tryLease("node:" + nodeId, "thief", now.plusSeconds(60), now);
@@ -688,12 +689,19 @@ public abstract class BoundedStrategyContract extends ContractSupport {
 
     /**
      * A store whose every call, capabilities included, fails as an unreachable database once {@link #down} is set:
-     * a process that died, as far as the others can tell.
+     * a process that died, as far as the others can tell. {@link #crash()} also ends its session locks, as the
+     * database server does when a dead process's connections close.
      */
     static final class Crashable {
 
         volatile boolean down;
         private final CounterStore delegate;
+        private final List<SessionLocks.SessionLock> locks = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        void crash() {
+            down = true;
+            locks.forEach(SessionLocks.SessionLock::close);
+        }
 
         Crashable(CounterStore delegate) {
             this.delegate = delegate;
@@ -714,11 +722,18 @@ public abstract class BoundedStrategyContract extends ContractSupport {
                 if (down && method.getDeclaringClass() != Object.class) {
                     throw new StoreUnavailableException("the store is unreachable (test)", null);
                 }
+                Object result;
                 try {
-                    return method.invoke(target, args);
+                    result = method.invoke(target, args);
                 } catch (InvocationTargetException e) {
                     throw e.getCause();
                 }
+                if (result instanceof Optional<?> optional
+                        && optional.isPresent()
+                        && optional.get() instanceof SessionLocks.SessionLock lock) {
+                    locks.add(lock);
+                }
+                return result;
             };
             return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler));
         }
