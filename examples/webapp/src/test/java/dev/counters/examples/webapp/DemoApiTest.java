@@ -344,7 +344,8 @@ class DemoApiTest {
                     .contains("<title>counters example</title>")
                     .contains("fetch(url")
                     .contains("/api/stats?articles=")
-                    .contains("setInterval(refreshStats, POLL_MILLIS)")
+                    .contains("/api/flash-sale")
+                    .contains("setInterval(poll, POLL_MILLIS)")
                     .contains("const POLL_MILLIS = 1000;")
                     .doesNotContain("<script src=");
         }
