@@ -215,6 +215,14 @@ public abstract class BoundedStrategyContract extends ContractSupport {
                             node -> node.statistics().get(0).activity().escrow().refills())
                     .sum();
             assertThat(refills).as("allowances were taken").isPositive();
+            long pooled = nodes.stream()
+                    .mapToLong(
+                            node -> node.statistics().get(0).activity().escrow().poolChanges())
+                    .sum();
+            assertThat(pooled).as("the last units were sold through the pool").isPositive();
+            assertThat(nodes.get(0).bounded(stock).state().allowances().values())
+                    .as("no room left in any allowance once refused")
+                    .allSatisfy(allowance -> assertThat(allowance.towardMin()).isZero());
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         } finally {

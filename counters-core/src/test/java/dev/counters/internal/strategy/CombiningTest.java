@@ -191,7 +191,7 @@ class CombiningTest {
         await().until(() -> writes.get() == 1);
         List<Throwable> outcomes = Collections.synchronizedList(new ArrayList<>());
         List<Thread> queued = new ArrayList<>();
-        for (long delta : new long[] {-2, -1}) {
+        for (long delta : new long[] {-2, -2}) {
             queued.add(TestThreads.start(() -> {
                 try {
                     combiner.submit(delta, false);
