@@ -14,6 +14,7 @@ import dev.counters.testing.TestThreads;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -26,8 +27,8 @@ import java.util.function.Supplier;
  * threads until the stock is sold out, then closes its service (giving its allowance back) and exits. Every fifth sale
  * is a checkout: a unit held under a key, then confirmed (sold), released, or left to expire. Each thread keeps its
  * tally in a memory-mapped file, which outlives a {@code kill -9}: units sold (acknowledged), changes whose outcome is
- * unknown, and whether one is in flight. Arguments: jdbcUrl user password tablePrefix counter threads nodeId initial
- * tallyFile.
+ * unknown, and whether one is in flight. It starts selling once the file {@code goFile} exists, so that every process
+ * sells at once. Arguments: jdbcUrl user password tablePrefix counter threads nodeId initial tallyFile goFile.
  */
 public final class ChildBoundedSeller {
 
@@ -67,6 +68,11 @@ public final class ChildBoundedSeller {
             BoundedCounter stock = counters.bounded(counter);
             System.out.println("READY");
             System.out.flush();
+            Path go = Path.of(args[9]);
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (!Files.exists(go) && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int at = t * SLOT * Long.BYTES;

@@ -35,8 +35,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MultiProcessSellOutTest {
 
     private static final int THREADS = 4;
-    private static final long INITIAL = 6_000;
-    private static final long RESTOCK = 1_000;
+    private static final long INITIAL = 20_000;
+    private static final long RESTOCK = 2_000;
     private static final int RESTOCKS = 3;
 
     static Stream<Arguments> databases() {
@@ -46,7 +46,8 @@ class MultiProcessSellOutTest {
     /** A child process and the file its threads keep their tally in. */
     private record Seller(ChildJvm jvm, Path tallyFile) {
 
-        static Seller start(TestDatabase database, String prefix, String counter, String nodeId) throws Exception {
+        static Seller start(TestDatabase database, String prefix, String counter, String nodeId, Path go)
+                throws Exception {
             Path tally = Files.createTempFile("counters-sold-", ".bin");
             ChildJvm jvm = ChildJvm.start(
                     ChildBoundedSeller.class,
@@ -58,7 +59,8 @@ class MultiProcessSellOutTest {
                     String.valueOf(THREADS),
                     nodeId,
                     String.valueOf(INITIAL),
-                    tally.toString());
+                    tally.toString(),
+                    go.toString());
             jvm.awaitOutput("READY", 2, TimeUnit.MINUTES);
             return new Seller(jvm, tally);
         }
@@ -102,17 +104,27 @@ class MultiProcessSellOutTest {
                 }
             });
 
+            // The sellers start together once all are ready: the go file.
+            Path go = Files.createTempDirectory("counters-sellout-").resolve("go");
             List<Seller> sellers = new ArrayList<>();
             for (int i = 1; i <= 4; i++) {
-                sellers.add(Seller.start(database, stores.prefix(), counter, "seller-" + i));
+                sellers.add(Seller.start(database, stores.prefix(), counter, "seller-" + i, go));
             }
+            Files.createFile(go);
             long restocked = 0;
             long restocksUnknown = 0;
+            // Killed once it has sold a few hundred units, by its tally: mid-sale, however fast the database.
+            Seller killed = sellers.get(2);
+            await().atMost(Duration.ofMinutes(1))
+                    .pollInterval(Duration.ofMillis(2))
+                    .until(() -> killed.tally()[0] >= 300);
+            assertThat(killed.jvm().process().isAlive())
+                    .as("killed while selling")
+                    .isTrue();
+            killed.kill(); // with its allowance, its holds, and whatever it had in flight
             for (int i = 0; i < RESTOCKS; i++) {
-                Thread.sleep(400);
                 if (i == 1) {
-                    sellers.get(2).kill(); // with its allowance, its holds, and whatever it had in flight
-                    sellers.add(Seller.start(database, stores.prefix(), counter, "seller-3"));
+                    sellers.add(Seller.start(database, stores.prefix(), counter, "seller-3", go));
                 }
                 if (stock.tryIncrement(RESTOCK, IdempotencyKey.of(counter + "-restock-" + i))) {
                     restocked += RESTOCK;
