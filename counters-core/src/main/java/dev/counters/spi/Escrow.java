@@ -45,7 +45,8 @@ public interface Escrow {
 
     /**
      * Adds {@code valueDelta} to a cell's value and the room deltas to its rooms, if it exists and none of its rooms
-     * would go below 0; otherwise writes nothing.
+     * would go below 0; otherwise writes nothing. Only a room that shrinks is checked: one that grows passes even while
+     * below 0 (a bound a rebind moved past the value), so that changes can bring the value back within its bounds.
      *
      * @return whether the cell was written
      * @throws dev.counters.CounterOverflowException if the value or a room would leave the 64-bit range; nothing is

@@ -294,11 +294,16 @@ public final class JooqCounterStore
     public boolean delete(CounterName counter) {
         return runner.transaction("delete", counter, 0, ctx -> {
             maxima.delete(ctx, counter);
-            holds.delete(ctx, counter);
-            allowances.delete(ctx, counter);
-            bounds.delete(ctx, counter);
+            deleteEscrow(ctx, counter);
             return deltas.delete(ctx, counter) + cells.delete(ctx, counter) > 0;
         });
+    }
+
+    /** A bounded counter's operations, allowance registrations and bounds. */
+    private void deleteEscrow(DSLContext ctx, CounterName counter) {
+        holds.delete(ctx, counter);
+        allowances.delete(ctx, counter);
+        bounds.delete(ctx, counter);
     }
 
     @Override
@@ -389,6 +394,9 @@ public final class JooqCounterStore
             // Only the cells seen, at the versions seen: one created or written meanwhile stays, and then none goes.
             if (cells.deleteAtVersions(ctx, counter, cellVersions) != cellVersions.size()) {
                 throw new ChangedMeanwhile(); // rolls back what was deleted
+            }
+            if (cellVersions.containsKey(POOL)) { // a bounded counter: what it has besides its cells goes too
+                deleteEscrow(ctx, counter);
             }
             return true;
         });
