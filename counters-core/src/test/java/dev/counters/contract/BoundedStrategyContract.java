@@ -390,6 +390,47 @@ public abstract class BoundedStrategyContract extends ContractSupport {
         }
     }
 
+    /** Checkouts on two nodes with allowances on: every confirmed unit is sold once, every released one comes back. */
+    @Test
+    void checkoutsUnderLoadAreExact() {
+        String stock = name("stock");
+        long initial = 4_000;
+        BoundedSettings settings = ESCROW.withInitial(initial);
+        AtomicLong confirmed = new AtomicLong();
+        AtomicLong released = new AtomicLong();
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicReference<String> badRead = new AtomicReference<>();
+        try (CounterService a = service(store(), settings);
+                CounterService b = service(anotherStore(), settings)) {
+            Thread observer = observer(a, stock, 0, initial, running, badRead);
+            Concurrently.run(16, thread -> {
+                CounterService node = thread % 2 == 0 ? a : b;
+                for (int i = 0; i < 150; i++) {
+                    IdempotencyKey key = key();
+                    Hold hold = node.reserve(stock, -2, Duration.ofMinutes(1), key);
+                    assertThat(hold.status()).isEqualTo(HoldStatus.HELD);
+                    if (i % 3 == 2) {
+                        assertThat(node.release(hold).status()).isEqualTo(HoldStatus.RELEASED);
+                        released.addAndGet(2);
+                    } else {
+                        assertThat(node.confirm(hold).status()).isEqualTo(HoldStatus.CONFIRMED);
+                        assertThat(node.confirm(hold).status()).isEqualTo(HoldStatus.CONFIRMED);
+                        confirmed.addAndGet(2);
+                    }
+                }
+            });
+            running.set(false);
+            observer.join(10_000);
+            assertThat(badRead.get()).isNull();
+            BoundedState state = a.bounded(stock).state();
+            assertThat(state.value()).isEqualTo(initial - confirmed.get());
+            assertThat(state.heldTowardMin()).isZero();
+            assertThat(released.get()).isPositive();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     @Test
     void settlingAnUnknownKeyOrAnotherCountersKeyIsRefused() {
         String stock = name("stock");

@@ -663,34 +663,48 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
         }
         Instant now = time.steady();
         long delta = op.delta();
-        Optional<KeyedOperation> after;
-        if (to == HoldStatus.CONFIRMED && now.isBefore(op.expiresAt())) {
-            // Final: the room the hold kept from the other bound comes back.
-            after = holds.settle(
-                    key.value(),
-                    OperationState.CONFIRMED,
-                    Escrow.POOL,
-                    0,
-                    Math.max(delta, 0),
-                    -Math.min(delta, 0),
-                    now);
-            if (after.isPresent() && after.get().state() == OperationState.HELD) {
-                return expireOrLeave(op, now); // expired between the two reads
-            }
-        } else if (to == HoldStatus.CONFIRMED) {
+        if (to == HoldStatus.CONFIRMED && !now.isBefore(op.expiresAt())) {
             return expireOrLeave(op, now);
-        } else {
-            after = holds.settle(
-                    key.value(),
-                    OperationState.RELEASED,
-                    Escrow.POOL,
-                    -delta,
-                    -Math.min(delta, 0),
-                    Math.max(delta, 0),
-                    now);
         }
-        return after.orElseThrow(() -> new IllegalArgumentException(
-                "The hold of counter '" + name + "' under key '" + key + "' was forgotten meanwhile"));
+        // On this node's row while its side escrows, so that a checkout's confirms do not queue on the pool; the row
+        // exists then (it is retired only sealed), and the room it gains is usable here at once.
+        EscrowAllowance allowance = bound(name);
+        Side side = allowance.side(delta);
+        boolean own = escrowOn() && side.mode == Mode.ESCROW && allowance.hasRow && allowance.enter();
+        try {
+            String cell = own ? nodeCell : Escrow.POOL;
+            long units = Math.abs(delta);
+            Optional<KeyedOperation> after;
+            if (to == HoldStatus.CONFIRMED) {
+                // Final: the room the hold kept from the other bound comes back.
+                after = holds.settle(
+                        key.value(), OperationState.CONFIRMED, cell, 0, Math.max(delta, 0), -Math.min(delta, 0), now);
+                if (after.isPresent() && after.get().state() == OperationState.HELD) {
+                    return expireOrLeave(op, now); // expired between the two reads
+                }
+                if (own && after.isPresent() && after.get().appliedNow()) {
+                    awayRoom(allowance, side, units);
+                }
+            } else {
+                after = holds.settle(
+                        key.value(),
+                        OperationState.RELEASED,
+                        cell,
+                        -delta,
+                        -Math.min(delta, 0),
+                        Math.max(delta, 0),
+                        now);
+                if (own && after.isPresent() && after.get().appliedNow()) {
+                    side.local.addAndGet(units);
+                }
+            }
+            return after.orElseThrow(() -> new IllegalArgumentException(
+                    "The hold of counter '" + name + "' under key '" + key + "' was forgotten meanwhile"));
+        } finally {
+            if (own) {
+                allowance.exit();
+            }
+        }
     }
 
     private KeyedOperation expireOrLeave(KeyedOperation hold, Instant now) {
