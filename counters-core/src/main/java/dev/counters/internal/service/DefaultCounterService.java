@@ -1,5 +1,6 @@
 package dev.counters.internal.service;
 
+import static dev.counters.internal.service.Arguments.bounding;
 import static dev.counters.internal.service.Arguments.checkDelta;
 import static dev.counters.internal.service.Arguments.checkKey;
 
@@ -16,6 +17,7 @@ import dev.counters.StrategyStatistics;
 import dev.counters.WindowedCounter;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Time;
+import dev.counters.internal.strategy.Bounding;
 import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.Resharding;
 import dev.counters.spi.CounterStore;
@@ -135,32 +137,44 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
 
     @Override
     public boolean tryIncrement(String name, long delta) {
-        throw new UnsupportedOperationException("bounded: in progress");
+        return counter(name).tryIncrement(delta);
     }
 
     @Override
     public boolean tryIncrement(String name, long delta, IdempotencyKey key) {
-        throw new UnsupportedOperationException("bounded: in progress");
+        return counter(name).tryIncrement(delta, key);
     }
 
     @Override
     public Hold reserve(String name, long delta, Duration ttl, IdempotencyKey key) {
-        throw new UnsupportedOperationException("bounded: in progress");
+        return bounded(name).reserve(delta, ttl, key);
     }
 
     @Override
     public Hold confirm(Hold hold) {
-        throw new UnsupportedOperationException("bounded: in progress");
+        return bounded(checkHold(hold).counter().value()).confirm(hold.key());
     }
 
     @Override
     public Hold release(Hold hold) {
-        throw new UnsupportedOperationException("bounded: in progress");
+        return bounded(checkHold(hold).counter().value()).release(hold.key());
+    }
+
+    private static Hold checkHold(Hold hold) {
+        if (hold == null) {
+            throw new IllegalArgumentException("Hold must not be null");
+        }
+        return hold;
     }
 
     @Override
     public BoundedCounter bounded(String name) {
-        throw new UnsupportedOperationException("bounded: in progress");
+        Handle counter = handle(name);
+        if (counter instanceof WindowedHandle) {
+            throw new IllegalStateException("Counter '" + name + "' has windows, and windowed counters have no bounds");
+        }
+        return new BoundedView(
+                counter.stored(), counter.route(), bounding(counter.route(), counter.stored()), housekeeping);
     }
 
     @Override
@@ -255,6 +269,12 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
             } else {
                 Route route = router.select(counterName.value());
                 Optional<Windows> windowed = windows.select(counterName.value());
+                if (windowed.isPresent() && !route.settings().takesWindows()) {
+                    throw new IllegalStateException("Counter '" + counterName + "' takes the " + route.strategyName()
+                            + " strategy from rule '" + route.rule() + "' and windows from another rule, but "
+                            + route.strategyName() + " counters have no windows; keep the windowed rule's pattern"
+                            + " from matching it");
+                }
                 counter = windowed.isPresent()
                         ? new WindowedHandle(counterName, route, windowed.get(), time, store, housekeeping)
                         : routed(counterName, route);
@@ -382,12 +402,25 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
 
         @Override
         public boolean tryIncrement(long delta) {
-            throw new UnsupportedOperationException("bounded: in progress");
+            boolean applied = bounding(route, name)
+                    .tryIncrement(name, checkDelta(name, delta), null, false)
+                    .applied();
+            if (applied) {
+                route.count(); // refusals are no increments
+            }
+            return applied;
         }
 
         @Override
         public boolean tryIncrement(long delta, IdempotencyKey key) {
-            throw new UnsupportedOperationException("bounded: in progress");
+            Bounding bounding = bounding(route, name);
+            boolean applied = bounding.tryIncrement(
+                            name, checkDelta(name, delta), checkKey(route, name, key, housekeeping), false)
+                    .applied();
+            if (applied) {
+                route.count();
+            }
+            return applied;
         }
 
         @Override

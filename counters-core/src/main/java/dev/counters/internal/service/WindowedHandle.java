@@ -97,12 +97,17 @@ final class WindowedHandle implements Handle, WindowedCounter {
 
     @Override
     public boolean tryIncrement(long delta) {
-        throw new UnsupportedOperationException("bounded: in progress");
+        throw noBounds();
     }
 
     @Override
     public boolean tryIncrement(long delta, IdempotencyKey key) {
-        throw new UnsupportedOperationException("bounded: in progress");
+        throw noBounds();
+    }
+
+    private IllegalStateException noBounds() {
+        return new IllegalStateException("Counter '" + name + "' has windows, and windowed counters have no bounds:"
+                + " tryIncrement needs strategy: bounded");
     }
 
     @Override

@@ -80,7 +80,7 @@ public final class StrategyRegistry implements StrategySettings.Visitor<CounterS
 
     @Override
     public CounterStrategy bounded(BoundedSettings settings) {
-        throw new UnsupportedOperationException("bounded: in progress");
+        return new BoundedStrategy(context, settings);
     }
 
     /** The shared cache the choice asks for; null for one in this JVM. */
