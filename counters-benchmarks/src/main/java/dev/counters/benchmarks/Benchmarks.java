@@ -20,6 +20,7 @@ import java.util.Map;
  * load      --database mariadb-durable --workload atomic,plain-update --threads 1,8,64,256v --counters 1,100
  *           --warmup 5s --duration 5s      (256v: 256 callers on virtual threads)
  * sequences --database mariadb --workload sequence-block,auto-increment --threads 1,8 --duration 2s
+ * sell-out  --database postgres-durable --workload bounded,guarded-update --stock 1000 --threads 64
  * smoke
  * </pre>
  */
@@ -35,13 +36,14 @@ public final class Benchmarks {
         }
         if (args.length == 0 || args[0].isEmpty()) {
             throw new IllegalArgumentException(
-                    "Usage: report [--quick] | load [options] | sequences [options] | smoke");
+                    "Usage: report [--quick] | load [options] | sequences [options] | sell-out [options] | smoke");
         }
         Map<String, String> options = options(Arrays.copyOfRange(args, 1, args.length));
         boolean correct = switch (args[0]) {
             case "report" -> report(options.containsKey("quick"));
             case "load" -> load(options).stream().allMatch(LoadResult::correct);
             case "sequences" -> sequences(options).stream().allMatch(LoadResult::correct);
+            case "sell-out" -> printSales(sellOuts(options));
             case "smoke" -> print(smoke()) & printSales(smokeSellOuts());
             case "galera" -> galera(options.containsKey("quick"));
             case "redis" -> redis(options.containsKey("quick"));
@@ -100,6 +102,19 @@ public final class Benchmarks {
                         System.out.println(result.line());
                         results.add(result);
                     }
+                }
+            }
+        }
+        return results;
+    }
+
+    private static List<SellOut.Result> sellOuts(Map<String, String> options) throws Exception {
+        List<SellOut.Result> results = new ArrayList<>();
+        long stock = Long.parseLong(options.getOrDefault("stock", "1000"));
+        for (BenchDatabase database : databases(options)) {
+            for (SellOut.Kind kind : selected(options, Workloads.stocks(), SellOut.Kind::name)) {
+                for (int threads : ints(options.getOrDefault("threads", "64"))) {
+                    results.add(SellOut.run(database, kind, stock, threads));
                 }
             }
         }
