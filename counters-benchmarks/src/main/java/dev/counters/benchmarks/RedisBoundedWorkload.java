@@ -34,9 +34,9 @@ final class RedisBoundedWorkload extends RedisWorkload implements SellOut.Stock 
         this.stock = stock;
     }
 
-    /** A connection per caller, as {@link RedisWorkload#opener}. */
+    /** A connection per caller, as {@link RedisWorkload#opener}, and one for the sell-out's observer. */
     static SellOut.Opener opener() {
-        return (setup, stock) -> new RedisBoundedWorkload(setup.counters(), setup.callers(), stock);
+        return (setup, stock) -> new RedisBoundedWorkload(setup.counters(), setup.callers() + 1, stock);
     }
 
     @Override
