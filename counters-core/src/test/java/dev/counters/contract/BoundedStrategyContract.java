@@ -19,6 +19,7 @@ import dev.counters.StoreUnavailableException;
 import dev.counters.StrategyStatistics;
 import dev.counters.WindowSettings;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.SessionLocks;
 import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.NodeSettings;
@@ -504,7 +505,7 @@ public abstract class BoundedStrategyContract extends ContractSupport {
                 sold++;
             }
             assertThat(live.bounded(stock).state().allowances()).hasSize(1);
-            crashable.down = true;
+            crashable.crash();
             long crashed = System.nanoTime();
             Duration bound = settings.leaseTtl().plus(settings.sweepInterval());
             await().atMost(bound.plusSeconds(1))
@@ -522,6 +523,63 @@ public abstract class BoundedStrategyContract extends ContractSupport {
                     .isPositive();
         } finally {
             doomed.close(); // cannot give anything back: its store is down
+        }
+    }
+
+    /**
+     * Room in another node's allowance never causes a refusal or endless contention: a node that finds the pool empty
+     * collects it, so one node sells every unit while another holds an idle allowance.
+     */
+    @Test
+    void roomInAnotherNodesAllowanceIsCollectedBeforeAnyRefusal() {
+        String stock = name("stock");
+        BoundedSettings settings = ESCROW.withInitial(1_000)
+                .withRefills(Duration.ofMillis(200), 100, 100)
+                .withGiveBackAfter(Duration.ofMinutes(10));
+        try (CounterService idle = service(store(), settings);
+                CounterService busy = service(anotherStore(), settings)) {
+            assertThat(idle.tryIncrement(stock, -1)).isTrue();
+            assertThat(idle.bounded(stock).state().allowances().values())
+                    .singleElement()
+                    .satisfies(allowance -> assertThat(allowance.towardMin()).isPositive());
+            long sold = 1;
+            while (busy.tryIncrement(stock, -1)) {
+                sold++;
+            }
+            assertThat(sold).isEqualTo(1_000);
+            assertThat(busy.get(stock)).isZero();
+        }
+    }
+
+    /** A node whose id another process took keeps serving its counters through the pool, and sells every unit. */
+    @Test
+    void aNodeThatLostItsClaimKeepsServingThroughThePool() {
+        String stock = name("stock");
+        String nodeId = "lost-" + prefix().substring(1, 9);
+        BoundedSettings settings = ESCROW.withInitial(300)
+                .withLeaseTtl(Duration.ofSeconds(1))
+                .withGiveBackAfter(Duration.ofMinutes(10))
+                .withNodeId(nodeId);
+        Crashable crashable = new Crashable(store());
+        try (CounterService counters = service(crashable.store(), settings)) {
+            long sold = 0;
+            for (int i = 0; i < 20; i++) {
+                assertThat(counters.tryIncrement(stock, -1)).isTrue();
+                sold++;
+            }
+            crashable.crash(); // its claim lapses, and another process takes the id
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                java.time.Instant now = java.time.Instant.now();
+                return leases(store()).tryLease("node:" + nodeId, "thief", now.plusSeconds(60), now);
+            });
+            crashable.down = false;
+            while (counters.tryIncrement(stock, -1)) {
+                sold++;
+            }
+            assertThat(sold).isEqualTo(300);
+            assertThat(counters.get(stock)).isZero();
+        } finally {
+            leases(store()).releaseLease("node:" + nodeId, "thief");
         }
     }
 
@@ -599,7 +657,8 @@ public abstract class BoundedStrategyContract extends ContractSupport {
             assertThatThrownBy(() -> counters.tryIncrement(stock, -1))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining(stock)
-                    .hasMessageContaining("windows");
+                    .hasMessageContaining("rule '" + prefix() + "stock'")
+                    .hasMessageContaining("rule '" + prefix() + "*'");
         }
         assertThat(store().cells(dev.counters.CounterName.of(stock))).isEmpty();
     }
@@ -630,12 +689,19 @@ public abstract class BoundedStrategyContract extends ContractSupport {
 
     /**
      * A store whose every call, capabilities included, fails as an unreachable database once {@link #down} is set:
-     * a process that died, as far as the others can tell.
+     * a process that died, as far as the others can tell. {@link #crash()} also ends its session locks, as the
+     * database server does when a dead process's connections close.
      */
     static final class Crashable {
 
         volatile boolean down;
         private final CounterStore delegate;
+        private final List<SessionLocks.SessionLock> locks = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        void crash() {
+            down = true;
+            locks.forEach(SessionLocks.SessionLock::close);
+        }
 
         Crashable(CounterStore delegate) {
             this.delegate = delegate;
@@ -656,11 +722,18 @@ public abstract class BoundedStrategyContract extends ContractSupport {
                 if (down && method.getDeclaringClass() != Object.class) {
                     throw new StoreUnavailableException("the store is unreachable (test)", null);
                 }
+                Object result;
                 try {
-                    return method.invoke(target, args);
+                    result = method.invoke(target, args);
                 } catch (InvocationTargetException e) {
                     throw e.getCause();
                 }
+                if (result instanceof Optional<?> optional
+                        && optional.isPresent()
+                        && optional.get() instanceof SessionLocks.SessionLock lock) {
+                    locks.add(lock);
+                }
+                return result;
             };
             return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler));
         }

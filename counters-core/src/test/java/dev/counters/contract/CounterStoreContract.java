@@ -1029,6 +1029,19 @@ public abstract class CounterStoreContract extends ContractSupport {
                 .isEqualTo(new Escrow.EscrowState(4, new Escrow.Bounds(0L, null), 4L, null, 0, 0, 0, 0));
     }
 
+    @Test
+    void aBoundedCounterDeletedAsIdleGoesWithItsBoundsOperationsAndAllowances() {
+        CounterName stock = bounded("idle-bounded", 0L, null, 10);
+        escrow(store()).transfer(stock, node("a"), 3, 0);
+        holds(store()).recordRefusal(prefix() + "idle-refused", stock, -100, null, 10, NOW);
+        Map<String, Long> seen = idle(store()).cellVersions(List.of(stock)).get(stock);
+        assertThat(idle(anotherStore()).deleteIfUnchanged(stock, seen)).isTrue();
+        assertThat(escrow(store()).state(stock, NOW)).isEmpty();
+        assertThat(escrow(store()).boundedNames(null, 100_000)).doesNotContain(stock);
+        assertThat(allAllowances()).doesNotContain(new Escrow.NodeAllowance(prefix() + "a", stock));
+        assertThat(holds(store()).operation(prefix() + "idle-refused")).isEmpty();
+    }
+
     // ---- holds ----
 
     @Test

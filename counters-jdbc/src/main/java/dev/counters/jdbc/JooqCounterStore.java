@@ -30,6 +30,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -101,6 +102,8 @@ public final class JooqCounterStore
 
     private final Supplier<Optional<SessionLocks>> sessionLocks;
     private final IntSupplier sessionLockConnections;
+    /** Whether the store's connections are on a Galera node (known once one was acquired). */
+    private final BooleanSupplier galera;
 
     private JooqCounterStore(
             StatementRunner runner,
@@ -108,7 +111,8 @@ public final class JooqCounterStore
             @Nullable CallerTransactions callerTransactions,
             UnaryOperator<ConnectionProvider> callerConnections,
             Supplier<Optional<SessionLocks>> sessionLocks,
-            IntSupplier sessionLockConnections) {
+            IntSupplier sessionLockConnections,
+            BooleanSupplier galera) {
         this.runner = runner;
         this.tables = tables;
         this.cells = new CellQueries(tables);
@@ -125,6 +129,7 @@ public final class JooqCounterStore
         this.callerConnections = callerConnections;
         this.sessionLocks = sessionLocks;
         this.sessionLockConnections = sessionLockConnections;
+        this.galera = galera;
     }
 
     /** {@code store}'s queries (and the statements they rendered), run by {@code runner}. */
@@ -145,6 +150,7 @@ public final class JooqCounterStore
         this.callerConnections = UnaryOperator.identity();
         this.sessionLocks = Optional::empty;
         this.sessionLockConnections = () -> 0;
+        this.galera = store.galera;
     }
 
     /**
@@ -288,11 +294,16 @@ public final class JooqCounterStore
     public boolean delete(CounterName counter) {
         return runner.transaction("delete", counter, 0, ctx -> {
             maxima.delete(ctx, counter);
-            holds.delete(ctx, counter);
-            allowances.delete(ctx, counter);
-            bounds.delete(ctx, counter);
+            deleteEscrow(ctx, counter);
             return deltas.delete(ctx, counter) + cells.delete(ctx, counter) > 0;
         });
+    }
+
+    /** A bounded counter's operations, allowance registrations and bounds. */
+    private void deleteEscrow(DSLContext ctx, CounterName counter) {
+        holds.delete(ctx, counter);
+        allowances.delete(ctx, counter);
+        bounds.delete(ctx, counter);
     }
 
     @Override
@@ -383,6 +394,9 @@ public final class JooqCounterStore
             // Only the cells seen, at the versions seen: one created or written meanwhile stays, and then none goes.
             if (cells.deleteAtVersions(ctx, counter, cellVersions) != cellVersions.size()) {
                 throw new ChangedMeanwhile(); // rolls back what was deleted
+            }
+            if (cellVersions.containsKey(POOL)) { // a bounded counter: what it has besides its cells goes too
+                deleteEscrow(ctx, counter);
             }
             return true;
         });
@@ -668,9 +682,27 @@ public final class JooqCounterStore
         });
     }
 
+    /**
+     * One statement, so one snapshot. On a Galera node it is a causal read, so that a restock committed through
+     * another node before the call is seen: a refusal is decided by this read.
+     */
     @Override
     public Optional<EscrowState> state(CounterName counter, Instant now) {
-        return runner.run("state", counter, 0, ctx -> cells.state(ctx, counter, now));
+        SQLDialect family = dialect().family();
+        if (family != SQLDialect.MARIADB && family != SQLDialect.MYSQL) {
+            return runner.run("state", counter, 0, ctx -> cells.state(ctx, counter, now));
+        }
+        return runner.run(
+                "state",
+                counter,
+                0,
+                ctx -> ctx.connectionResult(connection -> {
+                    DSLContext on = DSL.using(ctx.configuration().derive(new DefaultConnectionProvider(connection)));
+                    // Asked with a connection in hand: acquiring the first one is what finds out.
+                    return galera.getAsBoolean()
+                            ? ClientPreparedOnGalera.causalRead(connection, () -> cells.state(on, counter, now))
+                            : cells.state(on, counter, now);
+                }));
     }
 
     @Override
@@ -1044,7 +1076,8 @@ public final class JooqCounterStore
                     callerTransactions,
                     ClientPreparedOnGalera.forCallerConnections(connections),
                     DatabaseSessionLocks.of(context, locks),
-                    locks::held);
+                    locks::held,
+                    ClientPreparedOnGalera.galera(connections));
         }
 
         private DSLContext createContext() {

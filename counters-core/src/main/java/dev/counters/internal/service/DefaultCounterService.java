@@ -271,7 +271,8 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
                 Optional<Windows> windowed = windows.select(counterName.value());
                 if (windowed.isPresent() && !route.settings().takesWindows()) {
                     throw new IllegalStateException("Counter '" + counterName + "' takes the " + route.strategyName()
-                            + " strategy from rule '" + route.rule() + "' and windows from another rule, but "
+                            + " strategy from rule '" + route.rule() + "' and windows from rule '"
+                            + windowed.get().rule + "', but "
                             + route.strategyName() + " counters have no windows; keep the windowed rule's pattern"
                             + " from matching it");
                 }

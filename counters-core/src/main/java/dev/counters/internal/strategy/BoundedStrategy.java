@@ -31,6 +31,7 @@ import dev.counters.strategy.BoundedSettings;
 import io.github.resilience4j.retry.Retry;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -578,7 +579,8 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
             CounterName name, long delta, @Nullable Duration ttl, IdempotencyKey key, boolean needsValue) {
         EscrowAllowance allowance = bound(name);
         Instant now = time.steady();
-        Instant expiresAt = ttl == null ? null : now.plus(ttl);
+        // Whole milliseconds, as stores keep them: the first answer and a repeat show the same hold.
+        Instant expiresAt = ttl == null ? null : now.plus(ttl).truncatedTo(ChronoUnit.MILLIS);
         long units = Math.abs(delta);
         // A change moves both rooms; a hold takes the room toward its bound and gives nothing until confirmed.
         long roomDown = ttl == null ? delta : Math.min(delta, 0);
