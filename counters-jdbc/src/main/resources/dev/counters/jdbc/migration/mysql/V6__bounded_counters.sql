@@ -16,7 +16,8 @@ CREATE TABLE ${prefix}counter_bounds (
 CREATE TABLE ${prefix}counter_allowances (
     node_id      VARCHAR(40)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     counter_name VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-    PRIMARY KEY (node_id, counter_name)
+    PRIMARY KEY (node_id, counter_name),
+    INDEX ${prefix}counter_allowances_counter (counter_name)
 ) ENGINE = InnoDB;
 
 -- Keyed changes and holds of bounded counters, under the caller's key, recorded with their change. state: 1 applied,

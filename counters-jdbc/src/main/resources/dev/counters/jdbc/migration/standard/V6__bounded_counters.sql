@@ -19,6 +19,7 @@ CREATE TABLE ${prefix}counter_allowances (
     counter_name VARCHAR(128) NOT NULL,
     CONSTRAINT ${prefix}counter_allowances_pk PRIMARY KEY (node_id, counter_name)
 );
+CREATE INDEX ${prefix}counter_allowances_counter ON ${prefix}counter_allowances (counter_name);
 
 -- Keyed changes and holds of bounded counters, under the caller's key, recorded with their change. state: 1 applied,
 -- 2 refused, 3 held, 4 confirmed, 5 released, 6 expired. Held rows are never pruned; the others once settled_at is
