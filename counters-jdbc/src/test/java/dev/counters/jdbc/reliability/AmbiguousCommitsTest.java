@@ -3,6 +3,7 @@ package dev.counters.jdbc.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.counters.BoundedState;
 import dev.counters.CounterService;
 import dev.counters.CounterServiceBuilder;
 import dev.counters.StrategyStatistics;
@@ -286,6 +287,7 @@ class AmbiguousCommitsTest {
             long seconds = (System.nanoTime() - started) / 1_000_000_000;
 
             List<CounterChecker.Result> results;
+            Map<String, String> roomProblems = new LinkedHashMap<>();
             try (CounterService reader = CounterService.builder(FaultyMariaDb.storedAt(prefix))
                     .defaultStrategy(settings)
                     .build()) {
@@ -293,6 +295,18 @@ class AmbiguousCommitsTest {
                         .map(counter ->
                                 CounterChecker.checkBounded(history, counter, reader.get(counter), initial, 0L, null))
                         .toList();
+                // Room is conserved: what the pool and every allowance hold toward 0 is the value, whatever commit
+                // replies the transfers between them lost.
+                for (String counter : history.counters()) {
+                    BoundedState state = reader.bounded(counter).state();
+                    long room = state.pool().towardMin()
+                            + state.allowances().values().stream()
+                                    .mapToLong(allowance -> allowance.towardMin())
+                                    .sum();
+                    if (room != state.value()) {
+                        roomProblems.put(counter, state.toString());
+                    }
+                }
             }
             long unknown =
                     results.stream().mapToLong(CounterChecker.Result::unknown).sum();
@@ -334,6 +348,9 @@ class AmbiguousCommitsTest {
                     .as("seed %d", seed)
                     .allSatisfy(result ->
                             assertThat(result.valid()).as(result.toString()).isTrue());
+            assertThat(roomProblems)
+                    .as("counters whose pool and allowances do not hold their value's room")
+                    .isEmpty();
             assertThat(proxy.injected()).isGreaterThanOrEqualTo(INJECTIONS);
             assertThat(proxy.commitRepliesCut.get()).as("ambiguous commits").isGreaterThan(INJECTIONS / 2);
             // The faults met every path: allowances taken, the pool changed, holds settled, outcomes left unknown.
