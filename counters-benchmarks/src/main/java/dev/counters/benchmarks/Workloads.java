@@ -187,6 +187,10 @@ final class Workloads {
                         "escrow off: every change on the guarded pool row, concurrent ones combined",
                         BoundedWorkload.instances(bounded.withEscrow(false), 1)),
                 new SellOut.Kind(
+                        "bounded-pool-4",
+                        "escrow off, four service instances: what the allowances save them (one shared row)",
+                        BoundedWorkload.instances(bounded.withEscrow(false), 4)),
+                new SellOut.Kind(
                         "guarded-update",
                         "baseline: UPDATE … SET v = v - 1 WHERE id = ? AND v >= 1, one commit each",
                         GuardedUpdateWorkload.instances(1)),

@@ -44,6 +44,7 @@ class SmokeTest {
                         "bounded",
                         "bounded-4",
                         "bounded-pool",
+                        "bounded-pool-4",
                         "guarded-update",
                         "guarded-update-4",
                         "redis-bounded-always");

@@ -9,6 +9,7 @@ import dev.counters.BoundedIncrement;
 import dev.counters.BoundedState;
 import dev.counters.CounterBoundException;
 import dev.counters.CounterContentionException;
+import dev.counters.CounterName;
 import dev.counters.CounterRule;
 import dev.counters.CounterService;
 import dev.counters.Hold;
@@ -19,6 +20,7 @@ import dev.counters.StoreUnavailableException;
 import dev.counters.StrategyStatistics;
 import dev.counters.WindowSettings;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.Escrow;
 import dev.counters.spi.SessionLocks;
 import dev.counters.strategy.AtomicSettings;
 import dev.counters.strategy.BoundedSettings;
@@ -37,6 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -64,6 +67,44 @@ public abstract class BoundedStrategyContract extends ContractSupport {
 
     static Stream<Arguments> modes() {
         return Stream.of(Arguments.of("pool", POOL), Arguments.of("escrow", ESCROW));
+    }
+
+    /**
+     * The invariant, after every test, on every bounded counter it left: the value within its bounds, no room below 0,
+     * and the rooms of all rows adding up to the distance from the value to each bound, open holds aside
+     * ({@code min + Σ room_down = value − held up}, {@code max − Σ room_up = value + held down}).
+     */
+    @AfterEach
+    void everyBoundedCounterLeftKeepsTheInvariant() {
+        Escrow escrow = capability(store(), Escrow.class);
+        for (CounterName name : store().counterNames(prefix(), null, 10_000)) {
+            Optional<Escrow.EscrowState> read = escrow.state(name, Instant.now());
+            if (read.isEmpty()) {
+                continue; // a counting counter of the test
+            }
+            Escrow.EscrowState state = read.get();
+            Long min = state.bounds().min();
+            Long max = state.bounds().max();
+            if (min != null) {
+                assertThat(state.value()).as(name + " at or above its min").isGreaterThanOrEqualTo(min);
+                assertThat(state.roomDown())
+                        .as(name + "'s room toward its min")
+                        .isEqualTo(state.value() - state.heldUp() - min);
+            }
+            if (max != null) {
+                assertThat(state.value()).as(name + " at or below its max").isLessThanOrEqualTo(max);
+                assertThat(state.roomUp())
+                        .as(name + "'s room toward its max")
+                        .isEqualTo(max - state.value() - state.heldDown());
+            }
+            escrow.escrowCells(name).forEach((cell, rooms) -> {
+                for (Long room : new Long[] {rooms.roomDown(), rooms.roomUp()}) {
+                    assertThat(room == null || room >= 0)
+                            .as(name + "'s cell " + cell + " has no room below 0: " + rooms)
+                            .isTrue();
+                }
+            });
+        }
     }
 
     private CounterService service(CounterStore store, BoundedSettings settings) {
