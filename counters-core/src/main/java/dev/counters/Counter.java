@@ -32,6 +32,12 @@ public interface Counter {
     /** See {@link CounterService#incrementAndGet(String, long)}. */
     long incrementAndGet(long delta);
 
+    /** See {@link CounterService#tryIncrement(String, long)}. */
+    boolean tryIncrement(long delta);
+
+    /** See {@link CounterService#tryIncrement(String, long, IdempotencyKey)}. */
+    boolean tryIncrement(long delta, IdempotencyKey key);
+
     /** See {@link CounterService#get(String)}. */
     long get();
 

@@ -27,6 +27,10 @@ public record CounterRule(
         if (expireAfterIdle != null && expireAfterIdle.compareTo(Duration.ofMinutes(1)) < 0) {
             throw new IllegalArgumentException("expire-after-idle must be at least 1 minute, was " + expireAfterIdle);
         }
+        if (settings != null && window != null && !settings.takesWindows()) {
+            throw new IllegalArgumentException("The " + settings.name() + " strategy's counters have no windows in"
+                    + " this version: give the rule a window or the " + settings.name() + " strategy, not both");
+        }
         if (settings != null && expireAfterIdle != null && !settings.mayExpire()) {
             throw new IllegalArgumentException("The " + settings.name() + " strategy's counters cannot expire after"
                     + " idling: removed, they would hand out their values again");

@@ -1,6 +1,7 @@
 package dev.counters;
 
 import dev.counters.spi.CounterStore;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -90,6 +91,54 @@ public interface CounterService extends AutoCloseable {
 
     /** Removes everything stored for the counter, so that it reads 0 again. */
     void delete(String name);
+
+    /**
+     * Adds {@code delta} to a bounded counter if its value stays within the bounds
+     * ({@link dev.counters.strategy.BoundedSettings}); otherwise writes nothing and returns false, the normal "sold
+     * out" or "over quota" answer. An {@link #increment(String, long)} of a bounded counter throws
+     * {@link CounterBoundException} instead.
+     *
+     * @return whether the change was made
+     * @throws IllegalArgumentException for an invalid name or delta
+     * @throws IllegalStateException if the counter is not bounded; nothing is written
+     * @throws CountersException if the change failed; see its documentation for whether it may have been applied
+     */
+    boolean tryIncrement(String name, long delta);
+
+    /**
+     * As {@link #tryIncrement(String, long)}, at most once under {@code key}: a repeat returns the first answer,
+     * {@code false} included, and writes nothing.
+     *
+     * @throws IdempotencyKeyReusedException if the key was recorded for another counter, delta or operation
+     */
+    boolean tryIncrement(String name, long delta, IdempotencyKey key);
+
+    /**
+     * Holds {@code delta} of a bounded counter until it is confirmed, released, or {@code ttl} passes: the change is
+     * applied to the value at once (a held item is not for sale), and goes back unless confirmed. A negative delta
+     * holds units toward the minimum (stock), a positive one toward the maximum (a quota). The key names the hold: a
+     * repeat returns it as it stands, and writes nothing.
+     *
+     * @param ttl how long the hold lasts unconfirmed: from 1 s to the counter's {@code max-hold-ttl}
+     * @return the hold, {@link HoldStatus#REFUSED} (nothing held) when the change would leave the bounds
+     * @throws IllegalArgumentException for an invalid name, delta, time to live or key
+     * @throws IllegalStateException if the counter is not bounded
+     * @throws IdempotencyKeyReusedException if the key was recorded for another counter, delta or operation
+     */
+    Hold reserve(String name, long delta, Duration ttl, IdempotencyKey key);
+
+    /** Makes a hold final; see {@link BoundedCounter#confirm(IdempotencyKey)}. */
+    Hold confirm(Hold hold);
+
+    /** Gives a hold back; see {@link BoundedCounter#release(IdempotencyKey)}. */
+    Hold release(Hold hold);
+
+    /**
+     * The bounded operations and reads of one counter.
+     *
+     * @throws IllegalStateException if the counter is not bounded
+     */
+    BoundedCounter bounded(String name);
 
     /** Operations for operators and tools: a counter's cells, growing a sharded counter's shards. */
     CounterAdmin admin();

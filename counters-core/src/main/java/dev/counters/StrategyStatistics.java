@@ -25,16 +25,45 @@ public record StrategyStatistics(String rule, String strategy, long increments, 
      * @param retries attempts repeated after a conflict or a failure
      * @param contentionFailures increments refused with {@link CounterContentionException}
      * @param buffer the state of the buffer, for strategies that have one; otherwise null
+     * @param escrow what a bounded strategy did; otherwise null
      */
     public record Activity(
             long conflicts,
             long retries,
             long contentionFailures,
-            @Nullable BufferActivity buffer) {
+            @Nullable BufferActivity buffer,
+            @Nullable EscrowActivity escrow) {
 
         /** A strategy with nothing to report. */
-        public static final Activity NONE = new Activity(0, 0, 0, null);
+        public static final Activity NONE = new Activity(0, 0, 0, null, null);
+
+        /** The activity of a strategy that is not bounded. */
+        public Activity(long conflicts, long retries, long contentionFailures, @Nullable BufferActivity buffer) {
+            this(conflicts, retries, contentionFailures, buffer, null);
+        }
     }
+
+    /**
+     * What a bounded strategy did since it started, and the room its node holds now.
+     *
+     * @param refusals changes and holds refused because they would have left the bounds
+     * @param refills transfers of room from the pool row into this node's allowances
+     * @param refilledUnits the units those transfers moved
+     * @param poolChanges changes written to the shared pool row (escrow off, a cold counter, or near the bound)
+     * @param givenBackUnits units this node gave back to the pool: idle, closing, near the bound
+     * @param allowanceUnits the room this node holds in its allowances now
+     * @param expiredHolds holds that expired and went back, found by this process
+     * @param strandedUnits room found in the allowances of nodes whose claim had ended, and given back to the pool
+     */
+    public record EscrowActivity(
+            long refusals,
+            long refills,
+            long refilledUnits,
+            long poolChanges,
+            long givenBackUnits,
+            long allowanceUnits,
+            long expiredHolds,
+            long strandedUnits) {}
 
     /**
      * The state of a write-behind buffer.

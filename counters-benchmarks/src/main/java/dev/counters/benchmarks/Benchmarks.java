@@ -16,9 +16,11 @@ import java.util.Map;
  * report [--quick]
  * galera [--quick]     (docs/benchmarks-galera.md: three instances on one node and on a three-node Galera cluster)
  * redis [--quick]      (docs/benchmarks-redis.md: monotonic with its cache on Redis beside Redis INCR and the database)
+ * bounded [--quick]    (docs/benchmarks-bounded.md: bounded counters beside the guarded update and Redis, and sell-outs)
  * load      --database mariadb-durable --workload atomic,plain-update --threads 1,8,64,256v --counters 1,100
  *           --warmup 5s --duration 5s      (256v: 256 callers on virtual threads)
  * sequences --database mariadb --workload sequence-block,auto-increment --threads 1,8 --duration 2s
+ * sell-out  --database postgres-durable --workload bounded,guarded-update --stock 1000 --threads 64
  * smoke
  * </pre>
  */
@@ -34,16 +36,18 @@ public final class Benchmarks {
         }
         if (args.length == 0 || args[0].isEmpty()) {
             throw new IllegalArgumentException(
-                    "Usage: report [--quick] | load [options] | sequences [options] | smoke");
+                    "Usage: report [--quick] | load [options] | sequences [options] | sell-out [options] | smoke");
         }
         Map<String, String> options = options(Arrays.copyOfRange(args, 1, args.length));
         boolean correct = switch (args[0]) {
             case "report" -> report(options.containsKey("quick"));
             case "load" -> load(options).stream().allMatch(LoadResult::correct);
             case "sequences" -> sequences(options).stream().allMatch(LoadResult::correct);
-            case "smoke" -> print(smoke());
+            case "sell-out" -> printSales(sellOuts(options));
+            case "smoke" -> print(smoke()) & printSales(smokeSellOuts());
             case "galera" -> galera(options.containsKey("quick"));
             case "redis" -> redis(options.containsKey("quick"));
+            case "bounded" -> bounded(options.containsKey("quick"));
             default -> throw new IllegalArgumentException("Unknown command '" + args[0] + "'");
         };
         System.exit(correct ? 0 : 1);
@@ -56,6 +60,7 @@ public final class Benchmarks {
         List<LoadResult> results = new ArrayList<>();
         List<Workload.Kind> kinds = new ArrayList<>(Workloads.counting());
         kinds.addAll(Workloads.monotonicRedis());
+        kinds.addAll(Workloads.bounded());
         for (Workload.Kind kind : kinds) {
             for (int counters : new int[] {1, 10}) {
                 results.add(LoadDriver.run(BenchDatabase.H2, kind, 2, counters, warmup, duration));
@@ -67,10 +72,21 @@ public final class Benchmarks {
         return results;
     }
 
+    /** A stock of this many sold out on H2 by every way of selling the bounded report compares. */
+    static final long SMOKE_STOCK = 100;
+
+    static List<SellOut.Result> smokeSellOuts() throws Exception {
+        List<SellOut.Result> results = new ArrayList<>();
+        for (SellOut.Kind kind : Workloads.sellOuts()) {
+            results.add(SellOut.run(BenchDatabase.H2, kind, SMOKE_STOCK, 8));
+        }
+        return results;
+    }
+
     private static List<LoadResult> load(Map<String, String> options) throws Exception {
         List<LoadResult> results = new ArrayList<>();
         for (BenchDatabase database : databases(options)) {
-            for (Workload.Kind kind : selected(options, Workloads.counting(), Workload.Kind::name)) {
+            for (Workload.Kind kind : selected(options, Workloads.all(), Workload.Kind::name)) {
                 for (int counters : ints(options.getOrDefault("counters", "1"))) {
                     for (String threads :
                             options.getOrDefault("threads", "1,8,32").split(",")) {
@@ -86,6 +102,19 @@ public final class Benchmarks {
                         System.out.println(result.line());
                         results.add(result);
                     }
+                }
+            }
+        }
+        return results;
+    }
+
+    private static List<SellOut.Result> sellOuts(Map<String, String> options) throws Exception {
+        List<SellOut.Result> results = new ArrayList<>();
+        long stock = Long.parseLong(options.getOrDefault("stock", "1000"));
+        for (BenchDatabase database : databases(options)) {
+            for (SellOut.Kind kind : selected(options, Workloads.stocks(), SellOut.Kind::name)) {
+                for (int threads : ints(options.getOrDefault("threads", "64"))) {
+                    results.add(SellOut.run(database, kind, stock, threads));
                 }
             }
         }
@@ -123,6 +152,18 @@ public final class Benchmarks {
         RedisReport report = new RedisReport(Path.of("docs"), quick);
         report.run();
         return report.allExact();
+    }
+
+    private static boolean bounded(boolean quick) throws Exception {
+        BoundedReport report = new BoundedReport(Path.of("docs"), quick);
+        report.run();
+        return report.allExact();
+    }
+
+    /** Prints the sales and answers whether all were exact. */
+    private static boolean printSales(List<SellOut.Result> results) {
+        results.forEach(result -> System.out.println(result.line()));
+        return results.stream().allMatch(SellOut.Result::exact);
     }
 
     private static boolean print(List<LoadResult> results) {

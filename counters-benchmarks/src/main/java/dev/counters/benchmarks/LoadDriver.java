@@ -61,16 +61,9 @@ final class LoadDriver {
             Duration duration)
             throws Exception {
         StatementCounter statements = new StatementCounter();
-        List<HikariDataSource> pools = new ArrayList<>();
-        try {
-            int poolSize = (virtual ? Math.min(threads, MAX_POOL) : threads) + 8;
-            IntFunction<DataSource> newPool = size -> {
-                HikariDataSource pool = database.pool(size);
-                pools.add(pool);
-                return statements.wrap(pool);
-            };
-            Workload workload = kind.opener()
-                    .open(new Workload.Setup(newPool.apply(poolSize), database, counters, threads, poolSize, newPool));
+        int poolSize = (virtual ? Math.min(threads, MAX_POOL) : threads) + 8;
+        return onPools(database, statements, poolSize, threads, counters, setup -> {
+            Workload workload = kind.opener().open(setup);
             LongAdder[] acknowledged = new LongAdder[counters];
             for (int i = 0; i < counters; i++) {
                 acknowledged[i] = new LongAdder();
@@ -94,6 +87,36 @@ final class LoadDriver {
                 exact &= totals[i] == acknowledged[i].sum();
             }
             return measurement.result(database, kind.name(), threads, virtual, counters, failures.get(), exact);
+        });
+    }
+
+    /** What runs on a {@link Workload.Setup}. */
+    @FunctionalInterface
+    interface OnSetup<T> {
+        T run(Workload.Setup setup) throws Exception;
+    }
+
+    /**
+     * Runs {@code work} on a setup of new pools of {@code database} (the first of {@code poolSize} connections), whose
+     * statements {@code statements} counts, then closes every pool it opened.
+     */
+    static <T> T onPools(
+            BenchDatabase database,
+            StatementCounter statements,
+            int poolSize,
+            int callers,
+            int counters,
+            OnSetup<T> work)
+            throws Exception {
+        List<HikariDataSource> pools = new ArrayList<>();
+        try {
+            IntFunction<DataSource> newPool = size -> {
+                HikariDataSource pool = database.pool(size);
+                pools.add(pool);
+                return statements.wrap(pool);
+            };
+            return work.run(
+                    new Workload.Setup(newPool.apply(poolSize), database, counters, callers, poolSize, newPool));
         } finally {
             if (database == BenchDatabase.H2 && !pools.isEmpty()) {
                 emptyH2(pools.getFirst());

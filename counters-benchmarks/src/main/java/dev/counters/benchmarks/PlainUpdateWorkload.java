@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -12,37 +11,45 @@ import javax.sql.DataSource;
 /** The baseline: one row per counter, {@code UPDATE … SET v = v + 1} per increment, one commit each. */
 class PlainUpdateWorkload implements Workload {
 
+    /**
+     * The rows a baseline updates: their value at the start, the update of one change (acknowledged iff it updated
+     * the row), and how a change moves the value (+1 or -1), so that the total is what the changes stored.
+     */
+    record Rows(long initial, String update, int step) {}
+
+    private static final Rows PLAIN = new Rows(0, "SET v = v + 1 WHERE id = ?", 1);
+
     private final DataSource dataSource;
     private final String table;
     private final int counters;
+    private final Rows rows;
+    private final String update;
     /** Each caller's pool: the one pool, or one of several application instances' in turn. */
     private final ThreadLocal<DataSource> callerPool;
 
     PlainUpdateWorkload(DataSource dataSource, int counters) throws Exception {
-        this(List.of(dataSource), counters);
+        this(List.of(dataSource), counters, PLAIN);
     }
 
     /** {@code instances} application instances, each with its own pool from {@code setup}; callers shared out evenly. */
     static PlainUpdateWorkload instances(Workload.Setup setup, int instances) throws Exception {
-        List<DataSource> pools = new ArrayList<>(List.of(setup.dataSource()));
-        for (int i = 1; i < instances; i++) {
-            pools.add(setup.pools().apply(Math.ceilDiv(setup.connections(), instances) + 2));
-        }
-        return new PlainUpdateWorkload(pools, setup.counters());
+        return new PlainUpdateWorkload(setup.instancePools(instances), setup.counters(), PLAIN);
     }
 
-    private PlainUpdateWorkload(List<DataSource> pools, int counters) throws Exception {
+    PlainUpdateWorkload(List<DataSource> pools, int counters, Rows rows) throws Exception {
         DataSource dataSource = pools.getFirst();
         AtomicInteger nextCaller = new AtomicInteger();
         this.callerPool = ThreadLocal.withInitial(() -> pools.get(nextCaller.getAndIncrement() % pools.size()));
         this.dataSource = dataSource;
         this.table = FreshTables.name("plain_");
         this.counters = counters;
+        this.rows = rows;
+        this.update = "UPDATE " + table + " " + rows.update();
         try (Connection connection = dataSource.getConnection();
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, v BIGINT NOT NULL)");
             for (int i = 0; i < counters; i++) {
-                statement.execute("INSERT INTO " + table + " (id, v) VALUES (" + i + ", 0)");
+                statement.execute("INSERT INTO " + table + " (id, v) VALUES (" + i + ", " + rows.initial() + ")");
             }
         }
     }
@@ -50,10 +57,23 @@ class PlainUpdateWorkload implements Workload {
     @Override
     public void increment(int counter) throws Exception {
         try (Connection connection = callerPool.get().getConnection();
-                PreparedStatement update =
-                        connection.prepareStatement("UPDATE " + table + " SET v = v + 1 WHERE id = ?")) {
-            update.setInt(1, counter);
-            update.executeUpdate();
+                PreparedStatement statement = connection.prepareStatement(update)) {
+            statement.setInt(1, counter);
+            if (statement.executeUpdate() != 1) {
+                throw new Refused();
+            }
+        }
+    }
+
+    /** The value of one row now. */
+    public long value(int counter) throws Exception {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement select = connection.prepareStatement("SELECT v FROM " + table + " WHERE id = ?")) {
+            select.setInt(1, counter);
+            try (ResultSet row = select.executeQuery()) {
+                row.next();
+                return row.getLong(1);
+            }
         }
     }
 
@@ -65,9 +85,9 @@ class PlainUpdateWorkload implements Workload {
         long[] totals = new long[counters];
         try (Connection connection = dataSource.getConnection();
                 Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT id, v FROM " + table)) {
-            while (rows.next()) {
-                totals[rows.getInt(1)] = rows.getLong(2);
+                ResultSet values = statement.executeQuery("SELECT id, v FROM " + table)) {
+            while (values.next()) {
+                totals[values.getInt(1)] = (values.getLong(2) - rows.initial()) * rows.step();
             }
         }
         return totals;

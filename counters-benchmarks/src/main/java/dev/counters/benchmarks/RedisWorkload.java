@@ -23,7 +23,7 @@ import redis.clients.jedis.JedisPoolConfig;
  * </ul>
  * Not offered when no {@code redis-server} binary is on the PATH (Debian: {@code apt-get install redis-server}).
  */
-final class RedisWorkload implements Workload {
+class RedisWorkload implements Workload {
 
     enum Persistence {
         NONE,
@@ -35,12 +35,22 @@ final class RedisWorkload implements Workload {
     private final JedisPool pool;
     private final int counters;
 
-    private RedisWorkload(int counters, int connections, Persistence persistence) throws Exception {
+    /** A server of its own with every counter at {@code initial}. */
+    RedisWorkload(int counters, int connections, Persistence persistence, long initial) throws Exception {
         this.server = Server.start(persistence);
         JedisPoolConfig config = new JedisPoolConfig();
         config.setMaxTotal(connections);
         this.pool = new JedisPool(config, "127.0.0.1", server.port());
         this.counters = counters;
+        try (var redis = pool.getResource()) {
+            for (int i = 0; i < counters; i++) {
+                redis.set(key(i), String.valueOf(initial));
+            }
+        } catch (RuntimeException e) { // a redis-server left running would outlive this JVM
+            pool.close();
+            server.stop();
+            throw e;
+        }
     }
 
     /** A {@code redis-server} on a free loopback port with a directory of its own, answering when returned. */
@@ -119,13 +129,34 @@ final class RedisWorkload implements Workload {
 
     static Opener opener(Persistence persistence) {
         // A connection per caller: Redis connections are cheap, and the pool's waits would cost Redis, not the callers.
-        return setup -> new RedisWorkload(setup.counters(), setup.callers(), persistence);
+        return setup -> new RedisWorkload(setup.counters(), setup.callers(), persistence, 0);
+    }
+
+    private static String key(int counter) {
+        return "bench:c" + counter;
     }
 
     @Override
-    public void increment(int counter) {
+    public void increment(int counter) throws Refused {
         try (var redis = pool.getResource()) {
-            redis.incr("bench:c" + counter);
+            change(redis, key(counter));
+        }
+    }
+
+    /** One change of the counter stored under {@code key}: {@code INCR}. */
+    protected void change(Jedis redis, String key) throws Refused {
+        redis.incr(key);
+    }
+
+    /** The changes a stored value counts, for the exactness check: the value itself, for {@code INCR}. */
+    protected long counted(long stored) {
+        return stored;
+    }
+
+    /** The value stored now. */
+    public long value(int counter) {
+        try (var redis = pool.getResource()) {
+            return Long.parseLong(redis.get(key(counter)));
         }
     }
 
@@ -137,8 +168,7 @@ final class RedisWorkload implements Workload {
         long[] totals = new long[counters];
         try (var redis = pool.getResource()) {
             for (int i = 0; i < counters; i++) {
-                String value = redis.get("bench:c" + i);
-                totals[i] = value == null ? 0 : Long.parseLong(value);
+                totals[i] = counted(Long.parseLong(redis.get(key(i))));
             }
         } finally {
             pool.close();

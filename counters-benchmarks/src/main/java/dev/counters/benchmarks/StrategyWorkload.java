@@ -4,11 +4,7 @@ import dev.counters.CounterService;
 import dev.counters.IdempotencyKey;
 import dev.counters.jdbc.JooqCounterStore;
 import dev.counters.strategy.StrategySettings;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.IntStream;
 
 /**
  * A strategy of this library on a {@link JooqCounterStore} with tables of its own: one service, or several on the
@@ -17,10 +13,7 @@ import java.util.stream.IntStream;
  */
 final class StrategyWorkload implements Workload {
 
-    private final JooqCounterStore store;
-    private final StrategySettings strategy;
-    private final CounterService[] instances;
-    private final String[] names;
+    private final ServiceInstances instances;
     private final Mode mode;
     /** Each caller's keys: its number and a sequence, unique within the run's fresh tables. */
     private final ThreadLocal<long[]> keySequence = ThreadLocal.withInitial(() -> new long[1]);
@@ -39,28 +32,8 @@ final class StrategyWorkload implements Workload {
         KEYED
     }
 
-    private final AtomicInteger nextCaller = new AtomicInteger();
-    private final ThreadLocal<CounterService> instance;
-
     private StrategyWorkload(Setup setup, StrategySettings strategy, int instances, Mode mode) {
-        String prefix = FreshTables.name("b") + "_";
-        this.store = FreshTables.store(setup.dataSource(), prefix);
-        this.strategy = strategy;
-        this.instances = new CounterService[instances];
-        this.instances[0] =
-                CounterService.builder(store).defaultStrategy(strategy).build();
-        int poolSize = Math.ceilDiv(setup.connections(), instances) + 2;
-        for (int i = 1; i < instances; i++) {
-            this.instances[i] = CounterService.builder(
-                            FreshTables.store(setup.pools().apply(poolSize), prefix))
-                    .defaultStrategy(strategy)
-                    .build();
-        }
-        this.instance =
-                ThreadLocal.withInitial(() -> this.instances[nextCaller.getAndIncrement() % this.instances.length]);
-        this.names = IntStream.range(0, setup.counters())
-                .mapToObj(i -> "bench.c" + i)
-                .toArray(String[]::new);
+        this.instances = new ServiceInstances(setup, strategy, instances);
         this.mode = mode;
     }
 
@@ -91,30 +64,24 @@ final class StrategyWorkload implements Workload {
 
     @Override
     public void increment(int counter) {
-        CounterService counters = instance.get();
+        CounterService counters = instances.caller();
+        String name = instances.name(counter);
         switch (mode) {
-            case PLAIN -> counters.increment(names[counter]);
-            case DURABLE -> counters.incrementDurably(names[counter], 1).join();
+            case PLAIN -> counters.increment(name);
+            case DURABLE -> counters.incrementDurably(name, 1).join();
             case KEYED ->
                 counters.increment(
-                        names[counter],
-                        1,
-                        IdempotencyKey.of(keyPrefix.get() + keySequence.get()[0]++));
+                        name, 1, IdempotencyKey.of(keyPrefix.get() + keySequence.get()[0]++));
         }
     }
 
     @Override
     public void close() {
-        Arrays.stream(instances).forEach(CounterService::close);
+        instances.close();
     }
 
     @Override
     public long[] totals() {
-        // A new service, as a restarted application would read them (node: another node id; monotonic: its max).
-        try (CounterService reader =
-                CounterService.builder(store).defaultStrategy(strategy).build()) {
-            Map<String, Long> values = reader.get(List.of(names));
-            return Arrays.stream(names).mapToLong(values::get).toArray();
-        }
+        return instances.values();
     }
 }

@@ -1,12 +1,18 @@
 package dev.counters.benchmarks;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.IntFunction;
 import javax.sql.DataSource;
 
 /** One way of counting that the driver measures: a strategy of this library, or a baseline. */
 interface Workload extends AutoCloseable {
 
-    /** Adds 1 to counter {@code counter}; returning normally means the increment was acknowledged. */
+    /**
+     * Adds 1 to counter {@code counter} (takes 1 from a stock); returning normally means the change was acknowledged.
+     *
+     * @throws Refused if the change was refused and wrote nothing (a stock at its bound)
+     */
     void increment(int counter) throws Exception;
 
     /** Writes anything still pending and stops; then {@link #totals()} reads what is stored. */
@@ -33,7 +39,27 @@ interface Workload extends AutoCloseable {
             int counters,
             int callers,
             int connections,
-            IntFunction<DataSource> pools) {}
+            IntFunction<DataSource> pools) {
+
+        /**
+         * The pools of {@code instances} application instances: the run's pool, then one more pool for each other
+         * instance, sized for its share of the callers.
+         */
+        List<DataSource> instancePools(int instances) {
+            List<DataSource> all = new ArrayList<>(List.of(dataSource));
+            for (int i = 1; i < instances; i++) {
+                all.add(pools.apply(Math.ceilDiv(connections, instances) + 2));
+            }
+            return all;
+        }
+    }
+
+    /** A change refused by a bound: nothing was written, and it is not acknowledged. */
+    final class Refused extends Exception {
+        Refused() {
+            super("refused: the stock is at its bound", null, false, false); // expected, so no stack trace
+        }
+    }
 
     /** A named workload, as chosen on the command line. */
     record Kind(String name, String description, Opener opener) {}

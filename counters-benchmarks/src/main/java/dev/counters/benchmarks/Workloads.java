@@ -2,6 +2,7 @@ package dev.counters.benchmarks;
 
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
@@ -163,6 +164,58 @@ final class Workloads {
                         MonotonicRedisWorkload.opener(everyValue.withChanceToWrite(0.01), 3)));
     }
 
+    /** The stock the load driver sells from: more than any point sells, so that no change is refused. */
+    static final long LOAD_STOCK = 10_000_000;
+
+    /**
+     * The ways of selling a stock: the {@code bounded} strategy and what a shop would use instead. The Redis anchor
+     * only with a {@code redis-server}.
+     */
+    static List<SellOut.Kind> stocks() {
+        BoundedSettings bounded = BoundedSettings.defaults();
+        List<SellOut.Kind> kinds = new ArrayList<>(List.of(
+                new SellOut.Kind(
+                        "bounded",
+                        "tryIncrement(-1), min 0: escrow, one service instance",
+                        BoundedWorkload.instances(bounded, 1)),
+                new SellOut.Kind(
+                        "bounded-4",
+                        "four service instances, each with its pool and node id",
+                        BoundedWorkload.instances(bounded, 4)),
+                new SellOut.Kind(
+                        "bounded-pool",
+                        "escrow off: every change on the guarded pool row, concurrent ones combined",
+                        BoundedWorkload.instances(bounded.withEscrow(false), 1)),
+                new SellOut.Kind(
+                        "bounded-pool-4",
+                        "escrow off, four service instances: what the allowances save them (one shared row)",
+                        BoundedWorkload.instances(bounded.withEscrow(false), 4)),
+                new SellOut.Kind(
+                        "guarded-update",
+                        "baseline: UPDATE … SET v = v - 1 WHERE id = ? AND v >= 1, one commit each",
+                        GuardedUpdateWorkload.instances(1)),
+                new SellOut.Kind(
+                        "guarded-update-4", "baseline: the same from four pools", GuardedUpdateWorkload.instances(4))));
+        if (RedisWorkload.available()) {
+            kinds.add(new SellOut.Kind(
+                    "redis-bounded-always",
+                    "anchor: INCREX … LBOUND by hand in a Lua script, appendfsync always, ~1 ms per sync",
+                    RedisBoundedWorkload.opener()));
+        }
+        return kinds;
+    }
+
+    /** The ways of selling, as the load driver's workloads on a stock of {@link #LOAD_STOCK}. */
+    static List<Workload.Kind> bounded() {
+        return stocks().stream().map(kind -> kind.load(LOAD_STOCK)).toList();
+    }
+
+    /** What the sell-out compares: bounded from one and four instances, the guarded update, Redis. */
+    static List<SellOut.Kind> sellOuts() {
+        List<String> names = List.of("bounded", "bounded-4", "guarded-update", "redis-bounded-always");
+        return stocks().stream().filter(kind -> names.contains(kind.name())).toList();
+    }
+
     static List<SequenceWorkload.Kind> sequences() {
         return List.of(
                 new SequenceWorkload.Kind(
@@ -188,6 +241,13 @@ final class Workloads {
                 .filter(kind -> kind.name().equals(name))
                 .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("Unknown sequence workload '" + name + "'"));
+    }
+
+    /** What {@code load} can run: the counting workloads and the ways of selling a stock. */
+    static List<Workload.Kind> all() {
+        List<Workload.Kind> all = new ArrayList<>(counting());
+        all.addAll(bounded());
+        return all;
     }
 
     static Workload.Kind counting(String name) {

@@ -40,7 +40,14 @@ class SmokeTest {
                         "auto-increment",
                         "db-sequence",
                         "monotonic-redis-3",
-                        "monotonic-redis-3-chance-0.01");
+                        "monotonic-redis-3-chance-0.01",
+                        "bounded",
+                        "bounded-4",
+                        "bounded-pool",
+                        "bounded-pool-4",
+                        "guarded-update",
+                        "guarded-update-4",
+                        "redis-bounded-always");
         assertThat(results).allSatisfy(result -> {
             assertThat(result.correct()).as(result.line()).isTrue();
             assertThat(result.operations()).as(result.line()).isPositive();
@@ -68,6 +75,35 @@ class SmokeTest {
                 BenchDatabase.H2, losing, 2, 1, java.time.Duration.ofMillis(50), java.time.Duration.ofMillis(300));
         assertThat(result.operations()).isGreaterThan(100);
         assertThat(result.correct()).isFalse();
+    }
+
+    @Test
+    void aSellOutSellsEveryUnitOnceAndLeavesNothing() throws Exception {
+        List<SellOut.Result> results = Benchmarks.smokeSellOuts();
+
+        assertThat(results)
+                .extracting(SellOut.Result::workload)
+                .containsExactly("bounded", "bounded-4", "guarded-update", "redis-bounded-always");
+        assertThat(results).allSatisfy(result -> {
+            assertThat(result.exact()).as(result.line()).isTrue();
+            assertThat(result.sold()).as(result.line()).isEqualTo(Benchmarks.SMOKE_STOCK);
+        });
+    }
+
+    @Test
+    void theSellOutCatchesAStockSoldBelowZero() throws Exception {
+        // The guard a shop gets wrong: v >= 0 lets the last unit go twice.
+        class Overselling extends PlainUpdateWorkload implements SellOut.Stock {
+            Overselling(Workload.Setup setup, long stock) throws Exception {
+                super(List.of(setup.dataSource()), 1, new Rows(stock, "SET v = v - 1 WHERE id = ? AND v >= 0", -1));
+            }
+        }
+        SellOut.Result result =
+                SellOut.run(BenchDatabase.H2, new SellOut.Kind("overselling", "v >= 0", Overselling::new), 100, 4);
+
+        assertThat(result.sold()).isEqualTo(101);
+        assertThat(result.value()).isEqualTo(-1);
+        assertThat(result.exact()).isFalse();
     }
 
     @Test

@@ -6,6 +6,8 @@ import dev.counters.sequence.Reservation;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.DeltaLog;
+import dev.counters.spi.Escrow;
+import dev.counters.spi.Holds;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
@@ -26,8 +28,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,7 +47,9 @@ public final class InMemoryCounterStore
                 DeltaLog,
                 ShardCounts,
                 Maxima,
-                Sequences {
+                Sequences,
+                Escrow,
+                Holds {
 
     // Each counter's cells are an immutable map replaced atomically, so reads need no lock.
     private final ConcurrentHashMap<CounterName, Map<String, VersionedValue>> counters = new ConcurrentHashMap<>();
@@ -59,6 +65,14 @@ public final class InMemoryCounterStore
     private final ConcurrentHashMap<CounterName, Map<Integer, Long>> maxShards = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Long> sequences = new ConcurrentHashMap<>();
 
+    // Bounded counters: each escrow cell's rooms beside its value in the cells map. Written only under the store's
+    // lock, so that every escrow write sees and changes the value and the rooms of a cell together.
+    private final ConcurrentHashMap<CounterName, Map<String, Rooms>> rooms = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<CounterName, Bounds> bounds = new ConcurrentHashMap<>();
+    private final ConcurrentSkipListSet<NodeAllowance> allowances = new ConcurrentSkipListSet<>(
+            Comparator.comparing(NodeAllowance::nodeId).thenComparing(NodeAllowance::counter));
+    private final ConcurrentHashMap<String, Operation> operations = new ConcurrentHashMap<>();
+
     /** An empty store. */
     public InMemoryCounterStore() {}
 
@@ -67,6 +81,21 @@ public final class InMemoryCounterStore
     private record Lease(String owner, Instant expiresAt) {}
 
     private record RecordedKey(CounterName counter, long delta, OptionalLong value, Instant appliedAt) {}
+
+    private record Rooms(@Nullable Long down, @Nullable Long up) {}
+
+    private record Operation(
+            CounterName counter,
+            long delta,
+            OperationState state,
+            @Nullable Instant expiresAt,
+            OptionalLong value,
+            @Nullable Instant settledAt) {
+
+        KeyedOperation toKeyed(String key, boolean appliedNow) {
+            return new KeyedOperation(key, counter, delta, state, expiresAt, value, appliedNow);
+        }
+    }
 
     @Override
     public void add(CounterName counter, String cell, long delta) {
@@ -141,11 +170,20 @@ public final class InMemoryCounterStore
     }
 
     @Override
-    public boolean delete(CounterName counter) {
+    public synchronized boolean delete(CounterName counter) {
         shardCounts.remove(counter);
         maxShards.remove(counter);
+        forgetEscrow(counter);
         boolean hadDeltas = deltas.remove(counter) != null;
         return counters.remove(counter) != null || hadDeltas;
+    }
+
+    /** Removes the counter's bounds, rooms, operations and allowance registrations; called holding the lock. */
+    private void forgetEscrow(CounterName counter) {
+        bounds.remove(counter);
+        rooms.remove(counter);
+        operations.values().removeIf(operation -> operation.counter().equals(counter));
+        allowances.removeIf(allowance -> allowance.counter().equals(counter));
     }
 
     @Override
@@ -259,7 +297,7 @@ public final class InMemoryCounterStore
     }
 
     @Override
-    public boolean deleteIfUnchanged(CounterName counter, Map<String, Long> cellVersions) {
+    public synchronized boolean deleteIfUnchanged(CounterName counter, Map<String, Long> cellVersions) {
         boolean[] deleted = {false};
         counters.computeIfPresent(counter, (name, cells) -> {
             boolean unchanged = cells.size() == cellVersions.size()
@@ -271,6 +309,9 @@ public final class InMemoryCounterStore
             deleted[0] = unchanged && !unfolded;
             return deleted[0] ? null : cells;
         });
+        if (deleted[0]) {
+            forgetEscrow(counter);
+        }
         return deleted[0];
     }
 
@@ -410,6 +451,400 @@ public final class InMemoryCounterStore
     @Override
     public void releaseLease(String key, String owner) {
         leases.computeIfPresent(key, (k, lease) -> lease.owner().equals(owner) ? null : lease);
+    }
+
+    // ---- escrow ----
+
+    @Override
+    public synchronized Optional<EscrowCell> bind(
+            CounterName counter, Bounds wanted, long initial, String nodeCell, Instant now) {
+        Bounds stored = bounds.get(counter);
+        if (stored == null) {
+            Rooms pool = new Rooms(
+                    wanted.min() == null ? null : subtract(counter, initial, wanted.min()),
+                    wanted.max() == null ? null : subtract(counter, wanted.max(), initial));
+            setCell(counter, POOL, initial);
+            putRooms(counter, POOL, pool);
+            bounds.put(counter, wanted);
+        } else if (!stored.equals(wanted)) {
+            rebind(counter, wanted);
+        }
+        return escrowCell(counter, nodeCell);
+    }
+
+    /** Gives every cell's room to the pool, which then holds the distance from the value to the new bounds. */
+    private void rebind(CounterName counter, Bounds wanted) {
+        long value = 0;
+        for (Map.Entry<String, VersionedValue> cell : escrowValues(counter).entrySet()) {
+            value = add(counter, value, cell.getValue().value());
+        }
+        long heldDown = 0;
+        long heldUp = 0;
+        for (Operation hold : openHolds(counter)) {
+            if (hold.delta() < 0) {
+                heldDown = subtract(counter, heldDown, hold.delta());
+            } else {
+                heldUp = add(counter, heldUp, hold.delta());
+            }
+        }
+        Rooms pool = new Rooms(
+                wanted.min() == null ? null : subtract(counter, subtract(counter, value, heldUp), wanted.min()),
+                wanted.max() == null ? null : subtract(counter, wanted.max(), add(counter, value, heldDown)));
+        Rooms node = new Rooms(wanted.min() == null ? null : 0L, wanted.max() == null ? null : 0L);
+        for (String cell : escrowValues(counter).keySet()) {
+            putRooms(counter, cell, cell.equals(POOL) ? pool : node);
+            addToCell(counter, cell, 0); // a new version, as the database's update
+        }
+        bounds.put(counter, wanted);
+    }
+
+    @Override
+    public synchronized boolean change(
+            CounterName counter, String cell, long valueDelta, long roomDownDelta, long roomUpDelta) {
+        return changeCell(counter, cell, valueDelta, roomDownDelta, roomUpDelta, true);
+    }
+
+    @Override
+    public synchronized Optional<EscrowState> changeAndGet(
+            CounterName counter, String cell, long valueDelta, long roomDownDelta, long roomUpDelta, Instant now) {
+        if (!bounds.containsKey(counter) || !changeCell(counter, cell, valueDelta, roomDownDelta, roomUpDelta, true)) {
+            return Optional.empty();
+        }
+        return state(counter, now);
+    }
+
+    /**
+     * Adds to a cell's value and rooms if it exists and, when guarded, none of its rooms goes below 0; whether it was
+     * written. Checks everything before writing, so that a refusal or an overflow writes nothing.
+     */
+    private boolean changeCell(
+            CounterName counter, String cell, long valueDelta, long roomDownDelta, long roomUpDelta, boolean guarded) {
+        VersionedValue current = counters.getOrDefault(counter, Map.of()).get(cell);
+        if (current == null) {
+            return false;
+        }
+        Rooms changed = plus(counter, roomsOf(counter, cell), roomDownDelta, roomUpDelta);
+        if (guarded && !fits(changed, roomDownDelta, roomUpDelta)) {
+            return false;
+        }
+        add(counter, current.value(), valueDelta); // the overflow check, before any write
+        addToCell(counter, cell, valueDelta);
+        putRooms(counter, cell, changed);
+        return true;
+    }
+
+    @Override
+    public synchronized Optional<EscrowCell> transfer(
+            CounterName counter, String nodeCell, long downToNode, long upToNode) {
+        String nodeId = nodeId(nodeCell);
+        Map<String, VersionedValue> cells = counters.getOrDefault(counter, Map.of());
+        if (!cells.containsKey(POOL)) {
+            return Optional.empty();
+        }
+        Rooms pool = roomsOf(counter, POOL);
+        boolean exists = cells.containsKey(nodeCell);
+        if (!exists && downToNode <= 0 && upToNode <= 0) {
+            return Optional.empty();
+        }
+        Rooms node = exists
+                ? roomsOf(counter, nodeCell)
+                : new Rooms(pool.down() == null ? null : 0L, pool.up() == null ? null : 0L);
+        Rooms nodeAfter = plus(counter, node, downToNode, upToNode);
+        Rooms poolAfter = plus(counter, pool, negate(counter, downToNode), negate(counter, upToNode));
+        if (!fits(nodeAfter, downToNode, upToNode) || !fits(poolAfter, -downToNode, -upToNode)) {
+            return Optional.empty();
+        }
+        if (!exists) {
+            allowances.add(new NodeAllowance(nodeId, counter));
+        }
+        addToCell(counter, nodeCell, 0); // creates it, or gives it a new version as the database's update
+        putRooms(counter, nodeCell, nodeAfter);
+        addToCell(counter, POOL, 0);
+        putRooms(counter, POOL, poolAfter);
+        return escrowCell(counter, POOL);
+    }
+
+    @Override
+    public synchronized Optional<EscrowCell> retire(CounterName counter, String nodeCell) {
+        allowances.remove(new NodeAllowance(nodeId(nodeCell), counter));
+        Optional<EscrowCell> node = escrowCell(counter, nodeCell);
+        if (node.isEmpty()) {
+            return node;
+        }
+        EscrowCell held = node.get();
+        VersionedValue pool = counters.getOrDefault(counter, Map.of()).get(POOL);
+        if (pool == null) {
+            throw new IllegalStateException("the bounded counter " + counter + " has a node cell but no pool");
+        }
+        Rooms folded = plus(counter, roomsOf(counter, POOL), orZero(held.roomDown()), orZero(held.roomUp()));
+        add(counter, pool.value(), held.value());
+        addToCell(counter, POOL, held.value());
+        putRooms(counter, POOL, folded);
+        counters.computeIfPresent(counter, (name, cells) -> {
+            Map<String, VersionedValue> next = new HashMap<>(cells);
+            next.remove(nodeCell);
+            return Map.copyOf(next);
+        });
+        rooms.computeIfPresent(counter, (name, cells) -> {
+            Map<String, Rooms> next = new HashMap<>(cells);
+            next.remove(nodeCell);
+            return next.isEmpty() ? null : Map.copyOf(next);
+        });
+        return node;
+    }
+
+    @Override
+    public synchronized Optional<EscrowState> state(CounterName counter, Instant now) {
+        Bounds bounded = bounds.get(counter);
+        if (bounded == null) {
+            return Optional.empty();
+        }
+        long value = total(counter, counters.getOrDefault(counter, Map.of()), false);
+        Long roomDown = null;
+        Long roomUp = null;
+        for (Rooms cell : rooms.getOrDefault(counter, Map.of()).values()) {
+            roomDown = sum(counter, roomDown, cell.down());
+            roomUp = sum(counter, roomUp, cell.up());
+        }
+        long[] held = new long[4];
+        for (Operation hold : openHolds(counter)) {
+            int side = hold.delta() < 0 ? 0 : 1;
+            long units = Math.abs(hold.delta());
+            held[side] = add(counter, held[side], units);
+            if (hold.expiresAt() != null && !hold.expiresAt().isAfter(now)) {
+                held[2 + side] = add(counter, held[2 + side], units);
+            }
+        }
+        return Optional.of(new EscrowState(value, bounded, roomDown, roomUp, held[0], held[1], held[2], held[3]));
+    }
+
+    @Override
+    public synchronized Map<String, EscrowCell> escrowCells(CounterName counter) {
+        Map<String, EscrowCell> cells = new HashMap<>();
+        escrowValues(counter).forEach((cell, value) -> {
+            Rooms room = roomsOf(counter, cell);
+            cells.put(cell, new EscrowCell(value.value(), room.down(), room.up()));
+        });
+        return cells;
+    }
+
+    @Override
+    public List<CounterName> boundedNames(@Nullable CounterName after, int limit) {
+        TreeSet<CounterName> names = new TreeSet<>(bounds.keySet());
+        return (after == null ? names : names.tailSet(after, false))
+                .stream().limit(limit).toList();
+    }
+
+    @Override
+    public List<NodeAllowance> allowances(@Nullable NodeAllowance after, int limit) {
+        return (after == null ? allowances : allowances.tailSet(after, false))
+                .stream().limit(limit).toList();
+    }
+
+    /** The counter's escrow cells (pool and nodes) with their values. */
+    private Map<String, VersionedValue> escrowValues(CounterName counter) {
+        Map<String, VersionedValue> cells = new TreeMap<>();
+        counters.getOrDefault(counter, Map.of()).forEach((cell, value) -> {
+            if (cell.equals(POOL) || cell.startsWith(NODE_PREFIX)) {
+                cells.put(cell, value);
+            }
+        });
+        return cells;
+    }
+
+    private Optional<EscrowCell> escrowCell(CounterName counter, String cell) {
+        VersionedValue value = counters.getOrDefault(counter, Map.of()).get(cell);
+        if (value == null) {
+            return Optional.empty();
+        }
+        Rooms room = roomsOf(counter, cell);
+        return Optional.of(new EscrowCell(value.value(), room.down(), room.up()));
+    }
+
+    private Rooms roomsOf(CounterName counter, String cell) {
+        Rooms room = rooms.getOrDefault(counter, Map.of()).get(cell);
+        return room == null ? new Rooms(null, null) : room;
+    }
+
+    private void putRooms(CounterName counter, String cell, Rooms room) {
+        rooms.compute(counter, (name, cells) -> {
+            Map<String, Rooms> next = cells == null ? new HashMap<>() : new HashMap<>(cells);
+            next.put(cell, room);
+            return Map.copyOf(next);
+        });
+    }
+
+    /** Sets a cell's value, creating it: the pool of a counter bound for the first time. */
+    private void setCell(CounterName counter, String cell, long value) {
+        counters.compute(counter, (name, cells) -> {
+            Map<String, VersionedValue> next = cells == null ? new HashMap<>() : new HashMap<>(cells);
+            VersionedValue current = next.get(cell);
+            next.put(cell, new VersionedValue(value, current == null ? 1 : current.version() + 1));
+            return Map.copyOf(next);
+        });
+    }
+
+    private static String nodeId(String nodeCell) {
+        if (!nodeCell.startsWith(NODE_PREFIX)) {
+            throw new IllegalArgumentException("not a node cell: " + nodeCell);
+        }
+        return nodeCell.substring(NODE_PREFIX.length());
+    }
+
+    /** Rooms plus deltas; a null room stays null, as in SQL. */
+    private static Rooms plus(CounterName counter, Rooms room, long down, long up) {
+        return new Rooms(
+                room.down() == null ? null : add(counter, room.down(), down),
+                room.up() == null ? null : add(counter, room.up(), up));
+    }
+
+    /**
+     * The guard: a room that shrinks must stay at or above 0. One that grows passes even if negative (a bound moved
+     * past the value by a rebind), so that changes can bring the value back within its bounds.
+     */
+    private static boolean fits(Rooms after, long down, long up) {
+        return (after.down() == null || down >= 0 || after.down() >= 0)
+                && (after.up() == null || up >= 0 || after.up() >= 0);
+    }
+
+    private static @Nullable Long sum(CounterName counter, @Nullable Long sum, @Nullable Long room) {
+        if (room == null) {
+            return sum;
+        }
+        return sum == null ? room : add(counter, sum, room);
+    }
+
+    private static long orZero(@Nullable Long room) {
+        return room == null ? 0 : room;
+    }
+
+    private static long add(CounterName counter, long a, long b) {
+        try {
+            return Math.addExact(a, b);
+        } catch (ArithmeticException e) {
+            throw new CounterOverflowException(counter, b);
+        }
+    }
+
+    private static long subtract(CounterName counter, long a, long b) {
+        try {
+            return Math.subtractExact(a, b);
+        } catch (ArithmeticException e) {
+            throw new CounterOverflowException(counter, b);
+        }
+    }
+
+    private static long negate(CounterName counter, long a) {
+        return subtract(counter, 0, a);
+    }
+
+    // ---- holds ----
+
+    @Override
+    public synchronized Optional<KeyedOperation> applyKeyed(
+            String key,
+            CounterName counter,
+            long delta,
+            @Nullable Instant expiresAt,
+            String cell,
+            long roomDownDelta,
+            long roomUpDelta,
+            boolean needsValue,
+            Instant now) {
+        Operation recorded = operations.get(key);
+        if (recorded != null) {
+            return Optional.of(recorded.toKeyed(key, false));
+        }
+        if (!changeCell(counter, cell, delta, roomDownDelta, roomUpDelta, true)) {
+            return Optional.empty();
+        }
+        OptionalLong value = needsValue ? OptionalLong.of(total(counter, true)) : OptionalLong.empty();
+        Operation operation = expiresAt == null
+                ? new Operation(counter, delta, OperationState.APPLIED, null, value, now)
+                : new Operation(counter, delta, OperationState.HELD, expiresAt, value, null);
+        operations.put(key, operation);
+        return Optional.of(operation.toKeyed(key, true));
+    }
+
+    @Override
+    public synchronized KeyedOperation recordRefusal(
+            String key, CounterName counter, long delta, @Nullable Instant expiresAt, long seenValue, Instant now) {
+        Operation recorded = operations.get(key);
+        if (recorded != null) {
+            return recorded.toKeyed(key, false);
+        }
+        Operation refusal =
+                new Operation(counter, delta, OperationState.REFUSED, expiresAt, OptionalLong.of(seenValue), now);
+        operations.put(key, refusal);
+        return refusal.toKeyed(key, true);
+    }
+
+    @Override
+    public Optional<KeyedOperation> operation(String key) {
+        Operation recorded = operations.get(key);
+        return recorded == null ? Optional.empty() : Optional.of(recorded.toKeyed(key, false));
+    }
+
+    @Override
+    public synchronized Optional<KeyedOperation> settle(
+            String key,
+            OperationState to,
+            String cell,
+            long valueDelta,
+            long roomDownDelta,
+            long roomUpDelta,
+            Instant now) {
+        Operation hold = operations.get(key);
+        if (hold == null) {
+            return Optional.empty();
+        }
+        if (hold.state() != OperationState.HELD
+                || (to == OperationState.CONFIRMED
+                        && hold.expiresAt() != null
+                        && !hold.expiresAt().isAfter(now))) {
+            return Optional.of(hold.toKeyed(key, false));
+        }
+        if (!changeCell(hold.counter(), cell, valueDelta, roomDownDelta, roomUpDelta, false)) {
+            changeCell(hold.counter(), POOL, valueDelta, roomDownDelta, roomUpDelta, false);
+        }
+        Operation settled = new Operation(hold.counter(), hold.delta(), to, hold.expiresAt(), hold.value(), now);
+        operations.put(key, settled);
+        return Optional.of(settled.toKeyed(key, true));
+    }
+
+    @Override
+    public synchronized List<KeyedOperation> dueHolds(@Nullable CounterName counter, Instant now, int limit) {
+        return operations.entrySet().stream()
+                .filter(entry -> entry.getValue().state() == OperationState.HELD
+                        && (counter == null || entry.getValue().counter().equals(counter))
+                        && !Objects.requireNonNull(entry.getValue().expiresAt()).isAfter(now))
+                .sorted(Comparator.comparing((Map.Entry<String, Operation> entry) ->
+                                entry.getValue().expiresAt())
+                        .thenComparing(Map.Entry::getKey))
+                .limit(limit)
+                .map(entry -> entry.getValue().toKeyed(entry.getKey(), false))
+                .toList();
+    }
+
+    @Override
+    public synchronized int pruneOperations(Instant settledBefore, int limit) {
+        List<String> old = operations.entrySet().stream()
+                .filter(entry -> entry.getValue().settledAt() != null
+                        && entry.getValue().settledAt().isBefore(settledBefore))
+                .sorted(Comparator.comparing(
+                        (Map.Entry<String, Operation> entry) -> entry.getValue().settledAt()))
+                .limit(limit)
+                .map(Map.Entry::getKey)
+                .toList();
+        old.forEach(operations::remove);
+        return old.size();
+    }
+
+    private List<Operation> openHolds(CounterName counter) {
+        return operations.values().stream()
+                .filter(operation -> operation.state() == OperationState.HELD
+                        && operation.counter().equals(counter))
+                .toList();
     }
 
     /** Synchronized with folds, which move a value from deltas to a cell in two steps. */

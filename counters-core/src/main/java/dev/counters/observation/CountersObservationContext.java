@@ -19,7 +19,9 @@ public final class CountersObservationContext extends Observation.Context {
         /** A delta-log recount: unfolded deltas folded into the counter's cell. */
         RECOUNT("counters.store.recount"),
         /** A sequence reservation: a block of numbers, or a gapless number in its transaction. */
-        RESERVE("counters.store.reserve");
+        RESERVE("counters.store.reserve"),
+        /** A bounded counter's move of room between its pool row and a node's row: a refill, give-back or collect. */
+        TRANSFER("counters.store.transfer");
 
         private final String observationName;
 

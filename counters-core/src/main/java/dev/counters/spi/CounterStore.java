@@ -28,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link ShardCounts}: a shard count that only grows ({@code sharded});</li>
  *   <li>{@link Maxima}: a maximum over shards ({@code monotonic});</li>
  *   <li>{@link Sequences}: blocks of sequence values;</li>
- *   <li>{@link SessionLocks}: locks the database frees when their session ends ({@code node}).</li>
+ *   <li>{@link SessionLocks}: locks the database frees when their session ends ({@code node}, {@code bounded});</li>
+ *   <li>{@link Escrow}: cells with rooms to a counter's bounds ({@code bounded});</li>
+ *   <li>{@link Holds}: keyed changes and reservations of bounded counters.</li>
  * </ul>
  * A store offers a capability by implementing its interface, or, when it wraps another store or offers it only on
  * some databases, by overriding {@link #capability}. A strategy asks for the capability it needs with
@@ -98,7 +100,8 @@ public interface CounterStore {
     boolean compareAndSet(CounterName counter, String cell, @Nullable VersionedValue expected, long newValue);
 
     /**
-     * Removes everything stored for the counter, by any capability: cells, deltas, shard count, maximum shards.
+     * Removes everything stored for the counter, by any capability: cells, deltas, shard count, maximum shards, bounds,
+     * operations under keys and allowance registrations.
      * Returns whether there was any cell or delta.
      */
     boolean delete(CounterName counter);

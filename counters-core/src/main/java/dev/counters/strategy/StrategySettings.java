@@ -15,7 +15,8 @@ public sealed interface StrategySettings
                 NodeSettings,
                 BufferedSettings,
                 DeltaLogSettings,
-                MonotonicSettings {
+                MonotonicSettings,
+                BoundedSettings {
 
     /**
      * The strategy's name in configuration ({@code atomic}, {@code delta-log}). It names the strategy's Resilience4j
@@ -42,6 +43,19 @@ public sealed interface StrategySettings
         return !handsOutValues();
     }
 
+    /**
+     * Whether the counters are kept within bounds, and a change that would leave them is refused ({@code bounded}).
+     * Only such counters take {@link dev.counters.CounterService#tryIncrement(String, long)} and reservations.
+     */
+    default boolean refusesBeyondBounds() {
+        return false;
+    }
+
+    /** Whether the counters may have time windows ({@link dev.counters.CounterRule#window()}): not bounded ones. */
+    default boolean takesWindows() {
+        return true;
+    }
+
     /** Calls the visitor's method for this strategy. */
     <R> R accept(Visitor<R> visitor);
 
@@ -64,5 +78,7 @@ public sealed interface StrategySettings
         R deltaLog(DeltaLogSettings settings);
 
         R monotonic(MonotonicSettings settings);
+
+        R bounded(BoundedSettings settings);
     }
 }

@@ -37,7 +37,7 @@ public abstract class CloseRaceContract extends ContractSupport {
     }
 
     static Stream<Arguments> strategies() {
-        return StrategyContract.exactStrategies();
+        return StrategyContract.exactAndBoundedStrategies();
     }
 
     /** The buffered strategy's shutdown timeout here; the others write before they return. */

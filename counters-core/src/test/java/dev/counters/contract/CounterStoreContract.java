@@ -8,6 +8,8 @@ import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.VersionedValue;
+import dev.counters.spi.Escrow;
+import dev.counters.spi.Holds;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -695,6 +698,598 @@ public abstract class CounterStoreContract extends ContractSupport {
             }
         });
         assertThat(winners).hasValue(1);
+    }
+
+    // ---- escrow ----
+
+    private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+    private static Escrow escrow(CounterStore store) {
+        return capability(store, Escrow.class);
+    }
+
+    private static Holds holds(CounterStore store) {
+        return capability(store, Holds.class);
+    }
+
+    private String node(String id) {
+        return Escrow.NODE_PREFIX + prefix() + id;
+    }
+
+    /** A counter bound to {@code [min, max]} with the value {@code initial}, all of it in the pool. */
+    private CounterName bounded(String suffix, @Nullable Long min, @Nullable Long max, long initial) {
+        CounterName counter = name(suffix);
+        assertThat(escrow(store()).bind(counter, new Escrow.Bounds(min, max), initial, node("a"), NOW))
+                .isEmpty();
+        return counter;
+    }
+
+    private Escrow.EscrowCell pool(CounterName counter) {
+        return escrow(store()).escrowCells(counter).get(Escrow.POOL);
+    }
+
+    private Escrow.EscrowState state(CounterName counter) {
+        return escrow(store()).state(counter, NOW).orElseThrow();
+    }
+
+    @Test
+    void bindCreatesThePoolOnceAndTheCounterIsListed() {
+        CounterName stock = bounded("stock", 0L, 100L, 10);
+        assertThat(escrow(store()).escrowCells(stock))
+                .containsExactly(Map.entry(Escrow.POOL, new Escrow.EscrowCell(10, 10L, 90L)));
+        assertThat(escrow(anotherStore()).bind(stock, new Escrow.Bounds(0L, 100L), 50, node("a"), NOW))
+                .as("bound already: nothing written")
+                .isEmpty();
+        assertThat(state(stock))
+                .isEqualTo(new Escrow.EscrowState(10, new Escrow.Bounds(0L, 100L), 10L, 90L, 0, 0, 0, 0));
+        assertThat(store().get(stock)).isEqualTo(10);
+        assertThat(store().cells(stock)).containsExactly(Map.entry(Escrow.POOL, 10L));
+        assertThat(store().counterNames(prefix(), null, 10)).containsExactly(stock);
+        assertThat(escrow(store()).boundedNames(null, 100_000)).contains(stock);
+        assertThat(escrow(store()).state(name("unbounded"), NOW)).isEmpty();
+
+        CounterName quota = bounded("quota", null, 5L, 0);
+        assertThat(pool(quota)).isEqualTo(new Escrow.EscrowCell(0, null, 5L));
+    }
+
+    @Test
+    void concurrentBindsOfOneCounterCreateOnePool() {
+        CounterName stock = name("raced");
+        Concurrently.run(8, thread -> {
+            CounterStore mine = thread % 2 == 0 ? store() : anotherStore();
+            retried(() -> escrow(mine).bind(stock, new Escrow.Bounds(0L, null), 7, node("n" + thread), NOW));
+        });
+        assertThat(escrow(store()).escrowCells(stock))
+                .containsExactly(Map.entry(Escrow.POOL, new Escrow.EscrowCell(7, 7L, null)));
+        assertThat(store().get(stock)).isEqualTo(7);
+    }
+
+    @Test
+    void rebindingGivesEveryRoomToThePoolAndMayMakeOneNegative() {
+        CounterName quota = bounded("rebound", 0L, 100L, 50);
+        assertThat(escrow(store()).transfer(quota, node("a"), 20, 10)).isPresent();
+        assertThat(escrow(store()).change(quota, node("a"), -3, -3, 3)).isTrue();
+        assertThat(holds(store())
+                        .applyKeyed(prefix() + "hold", quota, -2, NOW.plusSeconds(60), Escrow.POOL, -2, 0, false, NOW))
+                .isPresent();
+        // value 45 with 2 held toward the minimum: the rooms are 45 - 0 and 100 - 47 = 53
+        assertThat(state(quota))
+                .isEqualTo(new Escrow.EscrowState(45, new Escrow.Bounds(0L, 100L), 45L, 53L, 2, 0, 0, 0));
+
+        assertThat(escrow(anotherStore()).bind(quota, new Escrow.Bounds(10L, 40L), 0, node("a"), NOW))
+                .as("the calling node's cell, its room given to the pool")
+                .contains(new Escrow.EscrowCell(-3, 0L, 0L));
+        assertThat(pool(quota)).isEqualTo(new Escrow.EscrowCell(48, 35L, -7L));
+        assertThat(state(quota))
+                .isEqualTo(new Escrow.EscrowState(45, new Escrow.Bounds(10L, 40L), 35L, -7L, 2, 0, 0, 0));
+        assertThat(escrow(store()).change(quota, Escrow.POOL, 1, 1, -1))
+                .as("toward a bound moved past the value")
+                .isFalse();
+        assertThat(escrow(store()).change(quota, Escrow.POOL, -1, -1, 1))
+                .as("away from it: a negative room may grow")
+                .isTrue();
+        assertThat(escrow(store()).transfer(quota, node("a"), 0, 1))
+                .as("nor be taken from")
+                .isEmpty();
+
+        assertThat(escrow(store()).bind(quota, new Escrow.Bounds(10L, null), 0, node("b"), NOW))
+                .isEmpty();
+        assertThat(escrow(store()).escrowCells(quota))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        Escrow.POOL,
+                        new Escrow.EscrowCell(47, 34L, null),
+                        node("a"),
+                        new Escrow.EscrowCell(-3, 0L, null)));
+        assertThat(store().get(quota)).isEqualTo(44);
+    }
+
+    @Test
+    void aChangeIsGuardedOnBothRoomsAndWritesNothingWhenRefused() {
+        CounterName stock = bounded("guarded", 0L, 10L, 5);
+        assertThat(escrow(store()).change(stock, Escrow.POOL, 6, 6, -6)).isFalse();
+        assertThat(escrow(store()).change(stock, Escrow.POOL, -6, -6, 6)).isFalse();
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(5, 5L, 5L));
+        assertThat(escrow(anotherStore()).change(stock, Escrow.POOL, 5, 5, -5)).isTrue();
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(10, 10L, 0L));
+        assertThat(escrow(store()).change(stock, Escrow.POOL, -10, -10, 10)).isTrue();
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(0, 0L, 10L));
+
+        assertThat(escrow(store()).change(stock, node("absent"), 1, 1, -1))
+                .as("an absent cell")
+                .isFalse();
+        assertThat(escrow(store()).escrowCells(stock)).containsOnlyKeys(Escrow.POOL);
+    }
+
+    @Test
+    void aNullRoomGuardsNothingAndStaysNull() {
+        CounterName stock = bounded("restocked", 0L, null, 0);
+        assertThat(escrow(store()).change(stock, Escrow.POOL, 1_000, 1_000, -5)).isTrue();
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(1_000, 1_000L, null));
+    }
+
+    @Test
+    void aChangeOutOfTheLongRangeIsAnOverflowAndWritesNothing() {
+        CounterName big = bounded("big", 0L, null, Long.MAX_VALUE - 1);
+        assertThatThrownBy(() -> escrow(store()).change(big, Escrow.POOL, 2, 2, 0))
+                .isInstanceOf(CounterOverflowException.class);
+        CounterName wide = bounded("wide", Long.MIN_VALUE + 1, null, 0);
+        assertThat(pool(wide)).isEqualTo(new Escrow.EscrowCell(0, Long.MAX_VALUE, null));
+        assertThatThrownBy(() -> escrow(store()).change(wide, Escrow.POOL, 1, 1, 0))
+                .as("the room alone leaves the range")
+                .isInstanceOf(CounterOverflowException.class);
+        assertThat(pool(big)).isEqualTo(new Escrow.EscrowCell(Long.MAX_VALUE - 1, Long.MAX_VALUE - 1, null));
+        assertThat(pool(wide)).isEqualTo(new Escrow.EscrowCell(0, Long.MAX_VALUE, null));
+    }
+
+    @Test
+    void changeAndGetReadsTheStateThatIncludesTheChange() {
+        CounterName quota = bounded("read-back", null, 10L, 0);
+        assertThat(escrow(store()).changeAndGet(quota, Escrow.POOL, 4, 0, -4, NOW))
+                .contains(new Escrow.EscrowState(4, new Escrow.Bounds(null, 10L), null, 6L, 0, 0, 0, 0));
+        assertThat(escrow(store()).changeAndGet(quota, Escrow.POOL, 7, 0, -7, NOW))
+                .isEmpty();
+        assertThat(escrow(store()).changeAndGet(name("unbounded"), Escrow.POOL, 1, 0, 0, NOW))
+                .isEmpty();
+        assertThat(store().get(quota)).isEqualTo(4);
+    }
+
+    @Test
+    void aTransferMovesRoomAllOrNothingInBothDirections() {
+        CounterName stock = bounded("moved", 0L, 100L, 50);
+        assertThat(escrow(store()).transfer(stock, node("a"), 30, 0))
+                .as("the pool after it")
+                .contains(new Escrow.EscrowCell(50, 20L, 50L));
+        assertThat(escrow(store()).transfer(stock, node("a"), 30, 0))
+                .as("the pool lacks it")
+                .isEmpty();
+        assertThat(escrow(store()).transfer(stock, node("a"), -40, 0))
+                .as("the node lacks it")
+                .isEmpty();
+        assertThat(escrow(store()).transfer(stock, node("a"), 10, -1))
+                .as("the node lacks its part on one side")
+                .isEmpty();
+        assertThat(escrow(store()).escrowCells(stock))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        Escrow.POOL,
+                        new Escrow.EscrowCell(50, 20L, 50L),
+                        node("a"),
+                        new Escrow.EscrowCell(0, 30L, 0L)));
+        assertThat(escrow(anotherStore()).transfer(stock, node("a"), -10, 5))
+                .contains(new Escrow.EscrowCell(50, 30L, 45L));
+        assertThat(escrow(store()).escrowCells(stock).get(node("a"))).isEqualTo(new Escrow.EscrowCell(0, 20L, 5L));
+        assertThat(state(stock))
+                .isEqualTo(new Escrow.EscrowState(50, new Escrow.Bounds(0L, 100L), 50L, 50L, 0, 0, 0, 0));
+    }
+
+    @Test
+    void aTransferCreatesAndRegistersTheNodeCellOnlyWhenItReceivesRoom() {
+        CounterName stock = bounded("created", 0L, null, 50);
+        Escrow.NodeAllowance a = new Escrow.NodeAllowance(prefix() + "a", stock);
+        assertThat(escrow(store()).transfer(stock, node("a"), -5, 0)).isEmpty();
+        assertThat(escrow(store()).transfer(stock, node("a"), 0, 0)).isEmpty();
+        assertThat(escrow(store()).transfer(stock, node("a"), 60, 0)).isEmpty();
+        assertThat(escrow(store()).escrowCells(stock)).containsOnlyKeys(Escrow.POOL);
+        assertThat(allAllowances()).doesNotContain(a);
+
+        assertThat(escrow(store()).transfer(stock, node("a"), 5, 3)).contains(new Escrow.EscrowCell(50, 45L, null));
+        assertThat(escrow(store()).escrowCells(stock).get(node("a")))
+                .as("0, then 5, toward the minimum; no room toward the absent maximum")
+                .isEqualTo(new Escrow.EscrowCell(0, 5L, null));
+        assertThat(allAllowances()).contains(a);
+        assertThat(store().cells(stock)).containsOnlyKeys(Escrow.POOL, node("a"));
+
+        CounterName quota = bounded("created-both", 0L, 10L, 0);
+        assertThat(escrow(store()).transfer(quota, node("a"), -1, 5))
+                .as("created, then short of its part toward the minimum: nothing written")
+                .isEmpty();
+        assertThat(escrow(store()).escrowCells(quota)).containsOnlyKeys(Escrow.POOL);
+        assertThat(allAllowances()).doesNotContain(new Escrow.NodeAllowance(prefix() + "a", quota));
+    }
+
+    private List<Escrow.NodeAllowance> allAllowances() {
+        List<Escrow.NodeAllowance> all = new ArrayList<>();
+        Escrow.NodeAllowance after = null;
+        for (List<Escrow.NodeAllowance> page;
+                !(page = escrow(store()).allowances(after, 50)).isEmpty();
+                after = page.get(page.size() - 1)) {
+            assertThat(page).hasSizeLessThanOrEqualTo(50);
+            all.addAll(page);
+        }
+        return all;
+    }
+
+    @Test
+    void retireFoldsTheNodeCellIntoThePoolAndForgetsIt() {
+        CounterName stock = bounded("retired", 0L, 100L, 50);
+        escrow(store()).transfer(stock, node("a"), 20, 10);
+        assertThat(escrow(store()).change(stock, node("a"), -5, -5, 5)).isTrue();
+        assertThat(escrow(anotherStore()).retire(stock, node("a"))).contains(new Escrow.EscrowCell(-5, 15L, 15L));
+        assertThat(escrow(store()).escrowCells(stock))
+                .containsExactly(Map.entry(Escrow.POOL, new Escrow.EscrowCell(45, 45L, 55L)));
+        assertThat(store().get(stock)).isEqualTo(45);
+        assertThat(allAllowances()).doesNotContain(new Escrow.NodeAllowance(prefix() + "a", stock));
+        assertThat(escrow(store()).retire(stock, node("a"))).isEmpty();
+    }
+
+    /** Room moves back and forth between two cells while another instance reads: every read sees it all once. */
+    @Test
+    void theStateIsOneConsistentRead() {
+        CounterName stock = bounded("snapshot", 0L, 1_000L, 500);
+        java.util.concurrent.atomic.AtomicBoolean moving = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        Concurrently.run(2, thread -> {
+            if (thread == 0) {
+                try {
+                    for (int i = 0; i < transfersWhileReading(); i++) {
+                        long amount = i % 2 == 0 ? 100 : -100;
+                        retried(() -> escrow(store()).transfer(stock, node("a"), amount, amount));
+                    }
+                } finally {
+                    moving.set(false);
+                }
+            } else {
+                while (moving.get() || reads.get() == 0) {
+                    Escrow.EscrowState seen = retried(
+                                    () -> escrow(anotherStore()).state(stock, NOW))
+                            .orElseThrow();
+                    assertThat(seen.roomDown()).isEqualTo(500L);
+                    assertThat(seen.roomUp()).isEqualTo(500L);
+                    assertThat(seen.value()).isEqualTo(500L);
+                    reads.incrementAndGet();
+                }
+            }
+        });
+        assertThat(reads.get()).isPositive();
+        assertThat(escrow(store()).escrowCells(stock).get(node("a"))).isEqualTo(new Escrow.EscrowCell(0, 0L, 0L));
+    }
+
+    /** How many transfers {@link #theStateIsOneConsistentRead} makes. */
+    protected int transfersWhileReading() {
+        return 5_000;
+    }
+
+    @Test
+    void boundedNamesAndAllowancesPageThroughEveryOneOnce() {
+        List<CounterName> mine = List.of(
+                bounded("paged.1", 0L, null, 9), bounded("paged.2", 0L, null, 9), bounded("paged.3", null, 10L, 0));
+        for (CounterName counter : mine) {
+            escrow(store()).transfer(counter, node("n2"), 1, 1);
+            escrow(store()).transfer(counter, node("n1"), 1, 1);
+        }
+        List<CounterName> names = new ArrayList<>();
+        CounterName after = null;
+        for (List<CounterName> page;
+                !(page = escrow(store()).boundedNames(after, 2)).isEmpty();
+                after = page.get(page.size() - 1)) {
+            assertThat(page).hasSizeLessThanOrEqualTo(2);
+            names.addAll(page);
+        }
+        assertThat(names).doesNotHaveDuplicates().containsSubsequence(mine);
+
+        List<Escrow.NodeAllowance> allowances = new ArrayList<>();
+        Escrow.NodeAllowance last = null;
+        for (List<Escrow.NodeAllowance> page;
+                !(page = escrow(store()).allowances(last, 2)).isEmpty();
+                last = page.get(page.size() - 1)) {
+            assertThat(page).hasSizeLessThanOrEqualTo(2);
+            allowances.addAll(page);
+        }
+        List<Escrow.NodeAllowance> expected = new ArrayList<>();
+        for (String id : List.of("n1", "n2")) {
+            mine.forEach(counter -> expected.add(new Escrow.NodeAllowance(prefix() + id, counter)));
+        }
+        assertThat(allowances).doesNotHaveDuplicates().containsSubsequence(expected);
+        assertThat(escrow(store()).escrowCells(mine.get(2)))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        Escrow.POOL,
+                        new Escrow.EscrowCell(0, null, 8L),
+                        node("n1"),
+                        new Escrow.EscrowCell(0, null, 1L),
+                        node("n2"),
+                        new Escrow.EscrowCell(0, null, 1L)));
+    }
+
+    @Test
+    void deleteRemovesBoundsOperationsAndAllowances() {
+        CounterName stock = bounded("deleted", 0L, null, 10);
+        escrow(store()).transfer(stock, node("a"), 3, 0);
+        holds(store()).applyKeyed(prefix() + "held", stock, -1, NOW.plusSeconds(9), Escrow.POOL, -1, 0, false, NOW);
+        holds(store()).recordRefusal(prefix() + "refused", stock, -100, null, 9, NOW);
+        assertThat(store().delete(stock)).isTrue();
+        assertThat(store().get(stock)).isZero();
+        assertThat(escrow(store()).state(stock, NOW)).isEmpty();
+        assertThat(escrow(store()).escrowCells(stock)).isEmpty();
+        assertThat(escrow(store()).boundedNames(null, 100_000)).doesNotContain(stock);
+        assertThat(allAllowances()).doesNotContain(new Escrow.NodeAllowance(prefix() + "a", stock));
+        assertThat(holds(store()).operation(prefix() + "held")).isEmpty();
+        assertThat(holds(store()).operation(prefix() + "refused")).isEmpty();
+        assertThat(holds(store()).dueHolds(stock, NOW.plusSeconds(60), 10)).isEmpty();
+        bounded("deleted", 0L, null, 4);
+        assertThat(state(stock))
+                .isEqualTo(new Escrow.EscrowState(4, new Escrow.Bounds(0L, null), 4L, null, 0, 0, 0, 0));
+    }
+
+    @Test
+    void aBoundedCounterDeletedAsIdleGoesWithItsBoundsOperationsAndAllowances() {
+        CounterName stock = bounded("idle-bounded", 0L, null, 10);
+        escrow(store()).transfer(stock, node("a"), 3, 0);
+        holds(store()).recordRefusal(prefix() + "idle-refused", stock, -100, null, 10, NOW);
+        Map<String, Long> seen = idle(store()).cellVersions(List.of(stock)).get(stock);
+        assertThat(idle(anotherStore()).deleteIfUnchanged(stock, seen)).isTrue();
+        assertThat(escrow(store()).state(stock, NOW)).isEmpty();
+        assertThat(escrow(store()).boundedNames(null, 100_000)).doesNotContain(stock);
+        assertThat(allAllowances()).doesNotContain(new Escrow.NodeAllowance(prefix() + "a", stock));
+        assertThat(holds(store()).operation(prefix() + "idle-refused")).isEmpty();
+    }
+
+    // ---- holds ----
+
+    @Test
+    void aKeyedChangeIsAppliedOnceAndARepeatReturnsItsRecord() {
+        CounterName stock = bounded("keyed", 0L, null, 10);
+        String key = prefix() + "order-1";
+        Holds.KeyedOperation first = holds(store())
+                .applyKeyed(key, stock, -2, null, Escrow.POOL, -2, 0, true, NOW)
+                .orElseThrow();
+        Holds.KeyedOperation recorded =
+                new Holds.KeyedOperation(key, stock, -2, Holds.OperationState.APPLIED, null, OptionalLong.of(8), false);
+        assertThat(first).isEqualTo(withAppliedNow(recorded));
+        assertThat(holds(anotherStore()).applyKeyed(key, stock, -2, null, Escrow.POOL, -2, 0, true, NOW))
+                .contains(recorded);
+        assertThat(holds(store()).applyKeyed(key, stock, -5, null, Escrow.POOL, -5, 0, false, NOW))
+                .as("another delta under the key: what the key recorded, nothing written")
+                .contains(recorded);
+        assertThat(holds(store()).operation(key)).contains(recorded);
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(8, 8L, null));
+
+        Holds.KeyedOperation unvalued = holds(store())
+                .applyKeyed(prefix() + "order-2", stock, -1, null, Escrow.POOL, -1, 0, false, NOW)
+                .orElseThrow();
+        assertThat(unvalued.value()).isEmpty();
+        assertThat(unvalued.appliedNow()).isTrue();
+        assertThat(holds(store()).operation(prefix() + "unknown")).isEmpty();
+    }
+
+    private static Holds.KeyedOperation withAppliedNow(Holds.KeyedOperation operation) {
+        return new Holds.KeyedOperation(
+                operation.key(),
+                operation.counter(),
+                operation.delta(),
+                operation.state(),
+                operation.expiresAt(),
+                operation.value(),
+                true);
+    }
+
+    @Test
+    void aKeyedChangeWhoseGuardFailsRecordsNoKey() {
+        CounterName stock = bounded("keyed-refused", 0L, null, 10);
+        String key = prefix() + "too-many";
+        assertThat(holds(store()).applyKeyed(key, stock, -11, null, Escrow.POOL, -11, 0, true, NOW))
+                .isEmpty();
+        assertThat(holds(store()).applyKeyed(key, stock, -1, null, node("absent"), -1, 0, true, NOW))
+                .as("an absent cell")
+                .isEmpty();
+        assertThat(holds(store()).operation(key)).isEmpty();
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(10, 10L, null));
+        assertThat(holds(store()).applyKeyed(key, stock, -10, null, Escrow.POOL, -10, 0, false, NOW))
+                .map(Holds.KeyedOperation::appliedNow)
+                .contains(true);
+        assertThat(store().get(stock)).isZero();
+    }
+
+    @Test
+    void concurrentRepeatsOfOneKeyedChangeApplyItOnce() {
+        CounterName stock = bounded("keyed-raced", 0L, null, 100);
+        java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
+        Concurrently.run(8, thread -> {
+            CounterStore mine = thread % 2 == 0 ? store() : anotherStore();
+            Holds.KeyedOperation operation = retried(() ->
+                            holds(mine).applyKeyed(prefix() + "same", stock, -3, null, Escrow.POOL, -3, 0, true, NOW))
+                    .orElseThrow();
+            assertThat(operation.value()).hasValue(97);
+            if (operation.appliedNow()) {
+                applied.incrementAndGet();
+            }
+        });
+        assertThat(applied).hasValue(1);
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(97, 97L, null));
+    }
+
+    @Test
+    void aHoldTakesItsChangeAndIsCountedUntilSettled() {
+        CounterName stock = bounded("held", 0L, 100L, 10);
+        Instant expiry = NOW.plusSeconds(60);
+        Holds.KeyedOperation hold = holds(store())
+                .applyKeyed(prefix() + "cart", stock, -4, expiry, Escrow.POOL, -4, 0, false, NOW)
+                .orElseThrow();
+        assertThat(hold)
+                .isEqualTo(new Holds.KeyedOperation(
+                        prefix() + "cart", stock, -4, Holds.OperationState.HELD, expiry, OptionalLong.empty(), true));
+        holds(store()).applyKeyed(prefix() + "quota", stock, 3, expiry.plusSeconds(1), Escrow.POOL, 0, -3, false, NOW);
+        assertThat(state(stock)).isEqualTo(new Escrow.EscrowState(9, new Escrow.Bounds(0L, 100L), 6L, 87L, 4, 3, 0, 0));
+        assertThat(escrow(store()).state(stock, expiry))
+                .map(Escrow.EscrowState::dueDown)
+                .as("due at its expiry")
+                .contains(4L);
+        assertThat(escrow(store()).state(stock, expiry))
+                .map(Escrow.EscrowState::dueUp)
+                .contains(0L);
+    }
+
+    @Test
+    void aRefusalIsRecordedUnlessTheKeyIsRecordedAlready() {
+        CounterName stock = bounded("refusals", 0L, null, 1);
+        String key = prefix() + "refused";
+        Holds.KeyedOperation refused = new Holds.KeyedOperation(
+                key, stock, -5, Holds.OperationState.REFUSED, NOW.plusSeconds(30), OptionalLong.of(1), false);
+        assertThat(holds(store()).recordRefusal(key, stock, -5, NOW.plusSeconds(30), 1, NOW))
+                .isEqualTo(withAppliedNow(refused));
+        assertThat(holds(anotherStore()).recordRefusal(key, stock, -5, NOW.plusSeconds(30), 0, NOW))
+                .isEqualTo(refused);
+        assertThat(holds(store()).applyKeyed(key, stock, -1, null, Escrow.POOL, -1, 0, false, NOW))
+                .as("a repeat gets the first answer; nothing written")
+                .contains(refused);
+        assertThat(store().get(stock)).isEqualTo(1);
+
+        String applied = prefix() + "applied";
+        Holds.KeyedOperation first = holds(store())
+                .applyKeyed(applied, stock, -1, null, Escrow.POOL, -1, 0, true, NOW)
+                .orElseThrow();
+        assertThat(holds(store()).recordRefusal(applied, stock, -1, null, 0, NOW))
+                .as("the earlier record")
+                .isEqualTo(new Holds.KeyedOperation(
+                        applied, stock, -1, Holds.OperationState.APPLIED, null, first.value(), false));
+    }
+
+    @Test
+    void settlingMovesOnlyAnOpenHoldAndMakesItsChange() {
+        CounterName stock = bounded("settled", 0L, 100L, 10);
+        Instant expiry = NOW.plusSeconds(60);
+        String confirmed = prefix() + "confirmed";
+        String released = prefix() + "released";
+        holds(store()).applyKeyed(confirmed, stock, -2, expiry, Escrow.POOL, -2, 0, false, NOW);
+        holds(store()).applyKeyed(released, stock, -3, expiry, Escrow.POOL, -3, 0, false, NOW);
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(5, 5L, 90L));
+
+        assertThat(holds(store()).settle(confirmed, Holds.OperationState.CONFIRMED, Escrow.POOL, 0, 0, 2, NOW))
+                .contains(new Holds.KeyedOperation(
+                        confirmed, stock, -2, Holds.OperationState.CONFIRMED, expiry, OptionalLong.empty(), true));
+        assertThat(holds(anotherStore()).settle(released, Holds.OperationState.RELEASED, Escrow.POOL, 3, 3, 0, NOW))
+                .map(Holds.KeyedOperation::state)
+                .contains(Holds.OperationState.RELEASED);
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(8, 8L, 92L));
+        assertThat(state(stock)).isEqualTo(new Escrow.EscrowState(8, new Escrow.Bounds(0L, 100L), 8L, 92L, 0, 0, 0, 0));
+
+        Holds.KeyedOperation stays = holds(store())
+                .settle(confirmed, Holds.OperationState.RELEASED, Escrow.POOL, 2, 2, 0, NOW)
+                .orElseThrow();
+        assertThat(stays.state()).as("confirmed already").isEqualTo(Holds.OperationState.CONFIRMED);
+        assertThat(stays.appliedNow()).isFalse();
+        assertThat(holds(store()).settle(released, Holds.OperationState.RELEASED, Escrow.POOL, 3, 3, 0, NOW))
+                .map(Holds.KeyedOperation::appliedNow)
+                .as("a repeat")
+                .contains(false);
+        assertThat(pool(stock)).as("nothing written").isEqualTo(new Escrow.EscrowCell(8, 8L, 92L));
+        assertThat(holds(store())
+                        .settle(prefix() + "unknown", Holds.OperationState.RELEASED, Escrow.POOL, 1, 1, 0, NOW))
+                .isEmpty();
+    }
+
+    @Test
+    void aHoldPastItsExpiryIsNotConfirmedButCanExpire() {
+        CounterName stock = bounded("late", 0L, null, 10);
+        String key = prefix() + "late";
+        Instant expiry = NOW.plusSeconds(60);
+        holds(store()).applyKeyed(key, stock, -4, expiry, Escrow.POOL, -4, 0, false, NOW);
+        Holds.KeyedOperation late = holds(store())
+                .settle(key, Holds.OperationState.CONFIRMED, Escrow.POOL, 0, 0, 0, expiry)
+                .orElseThrow();
+        assertThat(late.state()).isEqualTo(Holds.OperationState.HELD);
+        assertThat(late.appliedNow()).isFalse();
+        assertThat(holds(store()).settle(key, Holds.OperationState.EXPIRED, Escrow.POOL, 4, 4, 0, expiry))
+                .map(Holds.KeyedOperation::state)
+                .contains(Holds.OperationState.EXPIRED);
+        assertThat(pool(stock)).isEqualTo(new Escrow.EscrowCell(10, 10L, null));
+    }
+
+    @Test
+    void settlingWritesTheGivenCellOrThePoolWhenItIsGone() {
+        CounterName stock = bounded("settled-node", 0L, null, 10);
+        Instant expiry = NOW.plusSeconds(60);
+        escrow(store()).transfer(stock, node("a"), 5, 0);
+        holds(store()).applyKeyed(prefix() + "on-node", stock, -2, expiry, node("a"), -2, 0, false, NOW);
+        holds(store()).applyKeyed(prefix() + "gone", stock, -1, expiry, node("a"), -1, 0, false, NOW);
+        holds(store()).settle(prefix() + "on-node", Holds.OperationState.RELEASED, node("a"), 2, 2, 0, NOW);
+        assertThat(escrow(store()).escrowCells(stock).get(node("a"))).isEqualTo(new Escrow.EscrowCell(-1, 4L, null));
+        escrow(store()).retire(stock, node("a"));
+        assertThat(holds(store()).settle(prefix() + "gone", Holds.OperationState.RELEASED, node("a"), 1, 1, 0, NOW))
+                .map(Holds.KeyedOperation::state)
+                .contains(Holds.OperationState.RELEASED);
+        assertThat(escrow(store()).escrowCells(stock))
+                .containsExactly(Map.entry(Escrow.POOL, new Escrow.EscrowCell(10, 10L, null)));
+    }
+
+    @Test
+    void dueHoldsAreTheOpenExpiredOnesEarliestFirst() {
+        CounterName stock = bounded("due", 0L, null, 100);
+        CounterName other = bounded("due-other", 0L, null, 100);
+        Instant t = Instant.parse("1975-01-01T00:00:00Z");
+        int[] expiries = {3, 1, 2, 9};
+        for (int i = 0; i < expiries.length; i++) {
+            holds(store())
+                    .applyKeyed(
+                            prefix() + "due-" + i, stock, -1, t.plusSeconds(expiries[i]), Escrow.POOL, -1, 0, false, t);
+        }
+        holds(store()).applyKeyed(prefix() + "due-other", other, -1, t.plusSeconds(2), Escrow.POOL, -1, 0, false, t);
+        holds(store()).applyKeyed(prefix() + "due-settled", stock, -1, t, Escrow.POOL, -1, 0, false, t);
+        holds(store()).settle(prefix() + "due-settled", Holds.OperationState.EXPIRED, Escrow.POOL, 1, 1, 0, t);
+
+        assertThat(holds(store()).dueHolds(stock, t.plusSeconds(3), 10))
+                .extracting(Holds.KeyedOperation::key)
+                .containsExactly(prefix() + "due-1", prefix() + "due-2", prefix() + "due-0");
+        assertThat(holds(store()).dueHolds(stock, t.plusSeconds(3), 2)).hasSize(2);
+        assertThat(holds(store()).dueHolds(stock, t.plusSeconds(3), 1).get(0).state())
+                .isEqualTo(Holds.OperationState.HELD);
+        assertThat(holds(store()).dueHolds(null, t.plusSeconds(2), 100_000))
+                .extracting(Holds.KeyedOperation::key)
+                .filteredOn(key -> key.startsWith(prefix()))
+                .containsExactlyInAnyOrder(prefix() + "due-1", prefix() + "due-2", prefix() + "due-other");
+    }
+
+    @Test
+    void pruningForgetsSettledOperationsOldestFirstAndNeverAnOpenHold() {
+        CounterName stock = bounded("pruned", 0L, null, 100);
+        Instant t = Instant.parse("1971-01-01T00:00:00Z");
+        holds(store()).applyKeyed(prefix() + "p-applied", stock, -1, null, Escrow.POOL, -1, 0, false, t);
+        holds(store()).recordRefusal(prefix() + "p-refused", stock, -1_000, null, 99, t.plusSeconds(1));
+        holds(store()).applyKeyed(prefix() + "p-held", stock, -1, t, Escrow.POOL, -1, 0, false, t);
+        holds(store()).applyKeyed(prefix() + "p-confirmed", stock, -1, t.plusSeconds(60), Escrow.POOL, -1, 0, false, t);
+        holds(store())
+                .settle(
+                        prefix() + "p-confirmed",
+                        Holds.OperationState.CONFIRMED,
+                        Escrow.POOL,
+                        0,
+                        0,
+                        0,
+                        t.plusSeconds(2));
+
+        assertThat(holds(store()).pruneOperations(t.plusSeconds(1), 10)).isEqualTo(1);
+        assertThat(holds(store()).operation(prefix() + "p-applied")).isEmpty();
+        assertThat(holds(store()).pruneOperations(t.plusSeconds(10), 1)).isEqualTo(1);
+        assertThat(holds(store()).operation(prefix() + "p-refused"))
+                .as("the oldest")
+                .isEmpty();
+        assertThat(holds(store()).operation(prefix() + "p-confirmed")).isPresent();
+        assertThat(holds(store()).pruneOperations(t.plusSeconds(10), 10)).isEqualTo(1);
+        assertThat(holds(store()).operation(prefix() + "p-confirmed")).isEmpty();
+        assertThat(holds(store()).operation(prefix() + "p-held")).as("open").isPresent();
+        assertThat(holds(store()).pruneOperations(Instant.parse("2200-01-01T00:00:00Z"), 100_000))
+                .isGreaterThanOrEqualTo(0);
+        assertThat(holds(store()).operation(prefix() + "p-held"))
+                .as("open, whatever its age")
+                .isPresent();
     }
 
     // ---- bad input through the service: a clear error, and nothing written ----

@@ -28,7 +28,7 @@ public abstract class DependentStagesContract extends ContractSupport {
     }
 
     static Stream<Arguments> strategies() {
-        return StrategyContract.exactStrategies();
+        return StrategyContract.exactAndBoundedStrategies();
     }
 
     private CounterService service(StrategySettings strategy) {

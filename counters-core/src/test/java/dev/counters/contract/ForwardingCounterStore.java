@@ -4,6 +4,8 @@ import dev.counters.CounterName;
 import dev.counters.sequence.Reservation;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.DeltaLog;
+import dev.counters.spi.Escrow;
+import dev.counters.spi.Holds;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
@@ -37,7 +39,9 @@ public abstract class ForwardingCounterStore
                 ShardCounts,
                 Maxima,
                 Sequences,
-                SessionLocks {
+                SessionLocks,
+                Escrow,
+                Holds {
 
     private final CounterStore delegate;
 
@@ -207,5 +211,99 @@ public abstract class ForwardingCounterStore
     @Override
     public Optional<SessionLock> tryLock(String key) {
         return delegate(SessionLocks.class).tryLock(key);
+    }
+
+    @Override
+    public Optional<EscrowCell> bind(CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
+        return delegate(Escrow.class).bind(counter, bounds, initial, nodeCell, now);
+    }
+
+    @Override
+    public boolean change(CounterName counter, String cell, long valueDelta, long roomDownDelta, long roomUpDelta) {
+        return delegate(Escrow.class).change(counter, cell, valueDelta, roomDownDelta, roomUpDelta);
+    }
+
+    @Override
+    public Optional<EscrowState> changeAndGet(
+            CounterName counter, String cell, long valueDelta, long roomDownDelta, long roomUpDelta, Instant now) {
+        return delegate(Escrow.class).changeAndGet(counter, cell, valueDelta, roomDownDelta, roomUpDelta, now);
+    }
+
+    @Override
+    public Optional<EscrowCell> transfer(CounterName counter, String nodeCell, long downToNode, long upToNode) {
+        return delegate(Escrow.class).transfer(counter, nodeCell, downToNode, upToNode);
+    }
+
+    @Override
+    public Optional<EscrowCell> retire(CounterName counter, String nodeCell) {
+        return delegate(Escrow.class).retire(counter, nodeCell);
+    }
+
+    @Override
+    public Optional<EscrowState> state(CounterName counter, Instant now) {
+        return delegate(Escrow.class).state(counter, now);
+    }
+
+    @Override
+    public Map<String, EscrowCell> escrowCells(CounterName counter) {
+        return delegate(Escrow.class).escrowCells(counter);
+    }
+
+    @Override
+    public List<CounterName> boundedNames(@Nullable CounterName after, int limit) {
+        return delegate(Escrow.class).boundedNames(after, limit);
+    }
+
+    @Override
+    public List<NodeAllowance> allowances(@Nullable NodeAllowance after, int limit) {
+        return delegate(Escrow.class).allowances(after, limit);
+    }
+
+    @Override
+    public Optional<KeyedOperation> applyKeyed(
+            String key,
+            CounterName counter,
+            long delta,
+            @Nullable Instant expiresAt,
+            String cell,
+            long roomDownDelta,
+            long roomUpDelta,
+            boolean needsValue,
+            Instant now) {
+        return delegate(Holds.class)
+                .applyKeyed(key, counter, delta, expiresAt, cell, roomDownDelta, roomUpDelta, needsValue, now);
+    }
+
+    @Override
+    public KeyedOperation recordRefusal(
+            String key, CounterName counter, long delta, @Nullable Instant expiresAt, long seenValue, Instant now) {
+        return delegate(Holds.class).recordRefusal(key, counter, delta, expiresAt, seenValue, now);
+    }
+
+    @Override
+    public Optional<KeyedOperation> operation(String key) {
+        return delegate(Holds.class).operation(key);
+    }
+
+    @Override
+    public Optional<KeyedOperation> settle(
+            String key,
+            OperationState to,
+            String cell,
+            long valueDelta,
+            long roomDownDelta,
+            long roomUpDelta,
+            Instant now) {
+        return delegate(Holds.class).settle(key, to, cell, valueDelta, roomDownDelta, roomUpDelta, now);
+    }
+
+    @Override
+    public List<KeyedOperation> dueHolds(@Nullable CounterName counter, Instant now, int limit) {
+        return delegate(Holds.class).dueHolds(counter, now, limit);
+    }
+
+    @Override
+    public int pruneOperations(Instant settledBefore, int limit) {
+        return delegate(Holds.class).pruneOperations(settledBefore, limit);
     }
 }

@@ -26,6 +26,7 @@ import dev.counters.spi.MonotonicCache;
 import dev.counters.spi.SessionLocks;
 import dev.counters.spi.TotalCache;
 import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
@@ -88,6 +89,17 @@ public abstract class StrategyContract extends ContractSupport {
                 Arguments.of("delta-log", DeltaLogSettings.defaults()));
     }
 
+    /**
+     * The exact strategies and {@code bounded} with bounds too wide to meet: everything that holds for an exact counter
+     * holds for a bounded one. Not for the tests of the 64-bit range (a bounded counter refuses first) or of windows
+     * (it takes none).
+     */
+    static Stream<Arguments> exactAndBoundedStrategies() {
+        return Stream.concat(
+                exactStrategies(),
+                Stream.of(Arguments.of("bounded", BoundedSettings.defaults().withBounds(-(1L << 62), 1L << 62, 0))));
+    }
+
     private CounterService service(CounterStore store, StrategySettings strategy) {
         return CounterService.builder(store).defaultStrategy(strategy).build();
     }
@@ -104,7 +116,7 @@ public abstract class StrategyContract extends ContractSupport {
     // ---- every exact strategy ----
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("exactStrategies")
+    @MethodSource("exactAndBoundedStrategies")
     void sixteenThreadsOnOneHotCounterAreExact(String label, StrategySettings strategy) {
         int threads = 16;
         int perThread = incrementsPerThread();
@@ -121,7 +133,7 @@ public abstract class StrategyContract extends ContractSupport {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("exactStrategies")
+    @MethodSource("exactAndBoundedStrategies")
     void incrementAndGetIncludesTheDeltaAndReadsManyAtOnce(String label, StrategySettings strategy) {
         try (CounterService counters = service(store(), strategy)) {
             counters.increment(name("a"), 5);
@@ -187,7 +199,7 @@ public abstract class StrategyContract extends ContractSupport {
     // ---- idempotency keys, every exact strategy ----
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("exactStrategies")
+    @MethodSource("exactAndBoundedStrategies")
     void aKeyedIncrementCountsOnceHoweverOftenAnyNodeRepeatsIt(String label, StrategySettings strategy) {
         String counter = name("keyed");
         IdempotencyKey key = IdempotencyKey.of(prefix() + "request-1");
@@ -208,7 +220,7 @@ public abstract class StrategyContract extends ContractSupport {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("exactStrategies")
+    @MethodSource("exactAndBoundedStrategies")
     void aRepeatedIncrementAndGetReturnsWhatTheFirstCallReturned(String label, StrategySettings strategy) {
         String counter = name("keyed-value");
         IdempotencyKey key = IdempotencyKey.of(prefix() + "request-2");
@@ -224,7 +236,7 @@ public abstract class StrategyContract extends ContractSupport {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("exactStrategies")
+    @MethodSource("exactAndBoundedStrategies")
     void aKeyRepeatedForAnotherDeltaOrCounterIsRefusedNamingItAndWritesNothing(
             String label, StrategySettings strategy) {
         String counter = name("keyed-misuse");
@@ -252,7 +264,7 @@ public abstract class StrategyContract extends ContractSupport {
 
     /** Every key sent by two threads of two nodes at once: each counts once. */
     @ParameterizedTest(name = "{0}")
-    @MethodSource("exactStrategies")
+    @MethodSource("exactAndBoundedStrategies")
     void concurrentRepeatsFromTwoNodesCountEachKeyOnce(String label, StrategySettings strategy) {
         String counter = name("keyed-concurrent");
         int keys = 150;

@@ -66,6 +66,32 @@ public final class CounterChecker {
 
     /** As {@link #check(History, String, long)}, with reads held to {@code reads}. */
     public static Result check(History history, String counter, long finalValue, Reads reads) {
+        return check(history, counter, finalValue, reads, 0, null);
+    }
+
+    /**
+     * Checks a bounded counter that started at {@code initial}: as {@link #check(History, String, long)} with the
+     * deltas counted from {@code initial} (a refused change is recorded {@link Outcome#FAILED}: not applied), and every
+     * read and the final value within {@code [min, max]} (null: no such bound).
+     */
+    public static Result checkBounded(
+            History history, String counter, long finalValue, long initial, Long min, Long max) {
+        String outside = null;
+        List<Long> values = new ArrayList<>();
+        history.reads(counter).forEach(read -> values.add(read.value()));
+        values.add(finalValue);
+        for (long value : values) {
+            if ((min != null && value < min) || (max != null && value > max)) {
+                outside = "a value " + value + " was read outside the bounds [" + min + ", " + max + "]";
+                break;
+            }
+        }
+        return check(history, counter, finalValue, Reads.LINEARIZABLE, initial, outside);
+    }
+
+    private static Result check(
+            History history, String counter, long finalValue, Reads reads, long initial, String boundProblem) {
+        finalValue -= initial; // the deltas are counted from the initial value
         List<Add> adds = history.adds(counter);
         long acknowledged = 0;
         int ok = 0;
@@ -86,7 +112,10 @@ public final class CounterChecker {
                 case UNKNOWN -> unknown.add(add.delta);
             }
         }
-        List<Read> done = history.reads(counter);
+        List<Read> done = history.reads(counter).stream()
+                .map(read -> new Read(
+                        read.session(), read.counter(), read.invokedAt(), read.completedAt(), read.value() - initial))
+                .toList();
         String finalProblem = null;
         int applied = -1;
         if (unknown.size() > MAX_UNKNOWN) {
@@ -103,14 +132,15 @@ public final class CounterChecker {
         }
         // Both checks report: a bad read says something different when the final value is right.
         String readProblem = readProblem(adds, done, reads);
-        String problem = finalProblem == null
-                ? readProblem
-                : readProblem == null ? finalProblem : finalProblem + "; and " + readProblem;
+        String problem = java.util.stream.Stream.of(finalProblem, readProblem, boundProblem)
+                .filter(java.util.Objects::nonNull)
+                .reduce((a, b) -> a + "; and " + b)
+                .orElse(null);
         return new Result(
                 counter,
                 problem == null,
                 problem == null ? "" : problem,
-                finalValue,
+                finalValue + initial,
                 acknowledged,
                 ok,
                 failed,

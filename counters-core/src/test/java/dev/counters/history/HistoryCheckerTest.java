@@ -2,6 +2,7 @@ package dev.counters.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.counters.CounterBoundException;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterStoreException;
@@ -58,6 +59,40 @@ class HistoryCheckerTest {
         CounterChecker.Result result = CounterChecker.check(history, "c", applied + twice);
         assertThat(result.valid()).isFalse();
         assertThat(result.problem()).contains("not the acknowledged");
+    }
+
+    @Test
+    void aBoundedHistoryCountsFromItsInitialValueAndRefusalsAreNotApplied() {
+        History history = new History();
+        history.add("stock", -3, APPLIED);
+        history.read("stock", () -> 7);
+        history.add("stock", -8, failing(new CounterBoundException(CounterName.of("stock"), -8, 0, 7, 0)));
+        history.add("stock", -7, APPLIED);
+        CounterChecker.Result result = CounterChecker.checkBounded(history, "stock", 0, 10, 0L, null);
+        assertThat(result.valid()).as(result.toString()).isTrue();
+        assertThat(result.failed()).isEqualTo(1);
+        assertThat(CounterChecker.checkBounded(history, "stock", -8, 10, 0L, null)
+                        .valid())
+                .as("a refusal applied")
+                .isFalse();
+    }
+
+    @Test
+    void aBoundedHistoryThatDipsBelowItsMinimumIsCaught() {
+        History history = new History();
+        history.add("stock", -12, APPLIED); // an oversell: the store let it through
+        history.read("stock", () -> -2);
+        history.add("stock", 2, APPLIED);
+        assertThat(CounterChecker.checkBounded(history, "stock", 0, 10, null, null)
+                        .valid())
+                .as("counted exactly, as an unbounded counter")
+                .isTrue();
+        CounterChecker.Result result = CounterChecker.checkBounded(history, "stock", 0, 10, 0L, 10L);
+        assertThat(result.valid()).isFalse();
+        assertThat(result.problem()).contains("-2", "outside the bounds [0, 10]");
+        assertThat(CounterChecker.checkBounded(history, "stock", 0, 10, -5L, 10L)
+                        .valid())
+                .isTrue();
     }
 
     @Test

@@ -10,14 +10,22 @@ import static org.jooq.impl.DSL.sum;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.spi.CounterStore.VersionedValue;
+import dev.counters.spi.Escrow;
+import dev.counters.spi.Escrow.EscrowCell;
+import dev.counters.spi.Escrow.EscrowState;
 import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.jooq.BatchBindStep;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertValuesStep4;
@@ -25,8 +33,11 @@ import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.Record2;
+import org.jooq.Record4;
+import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
+import org.jooq.SelectForUpdateStep;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
@@ -45,6 +56,12 @@ final class CellQueries {
     private final RenderedStatement total;
     private final RenderedStatement read;
     private final RenderedStatement compareAndSet;
+
+    // Bounded counters' statements (values: 0 name, 1 cell, 2 value delta, 3 room-down delta, 4 room-up delta).
+    private final RenderedStatement change;
+    private final RenderedStatement changeReturning;
+    private final RenderedStatement addUnguarded;
+    private final RenderedStatement state;
 
     CellQueries(CounterTables tables) {
         this.t = tables;
@@ -78,6 +95,62 @@ final class CellQueries {
                         t.cellsCell.eq(marker(1, String.class)),
                         t.cellsVersion.eq(marker(2, Long.class)),
                         t.cellsValue.eq(marker(4, Long.class))));
+        this.change = new RenderedStatement(ctx -> ctx.update(t.cells)
+                .set(escrowChange())
+                .where(cellIs(), guard(t.cellsRoomDown, 3), guard(t.cellsRoomUp, 4)));
+        this.changeReturning = new RenderedStatement(ctx -> ctx.update(t.cells)
+                .set(escrowChange())
+                .where(cellIs(), guard(t.cellsRoomDown, 3), guard(t.cellsRoomUp, 4))
+                .returningResult(t.cellsValue, t.cellsRoomDown, t.cellsRoomUp));
+        this.addUnguarded = new RenderedStatement(
+                ctx -> ctx.update(t.cells).set(escrowChange()).where(cellIs()));
+        this.state = new RenderedStatement(ctx -> ctx.select(stateFields()));
+    }
+
+    private Condition cellIs() {
+        return t.cellsName.eq(marker(0, String.class)).and(t.cellsCell.eq(marker(1, String.class)));
+    }
+
+    private Map<Field<?>, Field<?>> escrowChange() {
+        Map<Field<?>, Field<?>> set = new LinkedHashMap<>();
+        set.put(t.cellsValue, t.cellsValue.plus(marker(2, Long.class)));
+        set.put(t.cellsRoomDown, t.cellsRoomDown.plus(marker(3, Long.class)));
+        set.put(t.cellsRoomUp, t.cellsRoomUp.plus(marker(4, Long.class)));
+        set.put(t.cellsVersion, t.cellsVersion.plus(inline(1L)));
+        return set;
+    }
+
+    /**
+     * The guard of a room: one that shrinks must stay at or above 0, and a null room (no such bound) guards nothing.
+     * A room that grows passes even below 0 (a bound a rebind moved past the value), so changes can bring it back.
+     */
+    private static Condition guard(Field<Long> room, int delta) {
+        return room.isNull()
+                .or(marker(delta, Long.class).ge(inline(0L)))
+                .or(room.plus(marker(delta, Long.class)).ge(inline(0L)));
+    }
+
+    /**
+     * A bounded counter's value, summed rooms, bounds and open holds, as scalar subqueries of one statement, so that
+     * they are read from one state on every database (values: 0 name, 1 now in epoch milliseconds).
+     */
+    private List<Field<?>> stateFields() {
+        Field<String> name = marker(0, String.class);
+        Condition held = t.holdsName.eq(name).and(t.holdsState.eq(inline(HoldQueries.HELD)));
+        Condition due = held.and(t.holdsExpiresAt.le(marker(1, Long.class)));
+        Field<Long> down =
+                DSL.when(t.holdsDelta.lt(inline(0L)), t.holdsDelta.neg()).otherwise(inline(0L));
+        Field<Long> up = DSL.when(t.holdsDelta.gt(inline(0L)), t.holdsDelta).otherwise(inline(0L));
+        return List.of(
+                field(select(sum(t.cellsValue)).from(t.cells).where(t.cellsName.eq(name))),
+                field(select(sum(t.cellsRoomDown)).from(t.cells).where(t.cellsName.eq(name))),
+                field(select(sum(t.cellsRoomUp)).from(t.cells).where(t.cellsName.eq(name))),
+                field(select(t.boundsMin).from(t.bounds).where(t.boundsName.eq(name))),
+                field(select(t.boundsMax).from(t.bounds).where(t.boundsName.eq(name))),
+                field(select(sum(down)).from(t.holds).where(held)),
+                field(select(sum(up)).from(t.holds).where(held)),
+                field(select(sum(down)).from(t.holds).where(due)),
+                field(select(sum(up)).from(t.holds).where(due)));
     }
 
     /**
@@ -259,6 +332,148 @@ final class CellQueries {
                                 .map(cell -> t.cellsCell.eq(cell.getKey()).and(t.cellsVersion.eq(cell.getValue())))
                                 .toList()))
                 .execute();
+    }
+
+    // ---- bounded counters ----
+
+    /**
+     * The guarded change of an escrow cell: adds to its value and rooms unless a shrinking room would go below 0;
+     * whether the cell was written (false also when it is absent).
+     */
+    boolean change(DSLContext ctx, CounterName counter, String cell, long value, long roomDown, long roomUp) {
+        return change.execute(ctx, counter.value(), cell, value, roomDown, roomUp) == 1;
+    }
+
+    /** As {@link #change}, returning the cell after it; PostgreSQL only ({@code UPDATE … RETURNING}). */
+    Optional<EscrowCell> changeReturning(
+            DSLContext ctx, CounterName counter, String cell, long value, long roomDown, long roomUp) {
+        return changeReturning.query(
+                ctx,
+                rows -> rows.next() ? Optional.of(escrowCell(rows, 1)) : Optional.empty(),
+                counter.value(),
+                cell,
+                value,
+                roomDown,
+                roomUp);
+    }
+
+    /** Adds to an escrow cell's value and rooms with no guard (rooms given back); whether the cell exists. */
+    boolean addUnguarded(DSLContext ctx, CounterName counter, String cell, long value, long roomDown, long roomUp) {
+        return addUnguarded.execute(ctx, counter.value(), cell, value, roomDown, roomUp) == 1;
+    }
+
+    /** Creates an escrow cell unless it exists; whether this call created it. */
+    boolean createEscrowCell(
+            DSLContext ctx,
+            CounterName counter,
+            String cell,
+            long value,
+            @Nullable Long roomDown,
+            @Nullable Long roomUp) {
+        return ctx.insertInto(
+                                t.cells,
+                                t.cellsName,
+                                t.cellsCell,
+                                t.cellsValue,
+                                t.cellsVersion,
+                                t.cellsRoomDown,
+                                t.cellsRoomUp)
+                        .values(counter.value(), cell, value, 1L, roomDown, roomUp)
+                        .onConflict(t.cellsName, t.cellsCell)
+                        .doNothing()
+                        .execute()
+                == 1;
+    }
+
+    /** Sets the rooms of the counter's node cells ({@code nodes}) or of its pool. */
+    void setRooms(DSLContext ctx, CounterName counter, boolean nodes, @Nullable Long roomDown, @Nullable Long roomUp) {
+        ctx.update(t.cells)
+                .set(t.cellsRoomDown, roomDown)
+                .set(t.cellsRoomUp, roomUp)
+                .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)))
+                .where(
+                        t.cellsName.eq(counter.value()),
+                        nodes ? t.cellsCell.like(Escrow.NODE_PREFIX + "%") : t.cellsCell.eq(Escrow.POOL))
+                .execute();
+    }
+
+    Optional<EscrowCell> escrowCell(DSLContext ctx, CounterName counter, String cell) {
+        return ctx.select(t.cellsValue, t.cellsRoomDown, t.cellsRoomUp)
+                .from(t.cells)
+                .where(t.cellsName.eq(counter.value()), t.cellsCell.eq(cell))
+                .fetchOptional(row -> new EscrowCell(row.value1(), row.value2(), row.value3()));
+    }
+
+    /** The escrow cell, locked until the transaction ends. */
+    Optional<EscrowCell> escrowCellForUpdate(DSLContext ctx, CounterName counter, String cell) {
+        return ctx.select(t.cellsValue, t.cellsRoomDown, t.cellsRoomUp)
+                .from(t.cells)
+                .where(t.cellsName.eq(counter.value()), t.cellsCell.eq(cell))
+                .forUpdate()
+                .fetchOptional(row -> new EscrowCell(row.value1(), row.value2(), row.value3()));
+    }
+
+    /**
+     * The counter's escrow cells (pool and nodes) by cell id, in cell order: node cells first, then the pool; with
+     * {@code lock}, locked in that order until the transaction ends.
+     */
+    Map<String, EscrowCell> escrowCells(DSLContext ctx, CounterName counter, boolean lock) {
+        SelectForUpdateStep<Record4<String, Long, Long, Long>> select = ctx.select(
+                        t.cellsCell, t.cellsValue, t.cellsRoomDown, t.cellsRoomUp)
+                .from(t.cells)
+                .where(t.cellsName.eq(counter.value()), t.cellsCell.like(ESCROW_CELLS))
+                .orderBy(t.cellsCell);
+        Map<String, EscrowCell> cells = new LinkedHashMap<>();
+        ResultQuery<Record4<String, Long, Long, Long>> query = lock ? select.forUpdate() : select;
+        query.forEach(row -> cells.put(row.value1(), new EscrowCell(row.value2(), row.value3(), row.value4())));
+        return cells;
+    }
+
+    /** Every escrow cell's id starts with {@code b:}, the pool's and the nodes'. */
+    private static final String ESCROW_CELLS = "b:%";
+
+    void deleteCell(DSLContext ctx, CounterName counter, String cell) {
+        ctx.deleteFrom(t.cells)
+                .where(t.cellsName.eq(counter.value()), t.cellsCell.eq(cell))
+                .execute();
+    }
+
+    /** The bounded counter's state in one statement; empty if it has no bounds. */
+    Optional<EscrowState> state(DSLContext ctx, CounterName counter, Instant now) {
+        return state.query(
+                ctx,
+                rows -> {
+                    rows.next();
+                    Long min = nullableLong(rows, 4);
+                    Long max = nullableLong(rows, 5);
+                    if (min == null && max == null) {
+                        return Optional.empty();
+                    }
+                    return Optional.of(new EscrowState(
+                            toLong(counter, rows.getBigDecimal(1)),
+                            new Escrow.Bounds(min, max),
+                            nullableSum(counter, rows.getBigDecimal(2)),
+                            nullableSum(counter, rows.getBigDecimal(3)),
+                            toLong(counter, rows.getBigDecimal(6)),
+                            toLong(counter, rows.getBigDecimal(7)),
+                            toLong(counter, rows.getBigDecimal(8)),
+                            toLong(counter, rows.getBigDecimal(9))));
+                },
+                counter.value(),
+                now.toEpochMilli());
+    }
+
+    private static EscrowCell escrowCell(ResultSet rows, int first) throws SQLException {
+        return new EscrowCell(rows.getLong(first), nullableLong(rows, first + 1), nullableLong(rows, first + 2));
+    }
+
+    private static @Nullable Long nullableLong(ResultSet rows, int column) throws SQLException {
+        long value = rows.getLong(column);
+        return rows.wasNull() ? null : value;
+    }
+
+    private static @Nullable Long nullableSum(CounterName counter, @Nullable BigDecimal sum) {
+        return sum == null ? null : toLong(counter, sum);
     }
 
     Select<Record1<String>> names() {

@@ -4,9 +4,12 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.jooq.ConnectionProvider;
 import org.jooq.SQLDialect;
@@ -67,6 +70,35 @@ final class ClientPreparedOnGalera implements ConnectionProvider {
                 ? callers ->
                         safe.detection.knownNotGalera() ? callers : new ClientPreparedOnGalera(callers, safe.detection)
                 : UnaryOperator.identity();
+    }
+
+    /**
+     * Whether the connections of {@code provider} are on a Galera node, as far as known: false until the first
+     * connection is acquired through it (so ask after acquiring one), and always for a provider {@link #of} left as
+     * it was.
+     */
+    static BooleanSupplier galera(ConnectionProvider provider) {
+        return provider instanceof ClientPreparedOnGalera safe
+                ? () -> Boolean.TRUE.equals(safe.detection.galera)
+                : () -> false;
+    }
+
+    /**
+     * Runs {@code read} on {@code connection} with causal reads ({@code wsrep_sync_wait = 1}): the node first applies
+     * every write set the cluster committed before the read began, so a write committed through another node is seen.
+     * The session's own setting (a URL's {@code sessionVariables=wsrep_sync_wait=…}) is kept aside and restored
+     * afterwards, so that the pool hands out the connection as it was.
+     */
+    static <T> T causalRead(Connection connection, Supplier<T> read) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SET @counters_sync_wait = @@SESSION.wsrep_sync_wait,"
+                    + " SESSION wsrep_sync_wait = @@SESSION.wsrep_sync_wait | 1");
+            try {
+                return read.get();
+            } finally {
+                statement.execute("SET SESSION wsrep_sync_wait = @counters_sync_wait");
+            }
+        }
     }
 
     @Override

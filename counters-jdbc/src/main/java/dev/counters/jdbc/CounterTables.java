@@ -30,6 +30,8 @@ final class CounterTables {
     final Field<String> cellsCell;
     final Field<Long> cellsValue;
     final Field<Long> cellsVersion;
+    final Field<Long> cellsRoomDown;
+    final Field<Long> cellsRoomUp;
 
     // counter_shards: the persisted, only-growing shard count of sharded counters.
     final Table<Record> shards;
@@ -74,6 +76,29 @@ final class CounterTables {
     final Field<String> sequencesName;
     final Field<Long> sequencesNext;
 
+    // counter_bounds: the bounds of bounded counters.
+    final Table<Record> bounds;
+    final Field<String> boundsName;
+    final Field<Long> boundsMin;
+    final Field<Long> boundsMax;
+    final Field<Long> boundsBoundAt;
+
+    // counter_allowances: the nodes holding an allowance of a bounded counter.
+    final Table<Record> allowances;
+    final Field<String> allowancesNode;
+    final Field<String> allowancesName;
+
+    // counter_holds: keyed changes and holds of bounded counters.
+    final Table<Record> holds;
+    final Field<String> holdsKey;
+    final Field<String> holdsName;
+    final Field<Long> holdsDelta;
+    final Field<Short> holdsState;
+    final Field<Long> holdsValue;
+    final Field<Long> holdsExpiresAt;
+    final Field<Long> holdsRecordedAt;
+    final Field<Long> holdsSettledAt;
+
     CounterTables(String prefix) {
         this.prefix = validatePrefix(prefix);
         this.cells = table(unquotedName(prefix + "counter_cells"));
@@ -81,6 +106,8 @@ final class CounterTables {
         this.cellsCell = column(cells, "cell", SQLDataType.VARCHAR(64));
         this.cellsValue = column(cells, "cell_value", SQLDataType.BIGINT);
         this.cellsVersion = column(cells, "version", SQLDataType.BIGINT);
+        this.cellsRoomDown = nullable(cells, "room_down", SQLDataType.BIGINT);
+        this.cellsRoomUp = nullable(cells, "room_up", SQLDataType.BIGINT);
 
         this.shards = table(unquotedName(prefix + "counter_shards"));
         this.shardsName = column(shards, "counter_name", SQLDataType.VARCHAR(128));
@@ -99,7 +126,7 @@ final class CounterTables {
         this.keysKey = column(keys, "idempotency_key", SQLDataType.VARCHAR(100));
         this.keysName = column(keys, "counter_name", SQLDataType.VARCHAR(128));
         this.keysDelta = column(keys, "delta", SQLDataType.BIGINT);
-        this.keysValue = field(unquotedName(keys.getName(), "result_value"), SQLDataType.BIGINT.nullable(true));
+        this.keysValue = nullable(keys, "result_value", SQLDataType.BIGINT);
         this.keysAppliedAt = column(keys, "applied_at", SQLDataType.BIGINT);
 
         this.deltas = table(unquotedName(prefix + "counter_deltas"));
@@ -117,23 +144,61 @@ final class CounterTables {
         this.sequences = table(unquotedName(prefix + "counter_sequences"));
         this.sequencesName = column(sequences, "sequence_name", SQLDataType.VARCHAR(128));
         this.sequencesNext = column(sequences, "next_value", SQLDataType.BIGINT);
+
+        this.bounds = table(unquotedName(prefix + "counter_bounds"));
+        this.boundsName = column(bounds, "counter_name", SQLDataType.VARCHAR(128));
+        this.boundsMin = nullable(bounds, "min_value", SQLDataType.BIGINT);
+        this.boundsMax = nullable(bounds, "max_value", SQLDataType.BIGINT);
+        this.boundsBoundAt = column(bounds, "bound_at", SQLDataType.BIGINT);
+
+        this.allowances = table(unquotedName(prefix + "counter_allowances"));
+        this.allowancesNode = column(allowances, "node_id", SQLDataType.VARCHAR(40));
+        this.allowancesName = column(allowances, "counter_name", SQLDataType.VARCHAR(128));
+
+        this.holds = table(unquotedName(prefix + "counter_holds"));
+        this.holdsKey = column(holds, "op_key", SQLDataType.VARCHAR(100));
+        this.holdsName = column(holds, "counter_name", SQLDataType.VARCHAR(128));
+        this.holdsDelta = column(holds, "delta", SQLDataType.BIGINT);
+        this.holdsState = column(holds, "state", SQLDataType.SMALLINT);
+        this.holdsValue = nullable(holds, "result_value", SQLDataType.BIGINT);
+        this.holdsExpiresAt = nullable(holds, "expires_at", SQLDataType.BIGINT);
+        this.holdsRecordedAt = column(holds, "recorded_at", SQLDataType.BIGINT);
+        this.holdsSettledAt = nullable(holds, "settled_at", SQLDataType.BIGINT);
     }
 
     private static <T> Field<T> column(Table<?> table, String name, DataType<T> type) {
         return field(unquotedName(table.getName(), name), type.notNull());
     }
 
+    private static <T> Field<T> nullable(Table<?> table, String name, DataType<T> type) {
+        return field(unquotedName(table.getName(), name), type.nullable(true));
+    }
+
     /** Every table with its columns, for the test that compares this holder with the migrated schema. */
     List<TableColumns> all() {
         return List.of(
-                new TableColumns(cells, List.of(cellsName, cellsCell, cellsValue, cellsVersion)),
+                new TableColumns(
+                        cells, List.of(cellsName, cellsCell, cellsValue, cellsVersion, cellsRoomDown, cellsRoomUp)),
                 new TableColumns(shards, List.of(shardsName, shardsCount)),
                 new TableColumns(leases, List.of(leasesKey, leasesOwner, leasesExpiresAt)),
                 new TableColumns(batches, List.of(batchesKey, batchesAppliedAt)),
                 new TableColumns(keys, List.of(keysKey, keysName, keysDelta, keysValue, keysAppliedAt)),
                 new TableColumns(deltas, List.of(deltasName, deltasId, deltasDelta, deltasAppendedAt, deltasFolded)),
                 new TableColumns(maxShards, List.of(maxShardsName, maxShardsShard, maxShardsValue)),
-                new TableColumns(sequences, List.of(sequencesName, sequencesNext)));
+                new TableColumns(sequences, List.of(sequencesName, sequencesNext)),
+                new TableColumns(bounds, List.of(boundsName, boundsMin, boundsMax, boundsBoundAt)),
+                new TableColumns(allowances, List.of(allowancesNode, allowancesName)),
+                new TableColumns(
+                        holds,
+                        List.of(
+                                holdsKey,
+                                holdsName,
+                                holdsDelta,
+                                holdsState,
+                                holdsValue,
+                                holdsExpiresAt,
+                                holdsRecordedAt,
+                                holdsSettledAt)));
     }
 
     record TableColumns(Table<?> table, List<Field<?>> columns) {}

@@ -8,6 +8,8 @@ import dev.counters.sequence.Reservation;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.DatabaseClock;
 import dev.counters.spi.DeltaLog;
+import dev.counters.spi.Escrow;
+import dev.counters.spi.Holds;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
@@ -28,7 +30,9 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
@@ -73,6 +77,8 @@ public final class JooqCounterStore
                 ShardCounts,
                 Maxima,
                 Sequences,
+                Escrow,
+                Holds,
                 DatabaseClock {
 
     /** Names per statement in reads of many counters, so that no statement grows without bound. */
@@ -87,12 +93,17 @@ public final class JooqCounterStore
     private final LeaseQueries leases;
     private final MaximaQueries maxima;
     private final SequenceQueries sequences;
+    private final BoundQueries bounds;
+    private final AllowanceQueries allowances;
+    private final HoldQueries holds;
     private final @Nullable CallerTransactions callerTransactions;
     /** What the provider of a caller's connection is wrapped in (see {@link ClientPreparedOnGalera}). */
     private final UnaryOperator<ConnectionProvider> callerConnections;
 
     private final Supplier<Optional<SessionLocks>> sessionLocks;
     private final IntSupplier sessionLockConnections;
+    /** Whether the store's connections are on a Galera node (known once one was acquired). */
+    private final BooleanSupplier galera;
 
     private JooqCounterStore(
             StatementRunner runner,
@@ -100,7 +111,8 @@ public final class JooqCounterStore
             @Nullable CallerTransactions callerTransactions,
             UnaryOperator<ConnectionProvider> callerConnections,
             Supplier<Optional<SessionLocks>> sessionLocks,
-            IntSupplier sessionLockConnections) {
+            IntSupplier sessionLockConnections,
+            BooleanSupplier galera) {
         this.runner = runner;
         this.tables = tables;
         this.cells = new CellQueries(tables);
@@ -110,10 +122,14 @@ public final class JooqCounterStore
         this.leases = new LeaseQueries(tables);
         this.maxima = new MaximaQueries(tables);
         this.sequences = new SequenceQueries(tables);
+        this.bounds = new BoundQueries(tables);
+        this.allowances = new AllowanceQueries(tables);
+        this.holds = new HoldQueries(tables);
         this.callerTransactions = callerTransactions;
         this.callerConnections = callerConnections;
         this.sessionLocks = sessionLocks;
         this.sessionLockConnections = sessionLockConnections;
+        this.galera = galera;
     }
 
     /** {@code store}'s queries (and the statements they rendered), run by {@code runner}. */
@@ -127,10 +143,14 @@ public final class JooqCounterStore
         this.leases = store.leases;
         this.maxima = store.maxima;
         this.sequences = store.sequences;
+        this.bounds = store.bounds;
+        this.allowances = store.allowances;
+        this.holds = store.holds;
         this.callerTransactions = null;
         this.callerConnections = UnaryOperator.identity();
         this.sessionLocks = Optional::empty;
         this.sessionLockConnections = () -> 0;
+        this.galera = store.galera;
     }
 
     /**
@@ -274,8 +294,16 @@ public final class JooqCounterStore
     public boolean delete(CounterName counter) {
         return runner.transaction("delete", counter, 0, ctx -> {
             maxima.delete(ctx, counter);
+            deleteEscrow(ctx, counter);
             return deltas.delete(ctx, counter) + cells.delete(ctx, counter) > 0;
         });
+    }
+
+    /** A bounded counter's operations, allowance registrations and bounds. */
+    private void deleteEscrow(DSLContext ctx, CounterName counter) {
+        holds.delete(ctx, counter);
+        allowances.delete(ctx, counter);
+        bounds.delete(ctx, counter);
     }
 
     @Override
@@ -366,6 +394,9 @@ public final class JooqCounterStore
             // Only the cells seen, at the versions seen: one created or written meanwhile stays, and then none goes.
             if (cells.deleteAtVersions(ctx, counter, cellVersions) != cellVersions.size()) {
                 throw new ChangedMeanwhile(); // rolls back what was deleted
+            }
+            if (cellVersions.containsKey(POOL)) { // a bounded counter: what it has besides its cells goes too
+                deleteEscrow(ctx, counter);
             }
             return true;
         });
@@ -473,7 +504,8 @@ public final class JooqCounterStore
 
     /**
      * What the transaction meant to change was changed meanwhile (deltas folded by a concurrent recount, a cell to
-     * delete written): thrown to roll it back, so that it writes nothing.
+     * delete written), or a guard refused it (a bounded counter's room): thrown to roll it back, so that it writes
+     * nothing.
      */
     private static final class ChangedMeanwhile extends RuntimeException {
 
@@ -482,6 +514,351 @@ public final class JooqCounterStore
         ChangedMeanwhile() {
             super(null, null, false, false);
         }
+    }
+
+    // ---- bounded counters: escrow ----
+
+    @Override
+    public Optional<EscrowCell> bind(CounterName counter, Bounds wanted, long initial, String nodeCell, Instant now) {
+        EscrowCell pool = new EscrowCell(
+                initial, roomDown(counter, initial, wanted.min()), roomUp(counter, initial, wanted.max()));
+        return runner.transaction("bind", counter, 0, ctx -> {
+            // The bounds row first: it is the lock that orders binds and rebinds of the counter.
+            Optional<Bounds> stored = bounds.readForUpdate(ctx, counter);
+            if (stored.isEmpty()) {
+                if (bounds.insert(ctx, counter, wanted, now)) {
+                    cells.createEscrowCell(ctx, counter, POOL, pool.value(), pool.roomDown(), pool.roomUp());
+                    return cells.escrowCell(ctx, counter, nodeCell);
+                }
+                stored = bounds.readForUpdate(ctx, counter); // bound meanwhile by another transaction
+            }
+            Bounds current = stored.orElseThrow(() -> new TransientStoreException(
+                    "Counter '" + counter + "' was bound and deleted while this bind ran; nothing was written", null));
+            if (!current.equals(wanted)) {
+                rebind(ctx, counter, wanted, now);
+            }
+            return cells.escrowCell(ctx, counter, nodeCell);
+        });
+    }
+
+    /**
+     * Under the bounds row's lock: locks every escrow cell (nodes, then the pool) and the open holds, then gives every
+     * room to the pool, which then holds the distance from the value to the new bounds. Locking reads, so that the
+     * sums are of the rows as they are now, not of an older snapshot.
+     */
+    private void rebind(DSLContext ctx, CounterName counter, Bounds wanted, Instant now) {
+        Map<String, EscrowCell> locked = cells.escrowCells(ctx, counter, true);
+        if (!locked.containsKey(POOL)) {
+            throw new IllegalStateException("Bounded counter '" + counter + "' has no pool cell");
+        }
+        long value = 0;
+        for (EscrowCell cell : locked.values()) {
+            long sum = value;
+            value = exact(counter, () -> Math.addExact(sum, cell.value()));
+        }
+        long heldDown = 0;
+        long heldUp = 0;
+        for (long delta : holds.openDeltasForUpdate(ctx, counter)) {
+            if (delta < 0) {
+                long held = heldDown;
+                heldDown = exact(counter, () -> Math.subtractExact(held, delta));
+            } else {
+                long held = heldUp;
+                heldUp = exact(counter, () -> Math.addExact(held, delta));
+            }
+        }
+        long v = value;
+        long down = heldDown;
+        long up = heldUp;
+        // Each room as if the holds that take from it were released: I1 and I2 of the escrow invariants.
+        Long roomDown = roomDown(counter, exact(counter, () -> Math.subtractExact(v, up)), wanted.min());
+        Long roomUp = roomUp(counter, exact(counter, () -> Math.addExact(v, down)), wanted.max());
+        cells.setRooms(ctx, counter, true, wanted.min() == null ? null : 0L, wanted.max() == null ? null : 0L);
+        cells.setRooms(ctx, counter, false, roomDown, roomUp);
+        bounds.update(ctx, counter, wanted, now);
+    }
+
+    @Override
+    public boolean change(CounterName counter, String cell, long valueDelta, long roomDownDelta, long roomUpDelta) {
+        return runner.run(
+                "change",
+                counter,
+                firstNonZero(valueDelta, roomDownDelta, roomUpDelta),
+                ctx -> cells.change(ctx, counter, cell, valueDelta, roomDownDelta, roomUpDelta));
+    }
+
+    @Override
+    public Optional<EscrowState> changeAndGet(
+            CounterName counter, String cell, long valueDelta, long roomDownDelta, long roomUpDelta, Instant now) {
+        try {
+            return runner.transaction(
+                    "changeAndGet", counter, firstNonZero(valueDelta, roomDownDelta, roomUpDelta), ctx -> {
+                        if (!cells.change(ctx, counter, cell, valueDelta, roomDownDelta, roomUpDelta)) {
+                            throw new ChangedMeanwhile();
+                        }
+                        // Read after the update in the same transaction: the state includes the change.
+                        return Optional.of(cells.state(ctx, counter, now).orElseThrow(ChangedMeanwhile::new));
+                    });
+        } catch (ChangedMeanwhile e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * One transaction, the node cell first and the pool last, so that the pool's row lock is held only until the
+     * commit. The pool after it comes from {@code UPDATE … RETURNING} on PostgreSQL; elsewhere from a plain read
+     * before the updates, adjusted by the amounts moved: approximate, as another transfer may move the pool between
+     * the read and the update, and only used to size refills.
+     */
+    @Override
+    public Optional<EscrowCell> transfer(CounterName counter, String nodeCell, long downToNode, long upToNode) {
+        String nodeId = nodeId(nodeCell);
+        boolean returning = dialect().family() == SQLDialect.POSTGRES;
+        try {
+            return runner.transaction("transfer", counter, firstNonZero(downToNode, upToNode, 0), ctx -> {
+                EscrowCell before = returning ? null : pool(ctx, counter);
+                if (!cells.change(ctx, counter, nodeCell, 0, downToNode, upToNode)) {
+                    // Absent, or its guard failed: a node cell that receives room is created, then written again.
+                    EscrowCell pool = before != null ? before : pool(ctx, counter);
+                    if ((downToNode <= 0 && upToNode <= 0)
+                            || !cells.createEscrowCell(
+                                    ctx,
+                                    counter,
+                                    nodeCell,
+                                    0,
+                                    pool.roomDown() == null ? null : 0L,
+                                    pool.roomUp() == null ? null : 0L)) {
+                        throw new ChangedMeanwhile();
+                    }
+                    allowances.register(ctx, nodeId, counter);
+                    if (!cells.change(ctx, counter, nodeCell, 0, downToNode, upToNode)) {
+                        throw new ChangedMeanwhile();
+                    }
+                }
+                if (returning) {
+                    return Optional.of(cells.changeReturning(ctx, counter, POOL, 0, -downToNode, -upToNode)
+                            .orElseThrow(ChangedMeanwhile::new));
+                }
+                if (!cells.change(ctx, counter, POOL, 0, -downToNode, -upToNode)) {
+                    throw new ChangedMeanwhile();
+                }
+                EscrowCell read = Objects.requireNonNull(before);
+                return Optional.of(new EscrowCell(
+                        read.value(),
+                        read.roomDown() == null ? null : read.roomDown() - downToNode,
+                        read.roomUp() == null ? null : read.roomUp() - upToNode));
+            });
+        } catch (ChangedMeanwhile e) {
+            return Optional.empty();
+        }
+    }
+
+    private EscrowCell pool(DSLContext ctx, CounterName counter) {
+        return cells.escrowCell(ctx, counter, POOL).orElseThrow(ChangedMeanwhile::new);
+    }
+
+    @Override
+    public Optional<EscrowCell> retire(CounterName counter, String nodeCell) {
+        String nodeId = nodeId(nodeCell);
+        return runner.transaction("retire", counter, 0, ctx -> {
+            // The node cell, its registration, then the pool: the order of a transfer's locks.
+            Optional<EscrowCell> node = cells.escrowCellForUpdate(ctx, counter, nodeCell);
+            allowances.remove(ctx, nodeId, counter);
+            if (node.isEmpty()) {
+                return node;
+            }
+            EscrowCell held = node.get();
+            if (!cells.addUnguarded(
+                    ctx,
+                    counter,
+                    POOL,
+                    held.value(),
+                    held.roomDown() == null ? 0 : held.roomDown(),
+                    held.roomUp() == null ? 0 : held.roomUp())) {
+                throw new IllegalStateException("Bounded counter '" + counter + "' has no pool cell");
+            }
+            cells.deleteCell(ctx, counter, nodeCell);
+            return node;
+        });
+    }
+
+    /**
+     * One statement, so one snapshot. On a Galera node it is a causal read, so that a restock committed through
+     * another node before the call is seen: a refusal is decided by this read.
+     */
+    @Override
+    public Optional<EscrowState> state(CounterName counter, Instant now) {
+        SQLDialect family = dialect().family();
+        if (family != SQLDialect.MARIADB && family != SQLDialect.MYSQL) {
+            return runner.run("state", counter, 0, ctx -> cells.state(ctx, counter, now));
+        }
+        return runner.run(
+                "state",
+                counter,
+                0,
+                ctx -> ctx.connectionResult(connection -> {
+                    DSLContext on = DSL.using(ctx.configuration().derive(new DefaultConnectionProvider(connection)));
+                    // Asked with a connection in hand: acquiring the first one is what finds out.
+                    return galera.getAsBoolean()
+                            ? ClientPreparedOnGalera.causalRead(connection, () -> cells.state(on, counter, now))
+                            : cells.state(on, counter, now);
+                }));
+    }
+
+    @Override
+    public Map<String, EscrowCell> escrowCells(CounterName counter) {
+        return runner.run("escrowCells", counter, 0, ctx -> cells.escrowCells(ctx, counter, false));
+    }
+
+    @Override
+    public List<CounterName> boundedNames(@Nullable CounterName after, int limit) {
+        return runner.run("boundedNames", ctx -> bounds.names(ctx, after, limit));
+    }
+
+    @Override
+    public List<NodeAllowance> allowances(@Nullable NodeAllowance after, int limit) {
+        return runner.run("allowances", ctx -> allowances.page(ctx, after, limit));
+    }
+
+    private static String nodeId(String nodeCell) {
+        if (!nodeCell.startsWith(NODE_PREFIX)) {
+            throw new IllegalArgumentException("Not a node cell: '" + nodeCell + "'");
+        }
+        return nodeCell.substring(NODE_PREFIX.length());
+    }
+
+    /** The room from {@code value} down to {@code min}; null without a minimum. */
+    private static @Nullable Long roomDown(CounterName counter, long value, @Nullable Long min) {
+        if (min == null) {
+            return null;
+        }
+        long bound = min;
+        return exact(counter, () -> Math.subtractExact(value, bound));
+    }
+
+    /** The room from {@code value} up to {@code max}; null without a maximum. */
+    private static @Nullable Long roomUp(CounterName counter, long value, @Nullable Long max) {
+        if (max == null) {
+            return null;
+        }
+        long bound = max;
+        return exact(counter, () -> Math.subtractExact(bound, value));
+    }
+
+    /** The delta an out-of-range failure names: the value's, else a room's. */
+    private static long firstNonZero(long value, long roomDown, long roomUp) {
+        return value != 0 ? value : roomDown != 0 ? roomDown : roomUp;
+    }
+
+    /** Arithmetic on a counter's values and rooms, its overflow reported as the counter's. */
+    private static long exact(CounterName counter, LongSupplier arithmetic) {
+        try {
+            return arithmetic.getAsLong();
+        } catch (ArithmeticException e) {
+            throw CounterOverflowException.ofTotal(counter);
+        }
+    }
+
+    // ---- bounded counters: operations under keys ----
+
+    @Override
+    public Optional<KeyedOperation> applyKeyed(
+            String key,
+            CounterName counter,
+            long delta,
+            @Nullable Instant expiresAt,
+            String cell,
+            long roomDownDelta,
+            long roomUpDelta,
+            boolean needsValue,
+            Instant now) {
+        OperationState state = expiresAt == null ? OperationState.APPLIED : OperationState.HELD;
+        try {
+            return runner.transaction("change under key '" + key + "'", counter, delta, ctx -> {
+                // The key first: a repeat in flight elsewhere waits here for that attempt, and stops if it committed.
+                if (!holds.record(ctx, key, counter, delta, state, expiresAt, null, now)) {
+                    return Optional.of(recorded(ctx, key));
+                }
+                if (!cells.change(ctx, counter, cell, delta, roomDownDelta, roomUpDelta)) {
+                    throw new ChangedMeanwhile(); // rolls the key back too
+                }
+                OptionalLong value = OptionalLong.empty();
+                if (needsValue) {
+                    value = OptionalLong.of(cells.total(ctx, counter));
+                    holds.setValue(ctx, key, value.getAsLong());
+                }
+                return Optional.of(new KeyedOperation(key, counter, delta, state, expiresAt, value, true));
+            });
+        } catch (ChangedMeanwhile e) {
+            return Optional.empty();
+        }
+    }
+
+    private KeyedOperation recorded(DSLContext ctx, String key) {
+        return holds.read(ctx, key)
+                .orElseThrow(() -> new TransientStoreException(
+                        "Key '" + key + "' was pruned between its insert and its read; nothing was written", null));
+    }
+
+    @Override
+    public KeyedOperation recordRefusal(
+            String key, CounterName counter, long delta, @Nullable Instant expiresAt, long seenValue, Instant now) {
+        return runner.transaction("refusal under key '" + key + "'", counter, 0, ctx -> {
+            if (!holds.record(ctx, key, counter, delta, OperationState.REFUSED, expiresAt, seenValue, now)) {
+                return recorded(ctx, key);
+            }
+            return new KeyedOperation(
+                    key, counter, delta, OperationState.REFUSED, expiresAt, OptionalLong.of(seenValue), true);
+        });
+    }
+
+    @Override
+    public Optional<KeyedOperation> operation(String key) {
+        return runner.run("operation under key '" + key + "'", ctx -> holds.read(ctx, key));
+    }
+
+    @Override
+    public Optional<KeyedOperation> settle(
+            String key,
+            OperationState to,
+            String cell,
+            long valueDelta,
+            long roomDownDelta,
+            long roomUpDelta,
+            Instant now) {
+        return runner.transaction("settle under key '" + key + "'", null, 0, ctx -> {
+            Optional<KeyedOperation> found = holds.readForUpdate(ctx, key);
+            if (found.isEmpty()) {
+                return found;
+            }
+            KeyedOperation hold = found.get();
+            if (hold.state() != OperationState.HELD
+                    || (to == OperationState.CONFIRMED
+                            && hold.expiresAt() != null
+                            && !hold.expiresAt().isAfter(now))) {
+                return found;
+            }
+            // The transition checks the state itself: on Galera the locking read excludes only on its own node.
+            if (!holds.settle(ctx, key, to, now)) {
+                throw new TransientStoreException(
+                        "The hold under key '" + key + "' was settled meanwhile; nothing was written", null);
+            }
+            if (!cells.addUnguarded(ctx, hold.counter(), cell, valueDelta, roomDownDelta, roomUpDelta)) {
+                cells.addUnguarded(ctx, hold.counter(), POOL, valueDelta, roomDownDelta, roomUpDelta);
+            }
+            return Optional.of(
+                    new KeyedOperation(key, hold.counter(), hold.delta(), to, hold.expiresAt(), hold.value(), true));
+        });
+    }
+
+    @Override
+    public List<KeyedOperation> dueHolds(@Nullable CounterName counter, Instant now, int limit) {
+        return runner.run("dueHolds", ctx -> holds.due(ctx, counter, now, limit));
+    }
+
+    @Override
+    public int pruneOperations(Instant settledBefore, int limit) {
+        return runner.transaction("pruneOperations", null, 0, ctx -> holds.prune(ctx, settledBefore, limit));
     }
 
     // ---- maxima ----
@@ -699,7 +1076,8 @@ public final class JooqCounterStore
                     callerTransactions,
                     ClientPreparedOnGalera.forCallerConnections(connections),
                     DatabaseSessionLocks.of(context, locks),
-                    locks::held);
+                    locks::held,
+                    ClientPreparedOnGalera.galera(connections));
         }
 
         private DSLContext createContext() {

@@ -13,6 +13,7 @@ import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.SessionLocks;
 import dev.counters.strategy.NodeSettings;
+import dev.counters.testing.TestThreads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -137,6 +138,38 @@ class SessionLockTest {
             });
             holder.increment("y");
             assertThat(holder.get("y")).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A bounded strategy's sweep holds a dead node's claim for a moment while it gives back its allowance: a process
+     * restarting under that id then waits for it, and starts.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"MARIADB", "POSTGRES"})
+    void aProcessStartingWhileItsIdIsBrieflyHeldWaitsAndStarts(TestDatabase database) throws Exception {
+        JooqStores stores = JooqStores.on(database);
+        String id = "brief-" + UUID.randomUUID().toString().substring(0, 8);
+        SessionLocks.SessionLock sweeper = stores.anotherStore()
+                .capability(SessionLocks.class)
+                .orElseThrow()
+                .tryLock("node:" + id)
+                .orElseThrow();
+        Thread release = TestThreads.start(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            sweeper.close();
+        });
+        try (CounterService restarted = node(stores.store(), id)) {
+            restarted.increment("z");
+            assertThat(restarted.get("z")).isEqualTo(1);
+        } finally {
+            release.join();
         }
     }
 

@@ -2,6 +2,8 @@ package dev.counters.internal.service;
 
 import dev.counters.CounterName;
 import dev.counters.IdempotencyKey;
+import dev.counters.internal.strategy.Bounding;
+import java.time.Duration;
 
 /** The checks of a counter's arguments, shared by its handles. */
 final class Arguments {
@@ -23,6 +25,30 @@ final class Arguments {
         }
         housekeeping.start();
         return key;
+    }
+
+    /**
+     * The counter's bounded strategy.
+     *
+     * @throws IllegalStateException naming the counter, its strategy and rule, when the strategy has no bounds
+     */
+    static Bounding bounding(Route route, CounterName name) {
+        if (route.strategy() instanceof Bounding bounding) {
+            return bounding;
+        }
+        throw new IllegalStateException("Counter '" + name + "' uses the " + route.strategyName()
+                + " strategy of rule '"
+                + route.rule() + "' and has no bounds; give it strategy: bounded (BoundedSettings) to use tryIncrement,"
+                + " reserve or bounded()");
+    }
+
+    /** A hold's time to live: from 1 s to the counter's {@code max-hold-ttl}. */
+    static Duration checkTtl(CounterName name, Duration ttl, Duration max) {
+        if (ttl == null || ttl.compareTo(Duration.ofSeconds(1)) < 0 || ttl.compareTo(max) > 0) {
+            throw new IllegalArgumentException("A hold of counter '" + name + "' needs a time to live from 1s to its"
+                    + " max-hold-ttl " + max + ", was " + ttl);
+        }
+        return ttl;
     }
 
     static long checkDelta(CounterName name, long delta) {

@@ -1,22 +1,27 @@
 package dev.counters.internal.service;
 
+import static dev.counters.internal.service.Arguments.bounding;
 import static dev.counters.internal.service.Arguments.checkDelta;
 import static dev.counters.internal.service.Arguments.checkKey;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.counters.BoundedCounter;
 import dev.counters.Counter;
 import dev.counters.CounterAdmin;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
+import dev.counters.Hold;
 import dev.counters.IdempotencyKey;
 import dev.counters.StrategyStatistics;
 import dev.counters.WindowedCounter;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Time;
+import dev.counters.internal.strategy.Bounding;
 import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.Resharding;
 import dev.counters.spi.CounterStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -131,6 +136,48 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     }
 
     @Override
+    public boolean tryIncrement(String name, long delta) {
+        return counter(name).tryIncrement(delta);
+    }
+
+    @Override
+    public boolean tryIncrement(String name, long delta, IdempotencyKey key) {
+        return counter(name).tryIncrement(delta, key);
+    }
+
+    @Override
+    public Hold reserve(String name, long delta, Duration ttl, IdempotencyKey key) {
+        return bounded(name).reserve(delta, ttl, key);
+    }
+
+    @Override
+    public Hold confirm(Hold hold) {
+        return bounded(checkHold(hold).counter().value()).confirm(hold.key());
+    }
+
+    @Override
+    public Hold release(Hold hold) {
+        return bounded(checkHold(hold).counter().value()).release(hold.key());
+    }
+
+    private static Hold checkHold(Hold hold) {
+        if (hold == null) {
+            throw new IllegalArgumentException("Hold must not be null");
+        }
+        return hold;
+    }
+
+    @Override
+    public BoundedCounter bounded(String name) {
+        Handle counter = handle(name);
+        if (counter instanceof WindowedHandle) {
+            throw new IllegalStateException("Counter '" + name + "' has windows, and windowed counters have no bounds");
+        }
+        return new BoundedView(
+                counter.stored(), counter.route(), bounding(counter.route(), counter.stored()), housekeeping);
+    }
+
+    @Override
     public CounterAdmin admin() {
         return this;
     }
@@ -222,6 +269,13 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
             } else {
                 Route route = router.select(counterName.value());
                 Optional<Windows> windowed = windows.select(counterName.value());
+                if (windowed.isPresent() && !route.settings().takesWindows()) {
+                    throw new IllegalStateException("Counter '" + counterName + "' takes the " + route.strategyName()
+                            + " strategy from rule '" + route.rule() + "' and windows from rule '"
+                            + windowed.get().rule + "', but "
+                            + route.strategyName() + " counters have no windows; keep the windowed rule's pattern"
+                            + " from matching it");
+                }
                 counter = windowed.isPresent()
                         ? new WindowedHandle(counterName, route, windowed.get(), time, store, housekeeping)
                         : routed(counterName, route);
@@ -345,6 +399,29 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
                     .increment(name, checkDelta(name, delta), checkKey(route, name, key, housekeeping), true);
             route.count();
             return value;
+        }
+
+        @Override
+        public boolean tryIncrement(long delta) {
+            boolean applied = bounding(route, name)
+                    .tryIncrement(name, checkDelta(name, delta), null, false)
+                    .applied();
+            if (applied) {
+                route.count(); // refusals are no increments
+            }
+            return applied;
+        }
+
+        @Override
+        public boolean tryIncrement(long delta, IdempotencyKey key) {
+            Bounding bounding = bounding(route, name);
+            boolean applied = bounding.tryIncrement(
+                            name, checkDelta(name, delta), checkKey(route, name, key, housekeeping), false)
+                    .applied();
+            if (applied) {
+                route.count();
+            }
+            return applied;
         }
 
         @Override

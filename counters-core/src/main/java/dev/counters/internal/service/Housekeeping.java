@@ -2,6 +2,7 @@ package dev.counters.internal.service;
 
 import dev.counters.internal.Time;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.Holds;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.Leases;
 import java.time.Duration;
@@ -16,7 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The service's upkeep of what it stores for callers: it forgets idempotency keys past the key retention, and runs
+ * The service's upkeep of what it stores for callers: it forgets idempotency keys and bounded counters' settled
+ * operations past the key retention, and runs
  * the other tasks it is given (removing windows past their retention). One process at a time does it, under a lease,
  * in batches of a bounded size, so that no large delete holds locks that writers wait for; each process tries every
  * interval, and whoever holds the lease works.
@@ -41,6 +43,7 @@ public final class Housekeeping implements AutoCloseable {
 
     private final @Nullable Leases leases;
     private final @Nullable IdempotencyKeys keys;
+    private final @Nullable Holds holds;
     private final Time time;
     private final String owner;
     private final Duration keyRetention;
@@ -87,6 +90,7 @@ public final class Housekeeping implements AutoCloseable {
             @Nullable ThreadFactory threads) {
         this.leases = store.capability(Leases.class).orElse(null);
         this.keys = store.capability(IdempotencyKeys.class).orElse(null);
+        this.holds = store.capability(Holds.class).orElse(null);
         this.time = time;
         this.owner = owner;
         this.keyRetention = keyRetention;
@@ -223,6 +227,14 @@ public final class Housekeeping implements AutoCloseable {
             int removed = 0;
             for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
                 int pruned = keys.pruneKeys(appliedBefore, BATCH);
+                removed += pruned;
+                if (pruned < BATCH) {
+                    break;
+                }
+            }
+            // Bounded counters' settled operations, under the same retention; open holds are never pruned.
+            for (int batch = 0; holds != null && batch < MAX_BATCHES_PER_RUN; batch++) {
+                int pruned = holds.pruneOperations(appliedBefore, BATCH);
                 removed += pruned;
                 if (pruned < BATCH) {
                     break;

@@ -92,7 +92,7 @@ public final class ServiceAssembly {
                             nameOrPattern, route(plan, nameOrPattern, rule.settings(), time, ids, strategies, created));
                 }
                 if (rule.window() != null) {
-                    windowed.put(nameOrPattern, new Windows(rule.window()));
+                    windowed.put(nameOrPattern, new Windows(rule.window(), nameOrPattern));
                     windowRules.put(nameOrPattern, Optional.of(windowed.get(nameOrPattern)));
                 }
                 if (rule.expireAfterIdle() != null) {

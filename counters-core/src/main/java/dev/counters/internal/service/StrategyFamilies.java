@@ -2,15 +2,19 @@ package dev.counters.internal.service;
 
 import dev.counters.CounterName;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.Escrow;
 import dev.counters.spi.Maxima;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The two families of strategies, which cannot share a counter's data: {@code monotonic} keeps a maximum over shard
- * rows, the counting strategies ({@code atomic}, {@code optimistic}, {@code sharded}, {@code node}, {@code buffered},
+ * The three families of strategies, which cannot share a counter's data: {@code monotonic} keeps a maximum over shard
+ * rows, {@code bounded} keeps cells with rooms to its bounds (a counting write would ignore them; the bounded strategy
+ * checks a counter's cells itself when it first binds it), the counting strategies ({@code atomic}, {@code optimistic}, {@code sharded}, {@code node}, {@code buffered},
  * {@code delta-log}) keep cells and deltas, which each of them sums. A counter moved between counting strategies keeps
  * its value; one moved between the families would read nothing of what the other wrote, so its use is refused, before
  * anything is written: at build for an exact rule, else when its name is first resolved to a handle.
@@ -25,25 +29,34 @@ public final class StrategyFamilies {
 
     private final CounterStore store;
     private final Set<CounterName> monotonicNames;
+    private final Set<CounterName> boundedNames;
 
-    private StrategyFamilies(CounterStore store, Set<CounterName> monotonicNames) {
+    private StrategyFamilies(CounterStore store, Set<CounterName> monotonicNames, Set<CounterName> boundedNames) {
         this.store = store;
         this.monotonicNames = monotonicNames;
+        this.boundedNames = boundedNames;
     }
 
-    /** Reads the names of the store's monotonic counters. */
+    /** Reads the names of the store's monotonic and bounded counters. */
     public static StrategyFamilies of(CounterStore store) {
+        return new StrategyFamilies(
+                store,
+                names(store.capability(Maxima.class).map(maxima -> maxima::maximumNames)),
+                names(store.capability(Escrow.class).map(escrow -> escrow::boundedNames)));
+    }
+
+    private static Set<CounterName> names(
+            Optional<BiFunction<@Nullable CounterName, Integer, List<CounterName>>> pages) {
         Set<CounterName> names = new HashSet<>();
-        Optional<Maxima> maxima = store.capability(Maxima.class);
-        if (maxima.isPresent()) {
-            List<CounterName> page = maxima.get().maximumNames(null, PAGE);
+        if (pages.isPresent()) {
+            List<CounterName> page = pages.get().apply(null, PAGE);
             names.addAll(page);
             while (page.size() == PAGE) {
-                page = maxima.get().maximumNames(page.get(PAGE - 1), PAGE);
+                page = pages.get().apply(page.get(PAGE - 1), PAGE);
                 names.addAll(page);
             }
         }
-        return new StrategyFamilies(store, Set.copyOf(names));
+        return Set.copyOf(names);
     }
 
     /**
@@ -52,6 +65,16 @@ public final class StrategyFamilies {
      * @throws IllegalStateException naming the counter, its rule and what to do
      */
     public void check(CounterName name, Route route) {
+        if (!route.settings().handsOutValues()
+                && !route.settings().refusesBeyondBounds()
+                && boundedNames.contains(name)) {
+            throw new IllegalStateException("Counter '" + name + "' is a bounded counter (rows with rooms to its"
+                    + " bounds), but rule '" + route.rule() + "' now gives it the " + route.strategyName()
+                    + " strategy,"
+                    + " whose writes would ignore its bounds. Keep the bounded strategy for it; or, to move it, read"
+                    + " its value, delete it (CounterAdmin.delete) and increment it by that value under the new"
+                    + " strategy");
+        }
         boolean monotonic = route.settings().handsOutValues();
         if (monotonic ? store.getAll(List.of(name)).containsKey(name) : monotonicNames.contains(name)) {
             throw new IllegalStateException("Counter '" + name + "' is stored by "

@@ -96,6 +96,21 @@ final class WindowedHandle implements Handle, WindowedCounter {
     }
 
     @Override
+    public boolean tryIncrement(long delta) {
+        throw noBounds();
+    }
+
+    @Override
+    public boolean tryIncrement(long delta, IdempotencyKey key) {
+        throw noBounds();
+    }
+
+    private IllegalStateException noBounds() {
+        return new IllegalStateException("Counter '" + name + "' has windows, and windowed counters have no bounds:"
+                + " tryIncrement needs strategy: bounded");
+    }
+
+    @Override
     public void increment(long delta) {
         route.strategy().increment(toWrite(), checkDelta(name, delta));
         route.count();

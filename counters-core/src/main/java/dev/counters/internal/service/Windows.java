@@ -24,10 +24,18 @@ public final class Windows {
     static final int SUFFIX_LENGTH = MARK.length() + "20261123T140500Z".length();
 
     final WindowSettings settings;
+    /** The rule that gives them, for messages. */
+    final String rule;
+
     private final long sizeSeconds;
 
     public Windows(WindowSettings settings) {
+        this(settings, "");
+    }
+
+    public Windows(WindowSettings settings, String rule) {
         this.settings = settings;
+        this.rule = rule;
         this.sizeSeconds = settings.size().toSeconds();
     }
 

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * <p>A write carries deltas of one sign only, in queue order. The values between the row's total before and after
  * it are then all in range, so each caller can be given the total as if the deltas had been applied one by one: the
  * value after the write minus the deltas queued after its own. When the database refuses a combined delta as out
- * of range, each delta is written on its own, so that only the deltas that overflow are refused.
+ * of range, or a write refuses a batch whose members may fit alone ({@link SplitBatch}), each delta is written on its
+ * own, so that only the deltas that do not fit are refused.
  */
 final class Combiner {
 
@@ -26,6 +27,19 @@ final class Combiner {
     @FunctionalInterface
     interface Write {
         long apply(Batch batch);
+    }
+
+    /**
+     * Thrown by a write whose batch failed as a whole where its members may succeed one by one (a guarded row with
+     * room for some of them): the combiner then writes each alone, and a member that fails alone gets this.
+     */
+    static class SplitBatch extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        SplitBatch(String message) {
+            super(message, null, false, false); // a refusal, not a fault: no stack trace
+        }
     }
 
     /** If a wake-up is missed, a waiting caller looks again this soon. */
@@ -91,7 +105,7 @@ final class Combiner {
                 pending.complete(total);
                 total -= pending.delta; // stays in range: every delta of the batch has the same sign
             }
-        } catch (CounterOverflowException e) {
+        } catch (CounterOverflowException | SplitBatch e) {
             if (batch.members.size() == 1) {
                 batch.members.get(0).fail(e);
             } else {

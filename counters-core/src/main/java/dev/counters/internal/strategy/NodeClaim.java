@@ -30,6 +30,15 @@ final class NodeClaim {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeClaim.class);
 
+    /**
+     * How long a claim refused at start is tried again before the id counts as taken: a bounded strategy's sweep holds
+     * a dead node's claim for a moment while it gives back the node's allowance, and a process restarting under that id
+     * then must still start. So must one restarted right after a crash, before the server has seen its old session end.
+     */
+    private static final Duration PATIENCE = Duration.ofSeconds(2);
+
+    private static final long PATIENCE_POLL_MILLIS = 100;
+
     /** The claims held in this JVM, by service instance and node id; every access holds its lock. */
     private static final Map<Key, NodeClaim> HELD = new HashMap<>();
 
@@ -59,7 +68,7 @@ final class NodeClaim {
         this.leases = sessionLocks != null ? null : context.require(Leases.class);
         // Retried: on a Galera cluster, two processes claiming one id through different nodes make one of them a
         // certification conflict, rolled back, whose retry then finds the claim taken.
-        if (!retry.executeSupplier(this::claim)) {
+        if (!claimPatiently(retry)) {
             throw new NodeIdInUseException("Node id '" + nodeId + "' is held by another live process; give each "
                     + "process its own node id"
                     + (sessionLocks != null
@@ -119,6 +128,23 @@ final class NodeClaim {
                 LOG.warn("Could not release the claim on node id '{}' (it ends by itself): {}", nodeId, e.toString());
             }
         }
+    }
+
+    /** Takes the claim at start, trying again for {@link #PATIENCE} while another holds it. */
+    private boolean claimPatiently(Retry retry) {
+        long deadline = time.elapsedNanos() + PATIENCE.toNanos();
+        while (!retry.executeSupplier(this::claim)) {
+            if (time.elapsedNanos() >= deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(PATIENCE_POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Takes the claim on the node id, or keeps it: whether this process holds it now. */

@@ -4,6 +4,7 @@ import dev.counters.internal.strategy.buffered.BufferedStrategy;
 import dev.counters.spi.MonotonicCache;
 import dev.counters.spi.TotalCache;
 import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.CacheChoice;
 import dev.counters.strategy.DeltaLogSettings;
@@ -75,6 +76,11 @@ public final class StrategyRegistry implements StrategySettings.Visitor<CounterS
     public CounterStrategy monotonic(MonotonicSettings settings) {
         MonotonicCache cache = shared(settings.cache(), monotonicCache, MonotonicCache.class, "monotonicCache");
         return new MonotonicStrategy(context, settings, cache != null ? cache : new LocalMonotonicCache());
+    }
+
+    @Override
+    public CounterStrategy bounded(BoundedSettings settings) {
+        return new BoundedStrategy(context, settings);
     }
 
     /** The shared cache the choice asks for; null for one in this JVM. */

@@ -8,6 +8,7 @@ import dev.counters.IdempotencyKey;
 import dev.counters.contract.MutableClock;
 import dev.counters.internal.Time;
 import dev.counters.memory.InMemoryCounterStore;
+import dev.counters.spi.Escrow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -54,6 +55,24 @@ class HousekeepingTest {
                 .isEqualTo(Housekeeping.BATCH + 5);
         assertThat(applied("young")).as("kept: still within its retention").isFalse();
         assertThat(applied("old-0")).as("forgotten, so it counts again").isTrue();
+    }
+
+    @Test
+    void settledOperationsOfBoundedCountersAreForgottenAfterTheRetentionButOpenHoldsAreKept() {
+        Housekeeping housekeeping = Housekeeping.manual(store, time, "owner-a", Duration.ofHours(1), List.of());
+        CounterName stock = CounterName.of("stock");
+        store.bind(stock, new Escrow.Bounds(0L, null), 10, Escrow.NODE_PREFIX + "a", time.steady());
+        assertThat(store.applyKeyed("sold", stock, -1, null, Escrow.POOL, -1, 1, false, time.steady()))
+                .isPresent();
+        Instant expiry = time.steady().plus(Duration.ofDays(1));
+        assertThat(store.applyKeyed("held", stock, -1, expiry, Escrow.POOL, -1, 0, false, time.steady()))
+                .isPresent();
+        advance(Duration.ofMinutes(61));
+        assertThat(housekeeping.runOnce()).as("the applied change only").isEqualTo(1);
+        assertThat(store.operation("sold")).isEmpty();
+        assertThat(store.operation("held"))
+                .as("an open hold is never forgotten")
+                .isPresent();
     }
 
     @Test

@@ -31,6 +31,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 import org.jspecify.annotations.Nullable;
@@ -164,6 +165,53 @@ class CombiningTest {
                     .as("everything acknowledged, and nothing else")
                     .isEqualTo(acknowledged.stream().mapToLong(Long::longValue).sum());
         }
+    }
+
+    /** A guarded row refusing a batch (a bounded counter's pool) refuses only the members that do not fit alone. */
+    @Test
+    void aBatchRefusedAsAWholeIsWrittenMemberByMember() throws Exception {
+        AtomicLong room = new AtomicLong(3);
+        CountDownLatch gate = new CountDownLatch(1);
+        AtomicInteger writes = new AtomicInteger();
+        Combiner combiner = new Combiner(batch -> {
+            long sum = batch.takeQueued();
+            if (writes.getAndIncrement() == 0) {
+                try {
+                    gate.await(10, TimeUnit.SECONDS); // the first write holds the row while the others queue
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            if (room.get() + sum < 0) {
+                throw new Combiner.SplitBatch("no room for " + sum);
+            }
+            return room.addAndGet(sum);
+        });
+        Thread first = TestThreads.start(() -> combiner.submit(-1, false));
+        await().until(() -> writes.get() == 1);
+        List<Throwable> outcomes = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> queued = new ArrayList<>();
+        for (long delta : new long[] {-2, -2}) {
+            queued.add(TestThreads.start(() -> {
+                try {
+                    combiner.submit(delta, false);
+                    outcomes.add(null);
+                } catch (RuntimeException e) {
+                    outcomes.add(e);
+                }
+            }));
+        }
+        await().until(() -> queued.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
+        gate.countDown();
+        first.join();
+        for (Thread thread : queued) {
+            thread.join();
+        }
+        assertThat(outcomes)
+                .hasSize(2)
+                .containsNull()
+                .anySatisfy(e -> assertThat(e).isInstanceOf(Combiner.SplitBatch.class));
+        assertThat(room.get()).isZero();
     }
 
     @ParameterizedTest(name = "{0}")

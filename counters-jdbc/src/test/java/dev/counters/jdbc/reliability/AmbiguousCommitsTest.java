@@ -3,8 +3,10 @@ package dev.counters.jdbc.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.counters.BoundedState;
 import dev.counters.CounterService;
 import dev.counters.CounterServiceBuilder;
+import dev.counters.StrategyStatistics;
 import dev.counters.history.CounterChecker;
 import dev.counters.history.History;
 import dev.counters.history.SequenceChecker;
@@ -14,7 +16,9 @@ import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.MySqlFaultProxy;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
+import dev.counters.spi.Escrow;
 import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.NodeSettings;
@@ -27,10 +31,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -211,6 +219,265 @@ class AmbiguousCommitsTest {
                             .isPositive();
                 }
             }
+        }
+    }
+
+    /** Sale, restock and hold sizes of the bounded scenarios: unique, so that the checker can tell which applied. */
+    private static final long UNITS_FROM = 1L << 16;
+
+    private static final long UNITS_TO = 1L << 24;
+
+    /**
+     * Bounded counters with escrow for every busy node and small allowances: sales, restocks and checkouts through the
+     * faulty proxy, so that withheld replies meet changes on the nodes' allowance rows, refills and give-backs
+     * (transfers from and to the pool), changes on the pool row, reserves and confirms. A large stock never runs
+     * out; a small one sells out and is restocked over and over, so refusals meet the faults too.
+     */
+    static Stream<Arguments> boundedStocks() {
+        return Stream.of(
+                Arguments.of("bounded, large stock", 1L << 40, COUNTERS / 2, false),
+                Arguments.of("bounded, small stock", 40 * UNITS_FROM * 64, COUNTERS / 4, false),
+                Arguments.of("bounded, small stock", 40 * UNITS_FROM * 64, COUNTERS / 4, true));
+    }
+
+    @ParameterizedTest(name = "{0}, keyed callers: {3}")
+    @MethodSource("boundedStocks")
+    void boundedCountersAreExactAndNeverLeaveTheirBoundsUnderAmbiguousCommits(
+            String subject, long initial, int counterCount, boolean keyed) throws Exception {
+        String prefix = FaultyMariaDb.freshSchema();
+        long seed = ThreadLocalRandom.current().nextLong();
+        History history = new History();
+        List<String> counters = Workload.names("stock.", counterCount);
+        UniqueDeltas deltas = UniqueDeltas.between(new Random(seed), UNITS_FROM, UNITS_TO, false);
+        BoundedSettings settings = BoundedSettings.of(0L, null)
+                .withInitial(initial)
+                .withEscrowAbove(0)
+                .withRefills(Duration.ofMillis(200), 4 * UNITS_FROM, 16 * UNITS_TO);
+        BoundedCallers callers = new BoundedCallers(keyed);
+        KeyedCallers libraryRetries = new KeyedCallers(); // counts the keyed retries of unknown outcomes
+        try (MySqlFaultProxy proxy = FaultyMariaDb.proxy(seed);
+                HikariDataSource pool = FaultyMariaDb.pool(proxy.port(), 4 * NODES)) {
+            JooqCounterStore store =
+                    JooqCounterStore.builder(pool).tablePrefix(prefix).build();
+            List<CounterService> nodes = new ArrayList<>();
+            Workload workload = new Workload();
+            for (int n = 0; n < NODES; n++) {
+                CounterService node = CounterService.builder(store)
+                        .defaultStrategy(settings)
+                        .retryRegistry(libraryRetries.retries)
+                        .build();
+                nodes.add(node);
+                String session = "node" + n;
+                workload.repeating(WRITERS_PER_NODE, () -> callers.operate(node, session, history, counters, deltas));
+                workload.repeating(1, () -> {
+                    String counter = counters.get(ThreadLocalRandom.current().nextInt(counters.size()));
+                    history.read(session, counter, () -> node.get(counter));
+                });
+            }
+            long started = System.nanoTime();
+            proxy.inject(0.08, 0.03, 0.003, INJECTIONS + 20);
+            workload.until(() -> proxy.injected() >= INJECTIONS || proxy.exhausted(), 120)
+                    .close();
+            proxy.stopInjecting();
+            StrategyStatistics.EscrowActivity escrow = nodes.stream()
+                    .map(node -> node.statistics().get(0).activity().escrow())
+                    .reduce(AmbiguousCommitsTest::sum)
+                    .orElseThrow();
+            nodes.forEach(CounterService::close);
+            long seconds = (System.nanoTime() - started) / 1_000_000_000;
+
+            List<CounterChecker.Result> results;
+            Map<String, String> roomProblems = new LinkedHashMap<>();
+            try (CounterService reader = CounterService.builder(FaultyMariaDb.storedAt(prefix))
+                    .defaultStrategy(settings)
+                    .build()) {
+                results = history.counters().stream()
+                        .map(counter ->
+                                CounterChecker.checkBounded(history, counter, reader.get(counter), initial, 0L, null))
+                        .toList();
+                // Room is conserved: what the pool and every allowance hold toward 0 is the value, whatever commit
+                // replies the transfers between them lost.
+                for (String counter : history.counters()) {
+                    BoundedState state = reader.bounded(counter).state();
+                    long room = state.pool().towardMin()
+                            + state.allowances().values().stream()
+                                    .mapToLong(allowance -> allowance.towardMin())
+                                    .sum();
+                    if (room != state.value()) {
+                        roomProblems.put(counter, state.toString());
+                    }
+                }
+            }
+            long unknown =
+                    results.stream().mapToLong(CounterChecker.Result::unknown).sum();
+            boolean valid = results.stream().allMatch(CounterChecker.Result::valid);
+            Map<String, Long> withheld = withheldByPath(proxy);
+            long unknownMet = callers.unknownOutcomes.get() + libraryRetries.retriedUnknown.get();
+            ReliabilityReport.row(
+                    keyed ? "ambiguous commits, unknown ones repeated with their keys" : "ambiguous commits",
+                    subject,
+                    String.format(
+                            "%d changes (%d ok, %d refused or not applied, %d unknown of which %d applied; %d holds"
+                                    + " confirmed, %d released), %d reads, %d s; escrow: %d refills, %d changes on the"
+                                    + " pool, %d refusals | %d faults: %d replies to a commit withheld (%s), %d cut"
+                                    + " before the commit, %d cut mid-command; %d unknown outcomes met (%d settled by"
+                                    + " the library's keyed retry) | %s",
+                            history.count(History.Outcome.OK) + history.count(History.Outcome.FAILED) + unknown,
+                            history.count(History.Outcome.OK),
+                            history.count(History.Outcome.FAILED),
+                            unknown,
+                            results.stream()
+                                    .mapToLong(CounterChecker.Result::unknownApplied)
+                                    .sum(),
+                            callers.confirmed.get(),
+                            callers.released.get(),
+                            history.reads(),
+                            seconds,
+                            escrow.refills(),
+                            escrow.poolChanges(),
+                            callers.refusals.get(),
+                            proxy.injected(),
+                            proxy.commitRepliesCut.get(),
+                            withheld,
+                            proxy.statementsCut.get(),
+                            proxy.randomCuts.get(),
+                            unknownMet,
+                            libraryRetries.retriedUnknown.get(),
+                            valid ? "exact, never below 0" : "VIOLATED"));
+            assertThat(results)
+                    .as("seed %d", seed)
+                    .allSatisfy(result ->
+                            assertThat(result.valid()).as(result.toString()).isTrue());
+            assertThat(roomProblems)
+                    .as("counters whose pool and allowances do not hold their value's room")
+                    .isEmpty();
+            assertThat(proxy.injected()).isGreaterThanOrEqualTo(INJECTIONS);
+            assertThat(proxy.commitRepliesCut.get()).as("ambiguous commits").isGreaterThan(INJECTIONS / 2);
+            // The faults met every path: allowances taken, the pool changed, holds settled, outcomes left unknown.
+            assertThat(withheld)
+                    .as("replies withheld from commits of each path")
+                    .allSatisfy((path, count) -> assertThat(count).as(path).isPositive());
+            assertThat(escrow.refills()).as("refills").isPositive();
+            assertThat(escrow.poolChanges()).as("changes on the pool row").isPositive();
+            assertThat(callers.confirmed.get()).as("holds confirmed").isPositive();
+            assertThat(callers.released.get()).as("holds released").isPositive();
+            assertThat(unknownMet).as("unknown outcomes").isPositive();
+            if (initial < 1L << 40) {
+                assertThat(callers.refusals.get()).as("refusals at the bound").isPositive();
+            }
+            if (keyed) {
+                assertThat(unknown)
+                        .as("changes left unknown after repeating them with their keys")
+                        .isZero();
+            }
+        }
+    }
+
+    /** A hold recorded: its row inserted as held (state 3), not settled (settled_at null). */
+    private static final Pattern HELD_ROW =
+            Pattern.compile("insert[^;]*counter_holds[^;]*values \\([^;]*, 3, [^,;]+, \\d+, \\d+, null\\)");
+    /** A hold settled: confirmed, released or expired. */
+    private static final Pattern SETTLED_ROW = Pattern.compile("update[^;]*counter_holds[^;]* set [^;]*state");
+
+    /** The withheld commit replies by the bounded path whose writes they carried, from the tables and cells. */
+    private static Map<String, Long> withheldByPath(MySqlFaultProxy proxy) {
+        Map<String, Long> paths = new LinkedHashMap<>();
+        for (String path : List.of("allowance row", "refill or give-back", "pool row", "reserve", "settle")) {
+            paths.put(path, 0L);
+        }
+        for (String writes : proxy.withheldCommits) {
+            String sql = writes.toLowerCase(Locale.ROOT);
+            boolean pool = sql.contains("'" + Escrow.POOL + "'");
+            boolean node = sql.contains("'" + Escrow.NODE_PREFIX);
+            String path = HELD_ROW.matcher(sql).find()
+                    ? "reserve"
+                    : SETTLED_ROW.matcher(sql).find()
+                            ? "settle"
+                            : pool && node
+                                    ? "refill or give-back"
+                                    : pool ? "pool row" : node ? "allowance row" : "other";
+            paths.merge(path, 1L, Long::sum);
+        }
+        return paths;
+    }
+
+    private static StrategyStatistics.EscrowActivity sum(
+            StrategyStatistics.EscrowActivity a, StrategyStatistics.EscrowActivity b) {
+        return new StrategyStatistics.EscrowActivity(
+                a.refusals() + b.refusals(),
+                a.refills() + b.refills(),
+                a.refilledUnits() + b.refilledUnits(),
+                a.poolChanges() + b.poolChanges(),
+                a.givenBackUnits() + b.givenBackUnits(),
+                a.allowanceUnits() + b.allowanceUnits(),
+                a.expiredHolds() + b.expiredHolds(),
+                a.strandedUnits() + b.strandedUnits());
+    }
+
+    /**
+     * The shop's mistake the bounded strategy exists for, with neither escrow nor a guard: each sale reads the stock
+     * and, if one is left, takes it in a second transaction. Sellers that read the same last units all take them, and
+     * the bound check catches the stock below 0.
+     */
+    @Test
+    void negativeControlACheckThenActSaleSellsBelowZero() throws Exception {
+        long seed = ThreadLocalRandom.current().nextLong();
+        String table = "shop_" + Long.toHexString(seed & 0xffffffL);
+        String counter = "stock";
+        long initial = 200;
+        try (Connection connection = direct.getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE " + table + " (name VARCHAR(64) PRIMARY KEY, v BIGINT NOT NULL)");
+            statement.execute("INSERT INTO " + table + " VALUES ('" + counter + "', " + initial + ")");
+        }
+        History history = new History();
+        try (HikariDataSource pool = FaultyMariaDb.pool(FaultyMariaDb.server().port(), 16)) {
+            LongSupplier read = () -> {
+                try (Connection connection = pool.getConnection();
+                        PreparedStatement select =
+                                connection.prepareStatement("SELECT v FROM " + table + " WHERE name = ?")) {
+                    select.setString(1, counter);
+                    var rows = select.executeQuery();
+                    rows.next();
+                    return rows.getLong(1);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+            Workload workload = new Workload();
+            workload.repeating(16, () -> {
+                History.Add sale = history.invoke("shop", counter, -1);
+                long[] seen = new long[1];
+                if (!history.read("shop", counter, () -> seen[0] = read.getAsLong()) || seen[0] < 1) {
+                    history.complete(sale, History.Outcome.FAILED); // sold out: nothing written
+                    return;
+                }
+                try (Connection connection = pool.getConnection();
+                        PreparedStatement update =
+                                connection.prepareStatement("UPDATE " + table + " SET v = v - 1 WHERE name = ?")) {
+                    update.setString(1, counter);
+                    update.executeUpdate();
+                    history.complete(sale, History.Outcome.OK);
+                } catch (SQLException e) {
+                    history.complete(sale, History.Outcome.UNKNOWN);
+                }
+            });
+            workload.until(() -> read.getAsLong() <= 0, 60).close();
+            CounterChecker.Result result =
+                    CounterChecker.checkBounded(history, counter, read.getAsLong(), initial, 0L, null);
+            ReliabilityReport.row(
+                    "check-then-act sale",
+                    "SELECT v, then UPDATE v = v - 1 (negative control)",
+                    String.format(
+                            "%d of %d units sold by 16 sellers, final value %d | %s",
+                            history.count(History.Outcome.OK),
+                            initial,
+                            result.finalValue(),
+                            result.valid() ? "not caught" : "caught: " + result.problem()));
+            assertThat(result.valid())
+                    .as("the checker caught the stock below 0")
+                    .isFalse();
+            assertThat(result.problem()).contains("outside the bounds");
         }
     }
 

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.NodeIdInUseException;
+import dev.counters.StrategyStatistics;
 import dev.counters.TransientStoreException;
 import dev.counters.history.CounterChecker;
 import dev.counters.history.History;
@@ -19,6 +20,7 @@ import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.sequence.SequenceService;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.NodeSettings;
@@ -457,6 +459,111 @@ class GaleraTest {
                             + (result.valid() ? "no duplicates" : "VIOLATED"));
             assertThat(result.valid()).as(sequence.getKey() + " " + result).isTrue();
         }
+    }
+
+    /**
+     * A bounded stock with escrow sold through all three nodes at once until it is sold out: nodes take allowances
+     * from the pool row and give them back across nodes, and the pool row, written through every node, meets
+     * certification conflicts, which are retried, never applied twice. The final value is exact, never below 0, and
+     * no sale was refused while the stock surely had room for it.
+     */
+    @Test
+    void aBoundedStockSoldThroughEveryNodeIsExactAndRefusedOnlyWhenSoldOut() throws Exception {
+        String counter = "stock";
+        long initial = 2_000_000;
+        BoundedSettings settings = BoundedSettings.of(0L, null)
+                .withInitial(initial)
+                .withEscrowAbove(0)
+                .withRefills(Duration.ofMillis(200), 4_096, 65_536);
+        Retries retries = new Retries();
+        History history = new History();
+        UniqueDeltas deltas = UniqueDeltas.between(new Random(), 1, 1L << 13, false);
+        AtomicLong attempted = new AtomicLong(); // units of the sales asked for and not refused so far
+        AtomicLong refusals = new AtomicLong();
+        List<String> wrongRefusals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<CounterService> nodes = new ArrayList<>();
+        long before = GaleraNodes.conflicts();
+        try (Workload workload = new Workload()) {
+            for (JooqCounterStore store : stores) {
+                CounterService node = CounterService.builder(store)
+                        .defaultStrategy(settings)
+                        .retryRegistry(retries.registry)
+                        .build();
+                services.add(node);
+                nodes.add(node);
+                String session = "node" + nodes.size();
+                workload.repeating(4, () -> {
+                    long units = deltas.next();
+                    attempted.addAndGet(units);
+                    History.Add sale = history.invoke(session, counter, -units);
+                    try {
+                        if (node.tryIncrement(counter, -units)) {
+                            history.complete(sale, History.Outcome.OK);
+                            return;
+                        }
+                        history.complete(sale, History.Outcome.FAILED);
+                        refusals.incrementAndGet();
+                        // Every sale before the refusal was asked for by now: the stock then was at least this.
+                        long surelyLeft = initial - attempted.addAndGet(-units);
+                        if (units <= surelyLeft) {
+                            wrongRefusals.add(units + " refused with at least " + surelyLeft + " left");
+                        }
+                    } catch (RuntimeException e) {
+                        history.complete(sale, History.Outcome.of(e));
+                    }
+                });
+                workload.repeating(1, () -> history.read(session, counter, () -> node.get(counter)));
+            }
+            workload.until(() -> refusals.get() >= 100, 120);
+        }
+        long conflicts = GaleraNodes.conflicts() - before;
+        StrategyStatistics.EscrowActivity escrow = nodes.stream()
+                .map(node -> node.statistics().get(0).activity().escrow())
+                .reduce((a, b) -> new StrategyStatistics.EscrowActivity(
+                        a.refusals() + b.refusals(),
+                        a.refills() + b.refills(),
+                        a.refilledUnits() + b.refilledUnits(),
+                        a.poolChanges() + b.poolChanges(),
+                        a.givenBackUnits() + b.givenBackUnits(),
+                        a.allowanceUnits() + b.allowanceUnits(),
+                        a.expiredHolds() + b.expiredHolds(),
+                        a.strandedUnits() + b.strandedUnits()))
+                .orElseThrow();
+        long finalValue = nodes.get(0).get(counter);
+        CounterChecker.Result result = CounterChecker.checkBounded(history, counter, finalValue, initial, 0L, null);
+        ReliabilityReport.row(
+                "Galera: every node selling",
+                "bounded, escrow",
+                String.format(
+                        "%d sales through 3 nodes (%d ok, %d refused, %d unknown), %d of %d units left, %d reads;"
+                                + " %d refills of %d units, %d units given back, %d changes on the pool row; %d"
+                                + " certification conflicts, %d retries after one | %s%s",
+                        result.ok() + result.failed() + result.unknown(),
+                        result.ok(),
+                        result.failed(),
+                        result.unknown(),
+                        finalValue,
+                        initial,
+                        result.reads(),
+                        escrow.refills(),
+                        escrow.refilledUnits(),
+                        escrow.givenBackUnits(),
+                        escrow.poolChanges(),
+                        conflicts,
+                        retries.afterConflict.get(),
+                        result.valid() ? "exact, never below 0" : "VIOLATED: " + result.problem(),
+                        wrongRefusals.isEmpty() ? ", refused only when sold out" : ", REFUSED WITH ROOM"));
+        assertThat(result.valid()).as(result.toString()).isTrue();
+        assertThat(result.unknown()).as("sales of unknown outcome").isZero();
+        assertThat(wrongRefusals)
+                .as("sales refused while the stock surely had room")
+                .isEmpty();
+        assertThat(refusals.get()).as("sold out").isGreaterThanOrEqualTo(100);
+        assertThat(escrow.refills()).as("allowances taken").isPositive();
+        assertThat(escrow.poolChanges())
+                .as("the last units sold through the pool row")
+                .isPositive();
+        assertThat(conflicts).as("certification conflicts on the pool row").isPositive();
     }
 
     private void check(Subject subject, String scenario, long conflicts, CounterChecker.Reads reads) {

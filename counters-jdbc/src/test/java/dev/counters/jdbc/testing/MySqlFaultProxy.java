@@ -12,9 +12,11 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Queue;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
@@ -60,6 +62,12 @@ public final class MySqlFaultProxy implements AutoCloseable {
     public final AtomicLong commitPoints = new AtomicLong();
     /** Connections cut after the server committed, before the client heard. */
     public final AtomicLong commitRepliesCut = new AtomicLong();
+
+    /**
+     * The writes of each transaction whose commit reply was withheld, in order, for a test to tell which of its paths
+     * met an ambiguous commit.
+     */
+    public final Queue<String> withheldCommits = new ConcurrentLinkedQueue<>();
 
     public final AtomicLong statementsCut = new AtomicLong();
     public final AtomicLong randomCuts = new AtomicLong();
@@ -165,6 +173,10 @@ public final class MySqlFaultProxy implements AutoCloseable {
         private boolean autocommit = true;
         /** Set before a commit is forwarded: the reply that comes back is not passed on. */
         private volatile boolean withholdReply;
+        /** The writes of the transaction open on this connection. */
+        private final StringBuilder writes = new StringBuilder();
+        /** The writes of the commit whose reply is withheld. */
+        private volatile String withheldWrites = "";
 
         Link(Socket client, Socket server) {
             this.client = client;
@@ -216,8 +228,15 @@ public final class MySqlFaultProxy implements AutoCloseable {
             }
             String verb = statement.substring(0, end).toUpperCase(Locale.ROOT);
             boolean commits = verb.equals("COMMIT") || (WRITES.contains(verb) && autocommit);
+            if (WRITES.contains(verb)) {
+                writes.append(statement).append(";\n");
+            } else if (verb.equals("ROLLBACK")) {
+                writes.setLength(0);
+            }
             if (commits) {
                 commitPoints.incrementAndGet();
+                withheldWrites = writes.toString();
+                writes.setLength(0);
             }
             if (commits && strikes(beforeStatement)) {
                 statementsCut.incrementAndGet();
@@ -238,6 +257,7 @@ public final class MySqlFaultProxy implements AutoCloseable {
                 while ((read = in.read(buffer)) >= 0) {
                     if (withholdReply) {
                         commitRepliesCut.incrementAndGet(); // the server answered: it has committed
+                        withheldCommits.add(withheldWrites);
                         if (outageNanos > 0) {
                             outageUntil = System.nanoTime() + outageNanos;
                             links.forEach(Link::close);

@@ -7,6 +7,7 @@ import dev.counters.WindowSettings;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.spi.MonotonicCache;
 import dev.counters.spi.TotalCache;
+import dev.counters.spring.boot.CountersProperties.Bounded;
 import dev.counters.spring.boot.CountersProperties.Buffered;
 import dev.counters.spring.boot.CountersProperties.CacheLocation;
 import dev.counters.spring.boot.CountersProperties.CounterProperties;
@@ -18,6 +19,7 @@ import dev.counters.spring.boot.CountersProperties.SequenceProperties;
 import dev.counters.spring.boot.CountersProperties.Sharded;
 import dev.counters.spring.boot.CountersProperties.StrategyType;
 import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.CacheChoice;
 import dev.counters.strategy.DeltaLogSettings;
@@ -55,8 +57,8 @@ record CounterRules(
         Map<String, SequenceSettings> sequences,
         Duration shutdownTimeout) {
 
-    private static final CounterProperties NO_RULE =
-            new CounterProperties(null, null, null, null, null, null, null, null, null, null, null, null);
+    private static final CounterProperties NO_RULE = new CounterProperties(
+            null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
 
     /**
      * Maps and checks {@code properties}. {@code monotonicCache} and {@code totalCache} say whether the application
@@ -75,6 +77,10 @@ record CounterRules(
                 properties.buffered(),
                 properties.deltaLog(),
                 properties.monotonic(),
+                properties.bounded(),
+                null,
+                null,
+                null,
                 null,
                 null,
                 null,
@@ -83,6 +89,12 @@ record CounterRules(
         checkCaches("counters", top, monotonicCache, totalCache);
         for (StrategyType type : StrategyType.values()) {
             checked("counters." + name(type), () -> settings(type, top, NO_RULE));
+        }
+        if (properties.defaultStrategy() == StrategyType.BOUNDED) {
+            throw new InvalidPropertyException(
+                    "counters.default-strategy is bounded, but bounds are set per counter: give each bounded counter a"
+                            + " rule under counters.counters with its min and/or max, and strategy: bounded",
+                    null);
         }
         Map<String, CounterRule> rules = new LinkedHashMap<>();
         properties.counters().forEach((nameOrPattern, rule) -> {
@@ -131,10 +143,13 @@ record CounterRules(
                         null);
             }
         }
-        CounterRule strategy = CounterRule.of(checked(property + "." + name(type), () -> settings(type, top, rule)));
-        CounterRule windowed = checked(property + ".window", () -> windows(rule))
-                .map(strategy::withWindow)
-                .orElse(strategy);
+        checkBounds(property, rule, type);
+        CounterRule strategy = CounterRule.of(checked(
+                property + (type == StrategyType.BOUNDED ? ".min" : "." + name(type)),
+                () -> settings(type, top, rule)));
+        CounterRule windowed = checked(
+                property + ".window",
+                () -> windows(rule).map(strategy::withWindow).orElse(strategy));
         Duration idle = rule.expireAfterIdle();
         return idle == null
                 ? windowed
@@ -154,7 +169,41 @@ record CounterRules(
             case BUFFERED -> overlay(overlay(BufferedSettings.defaults(), top.buffered()), rule.buffered());
             case DELTA_LOG -> overlay(overlay(DeltaLogSettings.defaults(), top.deltaLog()), rule.deltaLog());
             case MONOTONIC -> overlay(overlay(MonotonicSettings.defaults(), top.monotonic()), rule.monotonic());
+            case BOUNDED -> bounded(top, rule);
         };
+    }
+
+    /**
+     * A bounded rule's settings: the groups over core's defaults, the node id and its lease from the node group, and
+     * the rule's bounds (the group alone keeps the defaults' bounds, to be checked).
+     */
+    private static BoundedSettings bounded(CounterProperties top, CounterProperties rule) {
+        BoundedSettings settings = overlay(overlay(BoundedSettings.defaults(), top.bounded()), rule.bounded());
+        NodeSettings node = overlay(NodeSettings.defaults(), top.node());
+        settings = settings.withNodeId(node.nodeId()).withLeaseTtl(node.leaseTtl());
+        Long min = rule.min();
+        Long max = rule.max();
+        if (min == null && max == null) {
+            return settings;
+        }
+        Long initial = rule.initial();
+        return initial == null ? settings.withBounds(min, max) : settings.withBounds(min, max, initial);
+    }
+
+    /** Bounds belong to bounded counters, which need one at least. */
+    private static void checkBounds(String property, CounterProperties rule, StrategyType type) {
+        boolean bounds = rule.min() != null || rule.max() != null || rule.initial() != null;
+        if (type != StrategyType.BOUNDED && bounds) {
+            String set = rule.min() != null ? "min" : rule.max() != null ? "max" : "initial";
+            throw new InvalidPropertyException(
+                    property + "." + set + " is a bound, but these counters use the " + name(type) + " strategy:"
+                            + " bounds need strategy: bounded",
+                    null);
+        }
+        if (type == StrategyType.BOUNDED && rule.min() == null && rule.max() == null) {
+            throw new InvalidPropertyException(
+                    property + ".min: a bounded counter needs a min, a max or both (min: 0 for stock)", null);
+        }
     }
 
     /** {@code type}'s group at one level (the top, or a rule); null when unset there. */
@@ -167,6 +216,7 @@ record CounterRules(
             case BUFFERED -> level.buffered();
             case DELTA_LOG -> level.deltaLog();
             case MONOTONIC -> level.monotonic();
+            case BOUNDED -> level.bounded();
         };
     }
 
@@ -244,6 +294,23 @@ record CounterRules(
                 or(group.shards(), inherited.shards()),
                 or(group.chanceToWrite(), inherited.chanceToWrite()),
                 cache != null ? cacheChoice(cache) : inherited.cache());
+    }
+
+    private static BoundedSettings overlay(BoundedSettings inherited, @Nullable Bounded group) {
+        if (group == null) {
+            return inherited;
+        }
+        Long minRefill = or(group.minRefill(), inherited.minRefill());
+        return inherited
+                .withEscrow(or(group.escrow(), inherited.escrow()))
+                .withEscrowAbove(or(group.escrowAbove(), inherited.escrowAbove()))
+                .withRefills(
+                        or(group.refillHorizon(), inherited.refillHorizon()),
+                        minRefill,
+                        or(group.maxRefill(), Math.max(minRefill, inherited.maxRefill())))
+                .withGiveBackAfter(or(group.giveBackAfter(), inherited.giveBackAfter()))
+                .withSweepInterval(or(group.sweepInterval(), inherited.sweepInterval()))
+                .withMaxHoldTtl(or(group.maxHoldTtl(), inherited.maxHoldTtl()));
     }
 
     /** {@code redis} is the shared cache, which building the service then requires. */

@@ -1,6 +1,8 @@
 package dev.counters.spring.boot;
 
+import dev.counters.BoundedState;
 import dev.counters.Counter;
+import dev.counters.CounterBoundException;
 import dev.counters.CounterService;
 import dev.counters.StrategyStatistics;
 import dev.counters.WindowSettings;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -68,10 +71,10 @@ public class CountersEndpoint {
         if (shown) {
             counters.get(listed)
                     .forEach((name, value) -> values.add(
-                            new CounterDescriptor(name, counters.counter(name).strategy(), value, null, null)));
+                            new CounterDescriptor(name, counters.counter(name).strategy(), value, null, null, null)));
         } else {
             listed.forEach(name -> values.add(
-                    new CounterDescriptor(name, counters.counter(name).strategy(), null, null, null)));
+                    new CounterDescriptor(name, counters.counter(name).strategy(), null, null, null, null)));
         }
         String next = names == null && listed.size() == PAGE_SIZE ? listed.get(listed.size() - 1) : null;
         return new CountersDescriptor(rules, values, next);
@@ -83,14 +86,25 @@ public class CountersEndpoint {
         return validated(() -> {
             Counter counter = counters.counter(name);
             if (!shown) {
-                return new CounterDescriptor(name, counter.strategy(), null, null, null);
+                return new CounterDescriptor(name, counter.strategy(), null, null, null, null);
+            }
+            if (counter.strategy().equals(BOUNDED)) {
+                BoundedState state = counters.bounded(name).state();
+                return new CounterDescriptor(
+                        name,
+                        counter.strategy(),
+                        state.value(),
+                        counters.admin().cells(name),
+                        null,
+                        BoundedDescriptor.of(state));
             }
             return new CounterDescriptor(
                     name,
                     counter.strategy(),
                     counter.get(),
                     counters.admin().cells(name),
-                    counter instanceof WindowedCounter windowed ? recentWindows(windowed) : null);
+                    counter instanceof WindowedCounter windowed ? recentWindows(windowed) : null,
+                    null);
         });
     }
 
@@ -105,7 +119,7 @@ public class CountersEndpoint {
         return validated(() -> {
             Counter counter = counters.counter(name);
             long value = counter.incrementAndGet(delta == null ? 1 : delta);
-            return new CounterDescriptor(name, counter.strategy(), shown ? value : null, null, null);
+            return new CounterDescriptor(name, counter.strategy(), shown ? value : null, null, null, null);
         });
     }
 
@@ -116,7 +130,7 @@ public class CountersEndpoint {
         return validated(() -> {
             Counter counter = counters.counter(name);
             counter.delete();
-            return new CounterDescriptor(name, counter.strategy(), shown ? counter.get() : null, null, null);
+            return new CounterDescriptor(name, counter.strategy(), shown ? counter.get() : null, null, null, null);
         });
     }
 
@@ -129,14 +143,20 @@ public class CountersEndpoint {
                 .toList();
     }
 
+    /** The strategy whose counters have bounds ({@code BoundedSettings.name()}). */
+    private static final String BOUNDED = "bounded";
+
     /** Windows listed per windowed counter. */
     static final int CHART_WINDOWS = 60;
 
-    /** A bad name or delta is the caller's mistake: a 400 with the reason, not a server error. */
+    /**
+     * A bad name or delta is the caller's mistake, and so is a change a bounded counter refuses: a 400 with the
+     * reason, not a server error.
+     */
     private static <T> T validated(Supplier<T> operation) {
         try {
             return operation.get();
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | CounterBoundException e) {
             String reason = Objects.requireNonNullElse(e.getMessage(), "Invalid argument");
             throw new InvalidEndpointRequestException(reason, reason);
         }
@@ -158,7 +178,8 @@ public class CountersEndpoint {
 
     /**
      * A counter, its strategy and value, and when one counter is read its stored cells and, for a windowed counter
-     * (whose value is its current window's), its recent windows. Without value, cells and windows when values are
+     * (whose value is its current window's), its recent windows, and for a bounded counter (whose value is the
+     * available one) its bounds, held units and allowances. Without value, cells, windows and bounds when values are
      * hidden.
      */
     public record CounterDescriptor(
@@ -166,7 +187,42 @@ public class CountersEndpoint {
             String strategy,
             @Nullable Long value,
             @Nullable Map<String, Long> cells,
-            @Nullable List<WindowDescriptor> windows) {}
+            @Nullable List<WindowDescriptor> windows,
+            @Nullable BoundedDescriptor bounded) {}
+
+    /**
+     * A bounded counter's bounds, the units open reservations hold toward each, and where its room lies: the shared
+     * pool row, and each node's allowance.
+     */
+    public record BoundedDescriptor(
+            @Nullable Long min,
+            @Nullable Long max,
+            long heldTowardMin,
+            long heldTowardMax,
+            RoomDescriptor pool,
+            Map<String, RoomDescriptor> allowances) {
+
+        static BoundedDescriptor of(BoundedState state) {
+            Map<String, RoomDescriptor> allowances = new TreeMap<>();
+            state.allowances().forEach((node, allowance) -> allowances.put(node, RoomDescriptor.of(allowance)));
+            return new BoundedDescriptor(
+                    state.min(),
+                    state.max(),
+                    state.heldTowardMin(),
+                    state.heldTowardMax(),
+                    RoomDescriptor.of(state.pool()),
+                    allowances);
+        }
+    }
+
+    /** Room toward each bound held by one row; null where the counter has no such bound. */
+    public record RoomDescriptor(
+            @Nullable Long towardMin, @Nullable Long towardMax) {
+
+        static RoomDescriptor of(BoundedState.Allowance allowance) {
+            return new RoomDescriptor(allowance.towardMin(), allowance.towardMax());
+        }
+    }
 
     /** One window of a windowed counter: {@code [start, end)} and its value. */
     public record WindowDescriptor(Instant start, Instant end, long value) {}

@@ -55,6 +55,9 @@ final class CountersMetrics implements MeterBinder {
             if (initial.activity().buffer() != null) {
                 bindBuffer(registry, tags, rule);
             }
+            if (initial.activity().escrow() != null) {
+                bindEscrow(registry, tags, rule);
+            }
         }
     }
 
@@ -116,6 +119,65 @@ final class CountersMetrics implements MeterBinder {
                 s -> buffer(s).maxPendingCounters());
     }
 
+    private void bindEscrow(MeterRegistry registry, Tags tags, String rule) {
+        count(
+                registry,
+                "counters.bounded.refusals",
+                "Changes and holds refused because they would have left the bounds",
+                tags,
+                rule,
+                s -> escrow(s).refusals());
+        count(
+                registry,
+                "counters.bounded.refills",
+                "Transfers of room from the pool row into this node's allowances",
+                tags,
+                rule,
+                s -> escrow(s).refills());
+        count(
+                registry,
+                "counters.bounded.refilled.units",
+                "Units moved into this node's allowances",
+                tags,
+                rule,
+                s -> escrow(s).refilledUnits());
+        count(
+                registry,
+                "counters.bounded.pool.changes",
+                "Changes written to the shared pool row",
+                tags,
+                rule,
+                s -> escrow(s).poolChanges());
+        count(
+                registry,
+                "counters.bounded.given.back.units",
+                "Units this node gave back to the pool",
+                tags,
+                rule,
+                s -> escrow(s).givenBackUnits());
+        count(
+                registry,
+                "counters.bounded.expired.holds",
+                "Reservations that expired unconfirmed and went back",
+                tags,
+                rule,
+                s -> escrow(s).expiredHolds());
+        count(
+                registry,
+                "counters.bounded.stranded.units",
+                "Units found in the allowances of nodes that died, and given back to the pool",
+                tags,
+                rule,
+                s -> escrow(s).strandedUnits());
+        gauge(
+                registry,
+                "counters.bounded.allowance.units",
+                "Room this node holds in its allowances",
+                tags,
+                rule,
+                s -> escrow(s).allowanceUnits());
+    }
+
     private void count(
             MeterRegistry registry,
             String name,
@@ -149,6 +211,14 @@ final class CountersMetrics implements MeterBinder {
             }
         }
         throw new IllegalStateException("No strategy for rule " + rule);
+    }
+
+    private static StrategyStatistics.EscrowActivity escrow(StrategyStatistics statistics) {
+        StrategyStatistics.EscrowActivity escrow = statistics.activity().escrow();
+        if (escrow == null) {
+            throw new IllegalStateException("Not a bounded strategy");
+        }
+        return escrow;
     }
 
     private static StrategyStatistics.BufferActivity buffer(StrategyStatistics statistics) {

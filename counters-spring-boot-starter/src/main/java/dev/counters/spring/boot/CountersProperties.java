@@ -29,14 +29,15 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
  * @param counters Rules for particular counters, by exact name or by pattern ('*' any run of characters, '?' one
  *     character; in YAML, a key with dots or wildcards in brackets: '"[orders.*]"'). A rule takes 'strategy', the
  *     settings group of that strategy to override ('optimistic', 'sharded', 'node', 'buffered', 'delta-log' or
- *     'monotonic', for example 'sharded.shards'), 'window', 'retention' or 'retained-windows', 'zone' and
- *     'expire-after-idle'.
+ *     'monotonic' or 'bounded', for example 'sharded.shards'), 'min', 'max' and 'initial' of a bounded counter,
+ *     'window', 'retention' or 'retained-windows', 'zone' and 'expire-after-idle'.
  * @param optimistic Settings of the optimistic strategy.
  * @param sharded Settings of the sharded strategy.
  * @param node Settings of the node strategy.
  * @param buffered Settings of the buffered strategy.
  * @param deltaLog Settings of the delta-log strategy.
  * @param monotonic Settings of the monotonic strategy.
+ * @param bounded Settings of the bounded strategy. Its bounds are set per rule: 'min', 'max' and 'initial'.
  * @param sequences Settings of particular sequences, by exact name or pattern: 'mode', 'block-size',
  *     'max-block-size', 'start', 'increment' and 'max-value'.
  * @param jdbc Storage in the application's database.
@@ -56,6 +57,7 @@ public record CountersProperties(
         @Nullable Buffered buffered,
         @Nullable DeltaLog deltaLog,
         @Nullable Monotonic monotonic,
+        @Nullable Bounded bounded,
         Map<String, SequenceProperties> sequences,
         @DefaultValue Jdbc jdbc,
         @DefaultValue Redis redis,
@@ -78,6 +80,13 @@ public record CountersProperties(
      * @param buffered Buffered settings that differ for these counters.
      * @param deltaLog Delta-log settings that differ for these counters.
      * @param monotonic Monotonic settings that differ for these counters.
+     * @param bounded Bounded settings that differ for these counters.
+     * @param min Lowest value of these counters (strategy 'bounded'): a change that would go below it is refused, and
+     *     nothing is written. 0 for stock.
+     * @param max Highest value of these counters (strategy 'bounded'): a change that would go above it is refused. The
+     *     limit of a quota.
+     * @param initial Value of a bounded counter when it is first used: the units in stock at the start. By default 0,
+     *     or the bound nearest to 0.
      * @param window Length of the time windows each increment lands in, by its time: 1s to 1d, dividing a day (1m,
      *     1h, 1d). Unset, no windows.
      * @param retention Time a window is kept after it ends. By default 60 windows.
@@ -93,6 +102,10 @@ public record CountersProperties(
             @Nullable Buffered buffered,
             @Nullable DeltaLog deltaLog,
             @Nullable Monotonic monotonic,
+            @Nullable Bounded bounded,
+            @Nullable Long min,
+            @Nullable Long max,
+            @Nullable Long initial,
             @Nullable Duration window,
             @Nullable Duration retention,
             @Nullable Integer retainedWindows,
@@ -114,7 +127,9 @@ public record CountersProperties(
         /** One row per increment, folded by periodic recounts. */
         DELTA_LOG,
         /** A cached value persisted as the maximum over shards; only grows. */
-        MONOTONIC
+        MONOTONIC,
+        /** A value kept within min and max, refusing changes beyond them; exact on a hot counter by escrow. */
+        BOUNDED
     }
 
     /**
@@ -217,6 +232,32 @@ public record CountersProperties(
             @Nullable Integer shards,
             @Nullable Double chanceToWrite,
             @Nullable CacheLocation cache) {}
+
+    /**
+     * Settings of the bounded strategy. A node's id and the lease on it are the node strategy's
+     * ('counters.node.id', 'counters.node.lease-ttl').
+     *
+     * @param escrow Whether busy nodes take allowances of room from the shared pool row and change the counter within
+     *     them in rows of their own. Off, every change is a guarded update of the pool row.
+     * @param escrowAbove Rate of changes per second of one counter on one node above which the node takes an
+     *     allowance.
+     * @param refillHorizon Time an allowance lasts at the node's rate: refills are sized for it.
+     * @param minRefill Fewest units a refill takes.
+     * @param maxRefill Most units a refill takes.
+     * @param giveBackAfter Idle time after which a node gives its allowance back to the pool.
+     * @param sweepInterval Interval at which expired holds, and the allowances of nodes that died, go back to the
+     *     pool.
+     * @param maxHoldTtl Longest time a reservation may be held.
+     */
+    public record Bounded(
+            @Nullable Boolean escrow,
+            @Nullable Double escrowAbove,
+            @Nullable Duration refillHorizon,
+            @Nullable Long minRefill,
+            @Nullable Long maxRefill,
+            @Nullable Duration giveBackAfter,
+            @Nullable Duration sweepInterval,
+            @Nullable Duration maxHoldTtl) {}
 
     /**
      * Settings of one sequence, or of the sequences matching a pattern; sequences not listed use the defaults.

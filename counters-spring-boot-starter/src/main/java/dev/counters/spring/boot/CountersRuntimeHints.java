@@ -23,6 +23,8 @@ final class CountersRuntimeHints implements RuntimeHintsRegistrar {
                         CountersEndpoint.CountersDescriptor.class,
                         CountersEndpoint.CounterDescriptor.class,
                         CountersEndpoint.RuleDescriptor.class,
-                        CountersEndpoint.WindowDescriptor.class);
+                        CountersEndpoint.WindowDescriptor.class,
+                        CountersEndpoint.BoundedDescriptor.class,
+                        CountersEndpoint.RoomDescriptor.class);
     }
 }

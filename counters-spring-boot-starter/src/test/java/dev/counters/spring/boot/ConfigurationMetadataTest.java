@@ -3,6 +3,7 @@ package dev.counters.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.counters.CounterServiceBuilder;
+import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import dev.counters.strategy.MonotonicSettings;
@@ -66,7 +67,9 @@ class ConfigurationMetadataTest {
             "delta-log",
             DeltaLogSettings.defaults(),
             "monotonic",
-            MonotonicSettings.defaults());
+            MonotonicSettings.defaults(),
+            "bounded",
+            BoundedSettings.defaults());
 
     @Test
     void everyPropertyHasADescriptionInBootsStyle() {
@@ -107,7 +110,7 @@ class ConfigurationMetadataTest {
             }
         }
         assertDefault(property("counters.key-retention"), CounterServiceBuilder.DEFAULT_KEY_RETENTION);
-        assertThat(checked).hasSize(22);
+        assertThat(checked).hasSize(30);
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.counters.WindowSettings;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.spring.boot.docs.Documentation;
 import dev.counters.strategy.AtomicSettings;
+import dev.counters.strategy.BoundedSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.CacheChoice;
 import dev.counters.strategy.DeltaLogSettings;
@@ -254,6 +255,51 @@ class CounterRulesTest {
                         Long.MAX_VALUE - 2));
     }
 
+    @Test
+    void aBoundedRuleTakesItsBoundsTheGroupAndTheNodeId() {
+        CounterRules rules = rules(Map.ofEntries(
+                Map.entry("counters.node.id", "web-1"),
+                Map.entry("counters.node.lease-ttl", "10s"),
+                Map.entry("counters.bounded.escrow", "false"),
+                Map.entry("counters.bounded.escrow-above", "50"),
+                Map.entry("counters.bounded.refill-horizon", "1s"),
+                Map.entry("counters.bounded.min-refill", "4"),
+                Map.entry("counters.bounded.max-refill", "400"),
+                Map.entry("counters.bounded.give-back-after", "3s"),
+                Map.entry("counters.bounded.sweep-interval", "1s"),
+                Map.entry("counters.bounded.max-hold-ttl", "10m"),
+                Map.entry("counters.counters.[stock.*].strategy", "bounded"),
+                Map.entry("counters.counters.[stock.*].min", "0"),
+                Map.entry("counters.counters.[stock.*].initial", "20"),
+                Map.entry("counters.counters.[quota.*].strategy", "bounded"),
+                Map.entry("counters.counters.[quota.*].min", "0"),
+                Map.entry("counters.counters.[quota.*].max", "10000"),
+                Map.entry("counters.counters.[quota.*].bounded.escrow", "true"),
+                Map.entry("counters.counters.[debt].strategy", "bounded"),
+                Map.entry("counters.counters.[debt].max", "-5")));
+        BoundedSettings group = new BoundedSettings(
+                0L,
+                null,
+                20,
+                false,
+                50,
+                "web-1",
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(1),
+                4,
+                400,
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(1),
+                Duration.ofMinutes(10));
+        assertThat(rules.rules().get("stock.*")).isEqualTo(CounterRule.of(group));
+        assertThat(rules.rules().get("quota.*"))
+                .as("the rule over the group; no initial value: 0")
+                .isEqualTo(CounterRule.of(group.withEscrow(true).withBounds(0L, 10_000L, 0)));
+        assertThat(rules.rules().get("debt").settings())
+                .as("0 is above the max: it starts at the max")
+                .isEqualTo(group.withBounds(null, -5L, -5));
+    }
+
     /** What BadConfigurationTest does not show: which level is named, and the caches. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
@@ -266,6 +312,15 @@ class CounterRulesTest {
             counters.counters.[c].retained-windows=0 & counters.counters.[c].window=1m | counters.counters.[c].window:
             counters.counters.[c].strategy=buffered & counters.counters.[c].buffered.flush-threshold=0 & counters.counters.[c].expire-after-idle=10s | counters.counters.[c].buffered: buffered flush-threshold must be >= 1
             counters.sequences.[s].increment=0 | counters.sequences.[s]:
+            counters.default-strategy=bounded | counters.default-strategy is bounded, but bounds are set per counter
+            counters.counters.[s].min=0 | counters.counters.[s].min is a bound, but these counters use the atomic strategy
+            counters.counters.[s].strategy=sharded & counters.counters.[s].initial=3 | counters.counters.[s].initial is a bound, but these counters use the sharded strategy
+            counters.counters.[s].strategy=bounded | counters.counters.[s].min: a bounded counter needs a min, a max or both
+            counters.counters.[s].strategy=bounded & counters.counters.[s].min=5 & counters.counters.[s].max=1 | counters.counters.[s].min: bounded min 5 is above max 1
+            counters.counters.[s].strategy=bounded & counters.counters.[s].min=0 & counters.counters.[s].initial=-1 | counters.counters.[s].min: bounded initial value -1 is outside [0, none]
+            counters.counters.[s].strategy=bounded & counters.counters.[s].min=0 & counters.counters.[s].window=1m | counters.counters.[s].window:
+            counters.bounded.min-refill=0 | counters.bounded: bounded refills need 1 <= min-refill <= max-refill
+            counters.counters.[s].strategy=bounded & counters.counters.[s].min=0 & counters.counters.[s].bounded.sweep-interval=1ms | counters.counters.[s].min: bounded sweep-interval must be at least
             """)
     void aRefusalNamesThePropertyAtItsLevel(String properties, String message) {
         Map<String, String> map = new LinkedHashMap<>();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
+import dev.counters.IdempotencyKey;
 import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.IdempotencyKeys.KeyedDelta;
@@ -18,6 +19,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -153,6 +155,60 @@ class ObservabilityTest {
                                     .functionCounters())
                             .as("Resilience4j's meters of the strategies' retries")
                             .anySatisfy(calls -> assertThat(calls.count()).isEqualTo(2));
+                });
+    }
+
+    @Test
+    void aBoundedRuleHasItsEscrowMetersAndTheEndpointShowsItsBoundsHeldUnitsAndAllowances() {
+        runner.withPropertyValues(
+                        "counters.counters.[stock.*].strategy=bounded",
+                        "counters.counters.[stock.*].min=0",
+                        "counters.counters.[stock.*].initial=3",
+                        "counters.node.id=web-1",
+                        "management.endpoints.web.exposure.include=counters",
+                        "management.endpoint.counters.show-values=always")
+                .run(context -> {
+                    CounterService counters = context.getBean(CounterService.class);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(counters.tryIncrement("stock.sku", -2)).isTrue();
+                    counters.reserve("stock.sku", -1, Duration.ofMinutes(1), IdempotencyKey.of("cart-1"));
+                    assertThat(counters.tryIncrement("stock.sku", -1))
+                            .as("sold out")
+                            .isFalse();
+
+                    assertThat(registry.get("counters.bounded.refusals")
+                                    .tags("rule", "stock.*", "strategy", "bounded")
+                                    .functionCounter()
+                                    .count())
+                            .isEqualTo(1);
+                    assertThat(registry.get("counters.bounded.pool.changes")
+                                    .tags("rule", "stock.*")
+                                    .functionCounter()
+                                    .count())
+                            .as("a quiet counter changes on the pool row")
+                            .isEqualTo(2);
+                    assertThat(registry.get("counters.bounded.allowance.units")
+                                    .tags("rule", "stock.*")
+                                    .gauge()
+                                    .value())
+                            .isZero();
+                    assertThat(registry.find("counters.bounded.refusals")
+                                    .tags("rule", "(default)")
+                                    .meter())
+                            .as("only bounded strategies have escrow meters")
+                            .isNull();
+
+                    CountersEndpoint.CounterDescriptor stock =
+                            context.getBean(CountersEndpoint.class).counter(SecurityContext.NONE, "stock.sku");
+                    assertThat(stock.strategy()).isEqualTo("bounded");
+                    assertThat(stock.value())
+                            .as("available: held units taken out")
+                            .isZero();
+                    assertThat(stock.bounded()).isNotNull();
+                    assertThat(stock.bounded().min()).isZero();
+                    assertThat(stock.bounded().max()).isNull();
+                    assertThat(stock.bounded().heldTowardMin()).isEqualTo(1);
+                    assertThat(stock.bounded().pool()).isEqualTo(new CountersEndpoint.RoomDescriptor(0L, null));
                 });
     }
 

@@ -112,6 +112,86 @@ class DemoApiTest {
         });
     }
 
+    /** The only test that touches the flash sale's stock (20 at the start, application.yml). */
+    @Test
+    void theFlashSaleHoldsSellsAndRefusesOnceSoldOut() {
+        assertThat(counters.counter(FlashSaleController.STOCK).strategy()).isEqualTo("bounded");
+        http.get().uri("/api/flash-sale").exchange().expectBody().json("{\"left\": 20, \"held\": 0, \"sold\": 0}");
+
+        // A hold, and its repeat under the same key (a double click): one unit held.
+        for (int i = 0; i < 2; i++) {
+            http.post()
+                    .uri("/api/flash-sale/holds?key=first")
+                    .exchange()
+                    .expectStatus()
+                    .isCreated()
+                    .expectBody()
+                    .json("{\"key\": \"first\", \"status\": \"HELD\", \"left\": 19}");
+        }
+        http.get().uri("/api/flash-sale").exchange().expectBody().json("{\"left\": 19, \"held\": 1, \"sold\": 0}");
+
+        // Paid, twice (a retried request): sold once; a release after it changes nothing.
+        for (int i = 0; i < 2; i++) {
+            http.post()
+                    .uri("/api/flash-sale/holds/first/confirm")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .json("{\"status\": \"CONFIRMED\"}");
+        }
+        http.post()
+                .uri("/api/flash-sale/holds/first/release")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("{\"status\": \"CONFIRMED\"}");
+        http.get().uri("/api/flash-sale").exchange().expectBody().json("{\"left\": 19, \"held\": 0, \"sold\": 1}");
+
+        // Cancelled: back for sale.
+        http.post()
+                .uri("/api/flash-sale/holds?key=second")
+                .exchange()
+                .expectStatus()
+                .isCreated();
+        http.post()
+                .uri("/api/flash-sale/holds/second/release")
+                .exchange()
+                .expectBody()
+                .json("{\"status\": \"RELEASED\", \"left\": 19}");
+
+        // Sold out: the 20th hold is the last, the next is refused with nothing held.
+        for (int i = 0; i < 19; i++) {
+            http.post()
+                    .uri("/api/flash-sale/holds?key=bulk-" + i)
+                    .exchange()
+                    .expectStatus()
+                    .isCreated();
+        }
+        http.post()
+                .uri("/api/flash-sale/holds?key=too-late")
+                .exchange()
+                .expectStatus()
+                .isEqualTo(409)
+                .expectBody()
+                .json("{\"status\": \"REFUSED\", \"left\": 0}");
+        http.get().uri("/api/flash-sale").exchange().expectBody().json("{\"left\": 0, \"held\": 19, \"sold\": 1}");
+
+        http.post()
+                .uri("/api/flash-sale/holds/never-held/confirm")
+                .exchange()
+                .expectStatus()
+                .isBadRequest();
+        http.post()
+                .uri("/api/flash-sale/restock?units=5")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("{\"left\": 5, \"held\": 19}");
+    }
+
     @Test
     void ordersGetUniqueIncreasingNumbersAndAreCounted() {
         List<Long> orderNumbers = new ArrayList<>();
@@ -264,7 +344,8 @@ class DemoApiTest {
                     .contains("<title>counters example</title>")
                     .contains("fetch(url")
                     .contains("/api/stats?articles=")
-                    .contains("setInterval(refreshStats, POLL_MILLIS)")
+                    .contains("/api/flash-sale")
+                    .contains("setInterval(poll, POLL_MILLIS)")
                     .contains("const POLL_MILLIS = 1000;")
                     .doesNotContain("<script src=");
         }

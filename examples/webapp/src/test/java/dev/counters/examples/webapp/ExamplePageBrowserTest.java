@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.openqa.selenium.support.ui.ExpectedConditions.textToBe;
 import static org.openqa.selenium.support.ui.ExpectedConditions.textToBePresentInElementLocated;
 
+import dev.counters.BoundedCounter;
+import dev.counters.CounterService;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +19,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -28,7 +31,11 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  */
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "spring.datasource.url=jdbc:h2:mem:example-page-test;DB_CLOSE_DELAY=-1")
+        properties = {
+            "spring.datasource.url=jdbc:h2:mem:example-page-test;DB_CLOSE_DELAY=-1",
+            "example.flash-sale.hold-ttl=3s",
+            "counters.bounded.sweep-interval=1s"
+        })
 class ExamplePageBrowserTest {
 
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -36,6 +43,9 @@ class ExamplePageBrowserTest {
 
     @LocalServerPort
     private int port;
+
+    @Autowired
+    private CounterService counters;
 
     private ChromeDriver browser;
     private WebDriverWait wait;
@@ -58,7 +68,9 @@ class ExamplePageBrowserTest {
                 options);
         wait = new WebDriverWait(browser, Duration.ofSeconds(15));
         browser.get("http://localhost:" + port + "/");
-        wait.until(textToBe(By.id("flushes"), "0")); // the first poll of /api/stats has answered
+        // The first poll of /api/stats has answered: the chart has its bars.
+        wait.until(driver ->
+                driver.findElements(By.cssSelector("#reads-chart rect")).size() == StatsController.CHART_WINDOWS);
     }
 
     @AfterEach
@@ -74,8 +86,7 @@ class ExamplePageBrowserTest {
         browser.findElement(By.id("read-hello-counters")).click();
         wait.until(textToBe(By.id("views-hello-counters"), "1"));
         // ... and in the windowed reads, which the chart draws as one bar per 5-second window.
-        wait.until(driver ->
-                driver.findElements(By.cssSelector("#reads-chart rect")).size() == StatsController.CHART_WINDOWS);
+        wait.until(driver -> !driver.findElement(By.id("reads-now")).getText().equals("0"));
 
         // A buffered like shows at once, and reaches the database with the next flush.
         browser.findElement(By.id("like-hello-counters")).click();
@@ -103,8 +114,62 @@ class ExamplePageBrowserTest {
         wait.until(textToBe(By.id("last-order-number"), "#1"));
         wait.until(textToBe(By.id("order-count"), "1"));
 
+        // The flash sale, as a buyer sees it (the other test may have sold some first).
+        wait.until(driver -> !driver.findElement(By.id("stock-left")).getText().equals("0"));
+        long left = Long.parseLong(browser.findElement(By.id("stock-left")).getText());
+        long sold = Long.parseLong(browser.findElement(By.id("stock-sold")).getText());
+        browser.findElement(By.id("buy")).click();
+        wait.until(textToBe(By.id("stock-held"), "1"));
+        wait.until(textToBe(By.id("stock-left"), String.valueOf(left - 1)));
+        wait.until(textToBePresentInElementLocated(By.id("hold-timer"), "left to pay"));
+        browser.findElement(By.id("pay-hold")).click();
+        wait.until(textToBe(By.id("stock-sold"), String.valueOf(sold + 1)));
+        wait.until(textToBe(By.id("stock-held"), "0"));
+
         Path screenshot = Path.of("target", "example-page.png");
         Files.write(screenshot, browser.getScreenshotAs(OutputType.BYTES));
         assertThat(Files.size(screenshot)).isPositive();
+    }
+
+    /** A unit held while the buyer pays: cancelled, left to expire, and the last one sold. */
+    @Test
+    void theFlashSaleHoldsAUnitWhileTheBuyerPaysAndNeverSellsBelowZero() {
+        wait.until(driver -> !driver.findElement(By.id("stock-left")).getText().equals("0"));
+        long left = Long.parseLong(browser.findElement(By.id("stock-left")).getText());
+
+        // Cancelled: the unit is for sale again.
+        browser.findElement(By.id("buy")).click();
+        wait.until(textToBe(By.id("stock-held"), "1"));
+        assertThat(browser.findElement(By.id("buy")).isEnabled())
+                .as("one hold at a time")
+                .isFalse();
+        browser.findElement(By.id("cancel-hold")).click();
+        wait.until(textToBe(By.id("stock-held"), "0"));
+        wait.until(textToBe(By.id("stock-left"), String.valueOf(left)));
+
+        // Left alone past its 3 s: it expires and goes back by itself (swept every second here).
+        browser.findElement(By.id("buy")).click();
+        wait.until(textToBe(By.id("stock-left"), String.valueOf(left - 1)));
+        wait.until(textToBePresentInElementLocated(By.id("hold-timer"), "expired"));
+        wait.until(textToBe(By.id("stock-held"), "0"));
+        wait.until(textToBe(By.id("stock-left"), String.valueOf(left)));
+
+        // Others buy all but one; this buyer takes the last, and the page says sold out, never a negative stock.
+        BoundedCounter stock = counters.bounded(FlashSaleController.STOCK);
+        for (long i = 1; i < left; i++) {
+            assertThat(stock.tryIncrement(-1)).isTrue();
+        }
+        wait.until(textToBe(By.id("stock-left"), "1"));
+        browser.findElement(By.id("buy")).click();
+        wait.until(textToBe(By.id("stock-left"), "0"));
+        browser.findElement(By.id("pay-hold")).click();
+        wait.until(textToBe(By.id("buy"), "Sold out"));
+        assertThat(browser.findElement(By.id("buy")).isEnabled()).isFalse();
+        assertThat(stock.tryIncrement(-1)).as("one more sale is refused").isFalse();
+        assertThat(browser.findElement(By.id("stock-left")).getText()).isEqualTo("0");
+
+        browser.findElement(By.id("restock")).click();
+        wait.until(textToBe(By.id("stock-left"), "10"));
+        wait.until(textToBe(By.id("buy"), "Buy"));
     }
 }

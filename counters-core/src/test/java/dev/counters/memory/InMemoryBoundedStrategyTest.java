@@ -1,0 +1,10 @@
+package dev.counters.memory;
+
+import dev.counters.contract.BoundedStrategyContract;
+
+class InMemoryBoundedStrategyTest extends BoundedStrategyContract {
+
+    InMemoryBoundedStrategyTest() {
+        super(InMemoryFixture.INSTANCE);
+    }
+}
