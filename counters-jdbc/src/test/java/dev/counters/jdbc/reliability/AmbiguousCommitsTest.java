@@ -281,7 +281,7 @@ class AmbiguousCommitsTest {
             proxy.stopInjecting();
             StrategyStatistics.EscrowActivity escrow = nodes.stream()
                     .map(node -> node.statistics().get(0).activity().escrow())
-                    .reduce(AmbiguousCommitsTest::sum)
+                    .reduce(BoundedCallers::sum)
                     .orElseThrow();
             nodes.forEach(CounterService::close);
             long seconds = (System.nanoTime() - started) / 1_000_000_000;
@@ -399,19 +399,6 @@ class AmbiguousCommitsTest {
             paths.merge(path, 1L, Long::sum);
         }
         return paths;
-    }
-
-    private static StrategyStatistics.EscrowActivity sum(
-            StrategyStatistics.EscrowActivity a, StrategyStatistics.EscrowActivity b) {
-        return new StrategyStatistics.EscrowActivity(
-                a.refusals() + b.refusals(),
-                a.refills() + b.refills(),
-                a.refilledUnits() + b.refilledUnits(),
-                a.poolChanges() + b.poolChanges(),
-                a.givenBackUnits() + b.givenBackUnits(),
-                a.allowanceUnits() + b.allowanceUnits(),
-                a.expiredHolds() + b.expiredHolds(),
-                a.strandedUnits() + b.strandedUnits());
     }
 
     /**

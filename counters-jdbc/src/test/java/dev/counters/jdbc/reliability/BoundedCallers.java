@@ -4,6 +4,7 @@ import dev.counters.CounterService;
 import dev.counters.Hold;
 import dev.counters.HoldStatus;
 import dev.counters.IdempotencyKey;
+import dev.counters.StrategyStatistics;
 import dev.counters.history.History;
 import dev.counters.history.UniqueDeltas;
 import java.time.Duration;
@@ -140,5 +141,19 @@ final class BoundedCallers {
 
     private static IdempotencyKey newKey() {
         return IdempotencyKey.of(UUID.randomUUID().toString());
+    }
+
+    /** Two nodes' escrow activity added up. */
+    static StrategyStatistics.EscrowActivity sum(
+            StrategyStatistics.EscrowActivity a, StrategyStatistics.EscrowActivity b) {
+        return new StrategyStatistics.EscrowActivity(
+                a.refusals() + b.refusals(),
+                a.refills() + b.refills(),
+                a.refilledUnits() + b.refilledUnits(),
+                a.poolChanges() + b.poolChanges(),
+                a.givenBackUnits() + b.givenBackUnits(),
+                a.allowanceUnits() + b.allowanceUnits(),
+                a.expiredHolds() + b.expiredHolds(),
+                a.strandedUnits() + b.strandedUnits());
     }
 }

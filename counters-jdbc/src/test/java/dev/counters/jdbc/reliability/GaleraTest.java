@@ -519,15 +519,7 @@ class GaleraTest {
         long conflicts = GaleraNodes.conflicts() - before;
         StrategyStatistics.EscrowActivity escrow = nodes.stream()
                 .map(node -> node.statistics().get(0).activity().escrow())
-                .reduce((a, b) -> new StrategyStatistics.EscrowActivity(
-                        a.refusals() + b.refusals(),
-                        a.refills() + b.refills(),
-                        a.refilledUnits() + b.refilledUnits(),
-                        a.poolChanges() + b.poolChanges(),
-                        a.givenBackUnits() + b.givenBackUnits(),
-                        a.allowanceUnits() + b.allowanceUnits(),
-                        a.expiredHolds() + b.expiredHolds(),
-                        a.strandedUnits() + b.strandedUnits()))
+                .reduce(BoundedCallers::sum)
                 .orElseThrow();
         long finalValue = nodes.get(0).get(counter);
         CounterChecker.Result result = CounterChecker.checkBounded(history, counter, finalValue, initial, 0L, null);
