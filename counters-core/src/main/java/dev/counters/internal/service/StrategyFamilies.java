@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +27,9 @@ import org.jspecify.annotations.Nullable;
 public final class StrategyFamilies {
 
     private static final int PAGE = 1_000;
+
+    /** Tries of each read of names at start. */
+    static final int ATTEMPTS_AT_START = 3;
 
     private final CounterStore store;
     private final Set<CounterName> monotonicNames;
@@ -49,14 +53,31 @@ public final class StrategyFamilies {
             Optional<BiFunction<@Nullable CounterName, Integer, List<CounterName>>> pages) {
         Set<CounterName> names = new HashSet<>();
         if (pages.isPresent()) {
-            List<CounterName> page = pages.get().apply(null, PAGE);
+            List<CounterName> page = read(() -> pages.get().apply(null, PAGE));
             names.addAll(page);
             while (page.size() == PAGE) {
-                page = pages.get().apply(page.get(PAGE - 1), PAGE);
+                CounterName after = page.get(PAGE - 1);
+                page = read(() -> pages.get().apply(after, PAGE));
                 names.addAll(page);
             }
         }
         return Set.copyOf(names);
+    }
+
+    /**
+     * A page read at start, tried up to {@link #ATTEMPTS_AT_START} times: a read is safe to repeat whatever its
+     * failure said, and a blip of the database must not stop a start.
+     */
+    private static List<CounterName> read(Supplier<List<CounterName>> page) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return page.get();
+            } catch (RuntimeException e) {
+                if (attempt == ATTEMPTS_AT_START) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /**
