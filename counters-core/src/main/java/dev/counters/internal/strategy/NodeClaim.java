@@ -31,11 +31,13 @@ final class NodeClaim {
     private static final Logger LOG = LoggerFactory.getLogger(NodeClaim.class);
 
     /**
-     * How long a claim refused at start is tried again before the id counts as taken: a bounded strategy's sweep holds
-     * a dead node's claim for a moment while it gives back the node's allowance, and a process restarting under that id
-     * then must still start. So must one restarted right after a crash, before the server has seen its old session end.
+     * How often a claim refused at start is tried again, {@link #PATIENCE_POLL_MILLIS} apart (2 s), before the id
+     * counts as taken: a bounded strategy's sweep holds a dead node's claim for a moment while it gives back the node's
+     * allowance, and a process restarting under that id then must still start. So must one restarted right after a
+     * crash, before the server has seen its old session end. Counted in tries, not on the service's clock, which a
+     * test may hold still.
      */
-    private static final Duration PATIENCE = Duration.ofSeconds(2);
+    private static final int PATIENCE_TRIES = 20;
 
     private static final long PATIENCE_POLL_MILLIS = 100;
 
@@ -130,11 +132,10 @@ final class NodeClaim {
         }
     }
 
-    /** Takes the claim at start, trying again for {@link #PATIENCE} while another holds it. */
+    /** Takes the claim at start, trying again for about 2 s while another holds it. */
     private boolean claimPatiently(Retry retry) {
-        long deadline = time.elapsedNanos() + PATIENCE.toNanos();
-        while (!retry.executeSupplier(this::claim)) {
-            if (time.elapsedNanos() >= deadline) {
+        for (int tries = 1; !retry.executeSupplier(this::claim); tries++) {
+            if (tries == PATIENCE_TRIES) {
                 return false;
             }
             try {
