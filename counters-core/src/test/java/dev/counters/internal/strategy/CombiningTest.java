@@ -189,24 +189,7 @@ class CombiningTest {
         });
         Thread first = TestThreads.start(() -> combiner.submit(-1, false));
         await().until(() -> writes.get() == 1);
-        List<Throwable> outcomes = Collections.synchronizedList(new ArrayList<>());
-        List<Thread> queued = new ArrayList<>();
-        for (long delta : new long[] {-2, -2}) {
-            queued.add(TestThreads.start(() -> {
-                try {
-                    combiner.submit(delta, false);
-                    outcomes.add(null);
-                } catch (RuntimeException e) {
-                    outcomes.add(e);
-                }
-            }));
-        }
-        await().until(() -> queued.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
-        gate.countDown();
-        first.join();
-        for (Thread thread : queued) {
-            thread.join();
-        }
+        List<Throwable> outcomes = queueTwoBehind(first, gate, () -> combiner.submit(-2, false));
         assertThat(outcomes)
                 .hasSize(2)
                 .containsNull()
@@ -225,24 +208,7 @@ class CombiningTest {
             store.gate = gate;
             Thread first = TestThreads.start(() -> counters.increment("edge", 1));
             await().until(() -> store.waiting.get() == 1); // the first write is in flight, holding the row
-            List<Throwable> outcomes = Collections.synchronizedList(new ArrayList<>());
-            List<Thread> queued = new ArrayList<>();
-            for (int i = 0; i < 2; i++) {
-                queued.add(TestThreads.start(() -> {
-                    try {
-                        counters.increment("edge", 6);
-                        outcomes.add(null);
-                    } catch (RuntimeException e) {
-                        outcomes.add(e);
-                    }
-                }));
-            }
-            await().until(() -> queued.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
-            gate.countDown();
-            first.join();
-            for (Thread thread : queued) {
-                thread.join();
-            }
+            List<Throwable> outcomes = queueTwoBehind(first, gate, () -> counters.increment("edge", 6));
             assertThat(outcomes)
                     .hasSize(2)
                     .containsNull()
@@ -253,6 +219,33 @@ class CombiningTest {
 
     private interface Task {
         void run(int index) throws Exception;
+    }
+
+    /**
+     * Two callers making {@code call} while {@code first}'s write holds the row until {@code gate} opens: they queue
+     * behind it, and share the next write. Their outcomes, null for success.
+     */
+    private static List<Throwable> queueTwoBehind(Thread first, CountDownLatch gate, Runnable call)
+            throws InterruptedException {
+        List<Throwable> outcomes = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> queued = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            queued.add(TestThreads.start(() -> {
+                try {
+                    call.run();
+                    outcomes.add(null);
+                } catch (RuntimeException e) {
+                    outcomes.add(e);
+                }
+            }));
+        }
+        await().until(() -> queued.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
+        gate.countDown();
+        first.join();
+        for (Thread thread : queued) {
+            thread.join();
+        }
+        return outcomes;
     }
 
     private static void runConcurrently(int threads, Task task) throws Exception {
