@@ -107,7 +107,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         return new HeldSlot(name);
     }
 
-    /** A handle's counter and its slot; a stale read of the slot only costs a lookup: a retired slot is never added to. */
+    /** A handle's counter and its slot; a stale read of the slot only costs a lookup: a retired slot is sealed, and refuses the add. */
     private final class HeldSlot implements LongConsumer {
 
         private final CounterName name;
@@ -186,7 +186,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     @Override
     public long acceptedIncrements() {
-        return slots.acceptedIncrements();
+        return slots.acceptedIncrements(time);
     }
 
     @Override

@@ -302,7 +302,7 @@ final class Flusher {
             // The keys before the slots: a key's delta was added before the key was queued, so it is in this batch or
             // an earlier one, never a later one.
             Map<String, KeyedDelta> keyed = keys.drain();
-            slots.drainInto(deltas, time.nanoTime());
+            slots.drainInto(deltas);
             addDurable(deltas, waiting);
             deltas.values().removeIf(delta -> delta == 0);
             if (deltas.isEmpty() && waiting.isEmpty() && keyed.isEmpty()) {
@@ -354,7 +354,7 @@ final class Flusher {
             unwrittenOnClose = "the flusher was still writing after the shutdown timeout of "
                     + settings.shutdownTimeout() + " (" + stats.lastError() + ")";
             LOG.error("Closing while the flusher is still writing: {}", unwrittenOnClose);
-            slots.sealLive(); // held handles are refused all the same
+            slots.sealAll(); // held handles are refused all the same
             failWaiting(inFlight, true);
         }
         // At least a moment for the last answers, even when the drain took the whole timeout.

@@ -1,11 +1,10 @@
 package dev.counters.internal.strategy.buffered;
 
 import dev.counters.CounterName;
+import dev.counters.internal.Time;
 import dev.counters.strategy.BufferedSettings;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,14 +21,10 @@ final class Slots {
 
     private static final Logger LOG = LoggerFactory.getLogger(Slots.class);
 
-    /** Idle slots leave the map, but are drained for this long after, for any add that raced the eviction. */
-    private static final Duration GRAVEYARD_TIME = Duration.ofMinutes(1);
-
-    private record Retired(CounterName name, Slot slot, long untilNanos) {}
+    /** How long a count waits for a move of increments of 1 (a drain, a delete) to end before it reports the last. */
+    private static final long COUNT_WAIT_NANOS = Duration.ofMillis(50).toNanos();
 
     private final ConcurrentHashMap<CounterName, Slot> byName = new ConcurrentHashMap<>();
-    /** Slots evicted lately, still drained; the flusher's own. */
-    private final List<Retired> graveyard = new ArrayList<>();
 
     private final int maxCounters;
     private final CloseGate gate;
@@ -46,6 +41,10 @@ final class Slots {
     private volatile long othersAtDrain;
     /** The most {@link #acceptedIncrements()} reported, so that it never goes back (see there). */
     private final AtomicLong reportedIncrements = new AtomicLong();
+    /** Moves of increments of 1 out of the slots begun and ended: a count reads between two, as a seqlock does. */
+    private final AtomicLong movesBegun = new AtomicLong();
+
+    private final AtomicLong movesEnded = new AtomicLong();
 
     Slots(BufferedSettings settings, CloseGate gate, Room room) {
         this.maxCounters = settings.maxPendingCounters();
@@ -131,12 +130,27 @@ final class Slots {
     /**
      * Counted when asked, from the slots: the service does not count a buffered increment, which would be a second
      * add. A slot's increments of 1 move to {@link #collectedOnes} after they leave it, and are read from there first, so
-     * a move under way can make the count short but never count anything twice; the count reported never goes back.
+     * a move under way can make a count short but never count anything twice. A count is read again while a move is
+     * under way, for a little while (then the count reported last stands), so that once the adds are done it is exact;
+     * the count reported never goes back.
      */
-    long acceptedIncrements() {
-        long counted = collectedOnes.sum() + otherIncrements.sum(); // before the slots, see above
-        counted += onesInSlots();
-        return reportedIncrements.accumulateAndGet(counted, Math::max);
+    long acceptedIncrements(Time time) {
+        long started = time.nanoTime();
+        long counted;
+        boolean clean;
+        do {
+            long begun = movesBegun.get();
+            clean = movesEnded.get() == begun;
+            counted = collectedOnes.sum() + otherIncrements.sum(); // before the slots, see above
+            counted += onesInSlots();
+            clean &= movesBegun.get() == begun;
+        } while (!clean && time.nanoTime() - started < COUNT_WAIT_NANOS && pause());
+        return reportedIncrements.accumulateAndGet(clean ? counted : 0, Math::max);
+    }
+
+    private static boolean pause() {
+        Thread.onSpinWait();
+        return true;
     }
 
     /**
@@ -168,44 +182,52 @@ final class Slots {
     void remove(CounterName name) {
         Slot slot = byName.remove(name);
         if (slot != null) {
-            slot.retire();
+            movesBegun.incrementAndGet();
             try {
+                retire(slot);
                 take(slot);
             } catch (ArithmeticException e) {
                 // deleted anyway
+            } finally {
+                movesEnded.incrementAndGet();
             }
         }
     }
 
     /**
      * Adds what every slot holds to {@code deltas}, evicting the slots that stayed idle for two flushes (or for one
-     * when the buffer is full: never a slot this drain sees first, whose caller may be about to add) and draining those
-     * evicted lately. The flusher's, in an odd epoch.
+     * when the buffer is full: never a slot this drain sees first, whose caller may be about to add). The flusher's,
+     * in an odd epoch.
      */
-    void drainInto(Map<CounterName, Long> deltas, long nowNanos) {
+    void drainInto(Map<CounterName, Long> deltas) {
         long othersAt = otherIncrements.sum();
-        for (Iterator<Map.Entry<CounterName, Slot>> it = byName.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<CounterName, Slot> entry = it.next();
-            Slot slot = entry.getValue();
-            boolean firstDrain = slot.firstDrain();
-            if (takeInto(deltas, entry.getKey(), slot)) {
-                slot.used();
-            } else if (slot.idle() >= 2 || (isFull() && !firstDrain)) {
-                slot.retire();
-                it.remove();
-                graveyard.add(new Retired(entry.getKey(), slot, nowNanos + GRAVEYARD_TIME.toNanos()));
+        movesBegun.incrementAndGet();
+        try {
+            for (Iterator<Map.Entry<CounterName, Slot>> it = byName.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<CounterName, Slot> entry = it.next();
+                Slot slot = entry.getValue();
+                boolean firstDrain = slot.firstDrain();
+                if (takeInto(deltas, entry.getKey(), slot)) {
+                    slot.used();
+                } else if (slot.idle() >= 2 || (isFull() && !firstDrain)) {
+                    it.remove();
+                    retire(slot);
+                    takeInto(deltas, entry.getKey(), slot); // what an add that held the slot put in before the seal
+                }
             }
+        } finally {
+            movesEnded.incrementAndGet();
         }
-        // An add that looked a slot up just before its eviction lands in it a moment later: keep draining.
-        graveyard.removeIf(retired -> {
-            boolean last = nowNanos > retired.untilNanos();
-            if (last) {
-                retired.slot().sealAll(); // a caller still holding it finds it sealed, and looks the counter up
-            }
-            takeInto(deltas, retired.name(), retired.slot());
-            return last;
-        });
         othersAtDrain = othersAt;
+    }
+
+    /**
+     * Seals a slot that left the map: an add by a caller that looked it up before either landed before the seal, and
+     * is taken after it, or fails and goes to the counter's new slot. Never an add to a slot no drain or read sees.
+     */
+    private static void retire(Slot slot) {
+        slot.retire();
+        slot.sealAll();
     }
 
     /**
@@ -241,24 +263,17 @@ final class Slots {
     }
 
     /**
-     * Seals every slot, evicted ones included, before the last drain, once no new slot can come: an add to a slot
-     * either is in what the drain writes or fails. The flusher's, in an odd epoch, as the seal moves what the adders
-     * hold.
+     * Seals every slot before the last drain, once no new slot can come: an add to a slot either is in what the drain
+     * writes or fails. In an odd epoch, as the seal moves what the adders hold; from any thread (closing seals them
+     * when the flusher is stuck).
      */
     void sealAll() {
-        sealLive();
-        graveyard.forEach(retired -> retired.slot().sealAll());
-    }
-
-    /** Seals the slots in the map, from any thread: closing does when the flusher is stuck. */
-    void sealLive() {
         byName.values().forEach(Slot::sealAll);
     }
 
-    /** Whether a slot, evicted or not, holds anything. The flusher's. */
+    /** Whether a slot holds anything. */
     boolean hasPending() {
-        return byName.values().stream().anyMatch(slot -> pendingOrOverflow(slot) != 0)
-                || graveyard.stream().anyMatch(retired -> pendingOrOverflow(retired.slot()) != 0);
+        return byName.values().stream().anyMatch(slot -> pendingOrOverflow(slot) != 0);
     }
 
     /** How many slots in the map hold anything, for the log. */
