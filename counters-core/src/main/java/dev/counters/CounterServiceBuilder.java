@@ -110,6 +110,17 @@ public final class CounterServiceBuilder {
     }
 
     /**
+     * Gives the rate limiters whose name is, or matches, {@code nameOrPattern} ({@link CounterService#rateLimiter})
+     * their limit and what they do when the database fails. An exact name first, then the patterns in the order they
+     * were declared.
+     *
+     * @throws IllegalArgumentException for a bad name or pattern, or one given a rule already
+     */
+    public CounterServiceBuilder rateLimit(String nameOrPattern, RateLimitRule rule) {
+        throw new UnsupportedOperationException("not yet: issue 35, work package A");
+    }
+
+    /**
      * Gives the counters whose name is, or matches, {@code nameOrPattern} time windows (a {@link CounterRule#windowed}):
      * each increment lands in the window of its time, kept for the retention, and
      * {@link CounterService#windowed(String)} reads them by window. Which strategy stores the windows is chosen by the

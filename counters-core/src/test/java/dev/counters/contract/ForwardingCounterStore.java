@@ -245,6 +245,11 @@ public abstract class ForwardingCounterStore
     }
 
     @Override
+    public Optional<EscrowState> seal(CounterName counter, Instant now) {
+        return delegate(Escrow.class).seal(counter, now);
+    }
+
+    @Override
     public Map<String, EscrowCell> escrowCells(CounterName counter) {
         return delegate(Escrow.class).escrowCells(counter);
     }

@@ -682,6 +682,11 @@ public final class JooqCounterStore
         });
     }
 
+    @Override
+    public Optional<EscrowState> seal(CounterName counter, Instant now) {
+        throw new UnsupportedOperationException("not yet: issue 35, work package B");
+    }
+
     /**
      * One statement, so one snapshot. On a Galera node it is a causal read, so that a restock committed through
      * another node before the call is seen: a refusal is decided by this read.

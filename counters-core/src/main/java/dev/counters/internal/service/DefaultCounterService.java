@@ -13,6 +13,8 @@ import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.Hold;
 import dev.counters.IdempotencyKey;
+import dev.counters.RateLimit;
+import dev.counters.RateLimiter;
 import dev.counters.StrategyStatistics;
 import dev.counters.WindowedCounter;
 import dev.counters.internal.NameRules;
@@ -175,6 +177,16 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         }
         return new BoundedView(
                 counter.stored(), counter.route(), bounding(counter.route(), counter.stored()), housekeeping);
+    }
+
+    @Override
+    public RateLimiter rateLimiter(String name) {
+        throw new UnsupportedOperationException("not yet: issue 35, work package A");
+    }
+
+    @Override
+    public RateLimiter rateLimiter(String name, RateLimit limit) {
+        throw new UnsupportedOperationException("not yet: issue 35, work package A");
     }
 
     @Override
