@@ -157,6 +157,9 @@ public interface CounterService extends AutoCloseable {
      */
     RateLimiter rateLimiter(String name, RateLimit limit);
 
+    /** The rate limiters made so far, in the order they were made: for metrics and the Actuator endpoint. */
+    List<RateLimiter> rateLimiters();
+
     /** Operations for operators and tools: a counter's cells, growing a sharded counter's shards. */
     CounterAdmin admin();
 

@@ -31,4 +31,7 @@ public interface RateLimiter {
 
     /** Forgets what {@code key} took: its next request finds the whole limit. */
     void reset(String key);
+
+    /** How many decisions of this limiter had {@code outcome}, in this process since it started: for metrics. */
+    long decisions(RateDecision.Outcome outcome);
 }

@@ -190,6 +190,11 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     }
 
     @Override
+    public List<RateLimiter> rateLimiters() {
+        throw new UnsupportedOperationException("not yet: issue 35, work package A");
+    }
+
+    @Override
     public CounterAdmin admin() {
         return this;
     }
