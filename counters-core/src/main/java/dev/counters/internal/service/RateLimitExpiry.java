@@ -9,14 +9,14 @@ import java.time.Instant;
  * absent one, so deleting it changes no decision. A grace keeps the keys that only just passed, for a process whose
  * steady time lags the database's a little.
  */
-final class RateLimitExpiry implements Housekeeping.Task {
+public final class RateLimitExpiry implements Housekeeping.Task {
 
     /** How long past its {@code tat} a key is kept. */
-    static final Duration GRACE = Duration.ofMinutes(1);
+    public static final Duration GRACE = Duration.ofMinutes(1);
 
     private final RateLimits rateLimits;
 
-    RateLimitExpiry(RateLimits rateLimits) {
+    public RateLimitExpiry(RateLimits rateLimits) {
         this.rateLimits = rateLimits;
     }
 
