@@ -411,8 +411,9 @@ public abstract class RateLimiterContract extends ContractSupport {
                     for (int i = 0; i < 300; i++) {
                         advanceNanos(137_000L);
                         long seen = decided(limiter);
-                        for (int spin = 0; decided(limiter) < seen + 8 && spin < 10_000_000; spin++) {
-                            Thread.onSpinWait(); // let the others decide at this time first
+                        long until = System.nanoTime() + 5_000_000L;
+                        while (decided(limiter) < seen + 8 && System.nanoTime() < until) {
+                            Thread.onSpinWait(); // let the others decide at this time first, 5 ms at most
                         }
                     }
                     done.set(1);
