@@ -1,5 +1,6 @@
 package dev.counters.internal;
 
+import dev.counters.internal.ratelimit.RateWindows;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,6 +49,7 @@ public final class NameRules<T> {
      */
     public static <T> void add(Map<String, T> rules, String nameOrPattern, T value, String what) {
         NamePattern.validate(nameOrPattern);
+        RateWindows.checkNotReserved(nameOrPattern);
         Objects.requireNonNull(value, "value");
         if (rules.putIfAbsent(nameOrPattern, value) != null) {
             throw new IllegalArgumentException(what + " is already set for '" + nameOrPattern + "'");
