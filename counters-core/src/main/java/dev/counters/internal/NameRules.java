@@ -1,6 +1,5 @@
 package dev.counters.internal;
 
-import dev.counters.internal.ratelimit.RateWindows;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,7 +48,6 @@ public final class NameRules<T> {
      */
     public static <T> void add(Map<String, T> rules, String nameOrPattern, T value, String what) {
         NamePattern.validate(nameOrPattern);
-        RateWindows.checkNotReserved(nameOrPattern);
         Objects.requireNonNull(value, "value");
         if (rules.putIfAbsent(nameOrPattern, value) != null) {
             throw new IllegalArgumentException(what + " is already set for '" + nameOrPattern + "'");
