@@ -133,6 +133,11 @@ public abstract class WindowLimiterContract {
                     .isEqualTo(1_000);
             advance(Duration.ofMinutes(1));
         }
+        for (WindowLimiter node : List.of(one, two)) {
+            assertThat(node.strategy().activity().escrow().refills())
+                    .as("the hot key took node allowances")
+                    .isPositive();
+        }
     }
 
     /** {@code threads} threads over the limiters take one permit {@code tries} times each; how many were admitted. */
