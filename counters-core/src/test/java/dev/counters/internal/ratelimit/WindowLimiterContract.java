@@ -427,10 +427,18 @@ public abstract class WindowLimiterContract {
 
     @Test
     void theWindowMarkIsReservedInCounterNames() {
+        RateLimit limit = RateLimit.of(5, Duration.ofMinutes(1)).withAlgorithm(RateLimit.Algorithm.FIXED_WINDOW);
+        limiter(fixture.store(), limit, Instant.parse("2026-05-01T10:00:00Z")).tryAcquire("u1", 1);
         try (CounterService counters = CounterService.builder(fixture.store()).build()) {
-            assertThatThrownBy(() -> counters.get("likes:u1:r:x"))
+            counters.increment(limiter + ".app", 1);
+            assertThatThrownBy(() -> counters.get(limiter + ":u1:r:x"))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("':r:'");
+            assertThat(counters.counterNames(limiter + ".app", 1)) // the application's counters only: windows left out
+                    .allMatch(name -> !name.contains(RateWindows.MARK));
+            assertThat(counters.counterNames(null, 100_000))
+                    .contains(limiter + ".app")
+                    .noneMatch(name -> name.startsWith(limiter + ":"));
         }
         assertThatThrownBy(() ->
                         CounterService.builder(fixture.store()).strategy("quota:r:*", BoundedSettings.of(0L, 10L)))
