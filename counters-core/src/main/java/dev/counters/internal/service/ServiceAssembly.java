@@ -3,6 +3,7 @@ package dev.counters.internal.service;
 import dev.counters.CounterName;
 import dev.counters.CounterRule;
 import dev.counters.CounterService;
+import dev.counters.RateLimitRule;
 import dev.counters.StrategyStatistics;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
@@ -43,6 +44,7 @@ public final class ServiceAssembly {
             CounterStore store,
             StrategySettings defaultStrategy,
             Map<String, CounterRule> rules,
+            Map<String, RateLimitRule> rateLimits,
             Clock clock,
             RandomGenerator random,
             ThreadFactory threadFactory,
@@ -56,6 +58,7 @@ public final class ServiceAssembly {
 
         public Plan {
             rules = Collections.unmodifiableMap(new LinkedHashMap<>(rules)); // in order: the first pattern wins
+            rateLimits = Collections.unmodifiableMap(new LinkedHashMap<>(rateLimits));
         }
     }
 
