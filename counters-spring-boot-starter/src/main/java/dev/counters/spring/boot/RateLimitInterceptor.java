@@ -212,10 +212,13 @@ final class RateLimitInterceptor implements HandlerInterceptor, SmartInitializin
             for (RateLimited annotation : annotations) {
                 String where = "@RateLimited(name = \"" + annotation.name() + "\") on "
                         + key.type().getSimpleName() + "." + key.method().getName();
+                String spec = annotation.limit();
+                RateLimit limit =
+                        spec.isEmpty() ? null : made(where, IllegalStateException::new, () -> RateLimit.parse(spec));
                 checks.add(check(
                         where,
                         annotation.name(),
-                        annotation.limit().isEmpty() ? null : annotation.limit(),
+                        limit,
                         where + ", key",
                         annotation.key(),
                         annotation.permits(),
@@ -246,10 +249,11 @@ final class RateLimitInterceptor implements HandlerInterceptor, SmartInitializin
         if (limiter == null || limiter.isBlank()) {
             throw new InvalidPropertyException(property + ".limiter: a route needs a limiter's name", null);
         }
+        String spec = route.limit();
         Check check = check(
                 property,
                 limiter,
-                route.limit(),
+                spec == null ? null : RateLimitRules.limit(property + ".limit", spec),
                 property + ".key",
                 route.key(),
                 route.permits(),
@@ -261,18 +265,13 @@ final class RateLimitInterceptor implements HandlerInterceptor, SmartInitializin
     private Check check(
             String where,
             String name,
-            @Nullable String limit,
+            @Nullable RateLimit limit,
             String keyWhere,
             String key,
             long permits,
             BiFunction<String, @Nullable Throwable, RuntimeException> failure) {
-        RateLimiter limiter = made(where, failure, () -> {
-            if (limit == null) {
-                return counters.rateLimiter(name);
-            }
-            RateLimit parsed = RateLimit.parse(limit);
-            return counters.rateLimiter(name, parsed);
-        });
+        RateLimiter limiter = made(
+                where, failure, () -> limit == null ? counters.rateLimiter(name) : counters.rateLimiter(name, limit));
         Expression expression = made(keyWhere, failure, () -> {
             try {
                 return PARSER.parseExpression(key);
@@ -280,11 +279,9 @@ final class RateLimitInterceptor implements HandlerInterceptor, SmartInitializin
                 throw new IllegalArgumentException("'" + key + "' is not a SpEL expression: " + e.getMessage(), e);
             }
         });
-        if (permits < 1 || permits > limiter.limit().permits()) {
+        if (permits < 1 || permits > limiter.limit().burst()) {
             throw failure.apply(
-                    where + ": permits must be from 1 to the limit's "
-                            + limiter.limit().permits() + ", was " + permits,
-                    null);
+                    where + ": permits must be from 1 to the burst of " + limiter.limit() + ", was " + permits, null);
         }
         return new Check(limiter, expression, permits);
     }
