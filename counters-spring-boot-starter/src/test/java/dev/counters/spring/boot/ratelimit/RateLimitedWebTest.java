@@ -9,6 +9,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import dev.counters.CounterService;
+import dev.counters.RateLimit;
 import dev.counters.spring.boot.CountersAutoConfiguration;
 import dev.counters.spring.boot.CountersRateLimitAutoConfiguration;
 import org.hamcrest.Matchers;
@@ -72,8 +73,14 @@ class RateLimitedWebTest {
                 .andExpect(header().string("RateLimit", Matchers.startsWith("\"likes\";r=4;")));
         // Without the header, the key is the address.
         mvc.perform(post("/articles/a/like")).andExpect(status().isOk());
-        assertThat(counters.rateLimiter("likes").peek("127.0.0.1").remaining()).isEqualTo(4);
-        assertThat(counters.rateLimiter("likes").peek("ann").remaining()).isZero();
+        assertThat(counters.rateLimiter("likes", RateLimit.parse("5/1m"))
+                        .peek("127.0.0.1")
+                        .remaining())
+                .isEqualTo(4);
+        assertThat(counters.rateLimiter("likes", RateLimit.parse("5/1m"))
+                        .peek("ann")
+                        .remaining())
+                .isZero();
     }
 
     @Test
@@ -88,7 +95,9 @@ class RateLimitedWebTest {
                 .andExpect(status().isTooManyRequests())
                 .andExpect(jsonPath("$.limiter").value("article"))
                 .andExpect(header().string("RateLimit-Policy", "\"article\";q=1;w=60"));
-        assertThat(counters.rateLimiter("wide").peek("127.0.0.1").remaining())
+        assertThat(counters.rateLimiter("wide", RateLimit.parse("100/1m"))
+                        .peek("127.0.0.1")
+                        .remaining())
                 .as("the refused request took nothing from the limit after the refusing one")
                 .isEqualTo(99);
         mvc.perform(get("/articles/y")).andExpect(status().isOk());
