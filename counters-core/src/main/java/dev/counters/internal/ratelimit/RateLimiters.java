@@ -88,15 +88,20 @@ public final class RateLimiters implements AutoCloseable {
     }
 
     /**
-     * The limiter of that name with {@code limit}, failing as its rule says (closed without one).
+     * The limiter of that name with {@code limit}, failing as its rule says (closed without one). A rule of that exact
+     * name sets the limit too; a pattern's only how its limiters fail.
      *
-     * @throws IllegalStateException if the limiter has another limit already
+     * @throws IllegalStateException if the limiter has another limit already, or its exact rule another
      */
     public RateLimiter get(String name, RateLimit limit) {
         checkName(name);
         Objects.requireNonNull(limit, "limit");
         Rule rule =
                 rules.select(name).orElseGet(() -> new Rule(StrategyStatistics.DEFAULT_RULE, RateLimitRule.of(limit)));
+        if (rule.nameOrPattern().equals(name) && !rule.rule().limit().equals(limit)) {
+            throw new IllegalStateException("Rate limiter '" + name + "' has the limit "
+                    + rule.rule().limit() + " from its rule, not " + limit + ": one name, one limit");
+        }
         return limiter(name, rule, limit);
     }
 
