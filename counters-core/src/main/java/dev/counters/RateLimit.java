@@ -21,13 +21,14 @@ import org.jspecify.annotations.Nullable;
  *       any {@code subWindows} consecutive slices.
  * </ul>
  *
- * @param permits how many permits per period, at least 1
- * @param period the period; for a calendar quota its nominal length (a day, 7 days, 31 days)
- * @param burst GCRA only: how many permits a full bucket holds, 1 to {@code permits}
+ * @param permits how many permits per period, at least 1 and at most one a nanosecond
+ * @param period the period, whole milliseconds up to {@link #MAX_PERIOD}; for a calendar quota its nominal length (a
+ *     day, 7 days, 31 days)
+ * @param burst GCRA: how many permits a full bucket holds, 1 to {@code permits}; a window's is {@code permits}
  * @param algorithm the algorithm
  * @param calendar a calendar quota's unit ({@link Algorithm#FIXED_WINDOW} only); null for windows of {@code period}
  * @param zone where a calendar quota's days start; UTC otherwise
- * @param subWindows {@link Algorithm#SLIDING_WINDOW} only: slices per period, 2 to 60; 1 otherwise
+ * @param subWindows {@link Algorithm#SLIDING_WINDOW} only: slices per period, 2 to 60, of equal length; 1 otherwise
  */
 public record RateLimit(
         long permits,
