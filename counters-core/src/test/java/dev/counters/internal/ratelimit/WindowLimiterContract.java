@@ -200,6 +200,34 @@ public abstract class WindowLimiterContract {
     }
 
     @Test
+    void aRefusalIsRememberedUntilTheWindowEndsForThatManyPermitsOrMore() {
+        Instant start = Instant.parse("2026-05-01T10:00:30Z");
+        RateLimit limit = RateLimit.of(5, Duration.ofMinutes(1)).withAlgorithm(RateLimit.Algorithm.FIXED_WINDOW);
+        AtomicLong writes = new AtomicLong();
+        CounterStore counting = new ForwardingCounterStore(fixture.store()) {
+            @Override
+            public Optional<EscrowState> changeAndGet(
+                    CounterName counter, String cell, long value, long down, long up, Instant now) {
+                writes.incrementAndGet();
+                return super.changeAndGet(counter, cell, value, down, up, now);
+            }
+        };
+        WindowLimiter windows = limiter(counting, limit, start);
+        windows.tryAcquire("k", 3);
+        assertThat(windows.tryAcquire("k", 3).outcome()).isEqualTo(Outcome.REFUSED);
+        long asked = writes.get();
+        RateDecision remembered = windows.tryAcquire("k", 4);
+        assertThat(remembered.outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(remembered.remaining()).isZero(); // never more than it has: the room only shrank since
+        assertThat(remembered.retryAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(writes.get()).as("no statement").isEqualTo(asked);
+        assertThat(windows.tryAcquire("k", 2).outcome()).isEqualTo(Outcome.ALLOWED); // fewer permits: asked
+        assertThat(writes.get()).isGreaterThan(asked);
+        advance(Duration.ofSeconds(30));
+        assertThat(windows.tryAcquire("k", 3).outcome()).isEqualTo(Outcome.ALLOWED); // a new window
+    }
+
+    @Test
     void resetGivesTheWholeLimitBack() {
         Instant start = Instant.parse("2026-05-01T10:00:00Z");
         RateLimit limit = RateLimit.of(2, Duration.ofMinutes(1)).withAlgorithm(RateLimit.Algorithm.FIXED_WINDOW);
