@@ -406,6 +406,41 @@ public abstract class WindowLimiterContract {
     }
 
     @Test
+    void aBindOvertakenByTheSealOfItsSliceSealsItAgainAndDecidesInTheSliceOfNow() {
+        RateLimit limit = RateLimit.of(4, Duration.ofSeconds(2))
+                .withAlgorithm(RateLimit.Algorithm.SLIDING_WINDOW)
+                .withSubWindows(2);
+        Instant start = Instant.parse("2026-05-01T10:00:00Z");
+        WindowLimiter other = limiter(fixture.store(), limit, start);
+        AtomicBoolean overtake = new AtomicBoolean(true);
+        CounterStore late = new ForwardingCounterStore(fixture.anotherStore()) {
+            @Override
+            public Optional<Escrow.EscrowCell> bind(
+                    CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
+                if (overtake.getAndSet(false)) {
+                    // Between this process's read (slice 0 absent) and its bind, another creates slice 0, and in
+                    // the next slice seals it by binding slice 1.
+                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+                    advance(Duration.ofSeconds(1));
+                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+                }
+                return super.bind(counter, bounds, initial, nodeCell, now);
+            }
+        };
+        WindowLimiter overtaken = limiter(late, limit, start);
+        assertThat(overtaken.tryAcquire("k", 2).outcome()).isEqualTo(Outcome.REFUSED); // slice 1 has 4 - 2 - 2
+        RateWindows slices = new RateWindows(limit);
+        assertThat(value(start, "k", limit) + value(slices.end(start), "k", limit))
+                .isEqualTo(4);
+        assertThat(escrow(fixture.store())
+                        .state(RateWindows.name(limiter, "k", start), Instant.now())
+                        .orElseThrow()
+                        .bounds())
+                .as("sealed again")
+                .isEqualTo(new Bounds(0L, 2L));
+    }
+
+    @Test
     void aSealedSliceRefusesEveryRiseAndKeepsTheInvariant() {
         Escrow escrow = escrow(fixture.store());
         CounterName slice = CounterName.of(limiter + ":k:r:20260501T100000.000000000Z");
