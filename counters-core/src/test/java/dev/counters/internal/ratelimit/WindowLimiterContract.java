@@ -330,6 +330,7 @@ public abstract class WindowLimiterContract {
         WindowLimiter two = limiter(fixture.anotherStore(), limit, start);
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicLong admitted = new AtomicLong();
+        AtomicLong decided = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         List<Future<?>> load = new ArrayList<>();
         try {
@@ -341,12 +342,20 @@ public abstract class WindowLimiterContract {
                         if (on.tryAcquire("hot", permits).allowed()) {
                             admitted.addAndGet(permits);
                         }
+                        decided.incrementAndGet();
                     }
                     return null;
                 }));
             }
-            for (int step = 0; step < 120; step++) { // 30 slices, the load running across every boundary
-                Thread.sleep(2);
+            // 30 slices, the load running across every boundary: time moves by decisions made, not by real time,
+            // so that a slow store's decisions do not all outlive their slice.
+            for (int step = 0; step < 120; step++) {
+                long seen = decided.get();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (decided.get() < seen + 16 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertThat(decided.get()).as("decisions made within 10 s").isGreaterThan(seen);
                 advance(Duration.ofMillis(250));
             }
         } finally {
