@@ -113,6 +113,9 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
 
         /** The rate (units a second) to start {@code name}'s rate toward its maximum at. */
         double rate(CounterName name);
+
+        /** Called once this process bound {@code name} with {@link #bounds}, before any change of it here. */
+        void bound(CounterName name);
     }
 
     /** A strategy whose counters are bound by {@code binding}, not by the settings' bounds, which give only the sides. */
@@ -766,9 +769,12 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
             own = escrow.bind(name, bounds, settings.initial(), nodeCell, time.steady());
         } else {
             Optional<Bounds> wanted = binding.bounds(name); // a window's name: never a counting counter's
-            own = wanted.isPresent()
-                    ? escrow.bind(name, wanted.get(), settings.initial(), nodeCell, time.steady())
-                    : Optional.ofNullable(escrow.escrowCells(name).get(nodeCell));
+            if (wanted.isPresent()) {
+                own = escrow.bind(name, wanted.get(), settings.initial(), nodeCell, time.steady());
+                binding.bound(name);
+            } else {
+                own = Optional.ofNullable(escrow.escrowCells(name).get(nodeCell));
+            }
         }
         EscrowAllowance fresh = new EscrowAllowance(name, time.elapsedNanos());
         EscrowAllowance prior = allowances.putIfAbsent(name, fresh);

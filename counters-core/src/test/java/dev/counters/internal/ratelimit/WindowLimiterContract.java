@@ -200,6 +200,34 @@ public abstract class WindowLimiterContract {
     }
 
     @Test
+    void aRefusalIsRememberedUntilTheWindowEndsForThatManyPermitsOrMore() {
+        Instant start = Instant.parse("2026-05-01T10:00:30Z");
+        RateLimit limit = RateLimit.of(5, Duration.ofMinutes(1)).withAlgorithm(RateLimit.Algorithm.FIXED_WINDOW);
+        AtomicLong writes = new AtomicLong();
+        CounterStore counting = new ForwardingCounterStore(fixture.store()) {
+            @Override
+            public Optional<EscrowState> changeAndGet(
+                    CounterName counter, String cell, long value, long down, long up, Instant now) {
+                writes.incrementAndGet();
+                return super.changeAndGet(counter, cell, value, down, up, now);
+            }
+        };
+        WindowLimiter windows = limiter(counting, limit, start);
+        windows.tryAcquire("k", 3);
+        assertThat(windows.tryAcquire("k", 3).outcome()).isEqualTo(Outcome.REFUSED);
+        long asked = writes.get();
+        RateDecision remembered = windows.tryAcquire("k", 4);
+        assertThat(remembered.outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(remembered.remaining()).isZero(); // never more than it has: the room only shrank since
+        assertThat(remembered.retryAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(writes.get()).as("no statement").isEqualTo(asked);
+        assertThat(windows.tryAcquire("k", 2).outcome()).isEqualTo(Outcome.ALLOWED); // fewer permits: asked
+        assertThat(writes.get()).isGreaterThan(asked);
+        advance(Duration.ofSeconds(30));
+        assertThat(windows.tryAcquire("k", 3).outcome()).isEqualTo(Outcome.ALLOWED); // a new window
+    }
+
+    @Test
     void resetGivesTheWholeLimitBack() {
         Instant start = Instant.parse("2026-05-01T10:00:00Z");
         RateLimit limit = RateLimit.of(2, Duration.ofMinutes(1)).withAlgorithm(RateLimit.Algorithm.FIXED_WINDOW);
@@ -302,6 +330,7 @@ public abstract class WindowLimiterContract {
         WindowLimiter two = limiter(fixture.anotherStore(), limit, start);
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicLong admitted = new AtomicLong();
+        AtomicLong decided = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         List<Future<?>> load = new ArrayList<>();
         try {
@@ -313,12 +342,20 @@ public abstract class WindowLimiterContract {
                         if (on.tryAcquire("hot", permits).allowed()) {
                             admitted.addAndGet(permits);
                         }
+                        decided.incrementAndGet();
                     }
                     return null;
                 }));
             }
-            for (int step = 0; step < 120; step++) { // 30 slices, the load running across every boundary
-                Thread.sleep(2);
+            // 30 slices, the load running across every boundary: time moves by decisions made, not by real time,
+            // so that a slow store's decisions do not all outlive their slice.
+            for (int step = 0; step < 120; step++) {
+                long seen = decided.get();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (decided.get() < seen + 16 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertThat(decided.get()).as("decisions made within 10 s").isGreaterThan(seen);
                 advance(Duration.ofMillis(250));
             }
         } finally {
@@ -375,6 +412,41 @@ public abstract class WindowLimiterContract {
         assertThat(sliding.peek("k").remaining()).isZero();
         advance(Duration.ofSeconds(1));
         assertThat(sliding.peek("k").remaining()).isEqualTo(4); // slice 4: 10 - 0 - 6
+    }
+
+    @Test
+    void aBindOvertakenByTheSealOfItsSliceSealsItAgainAndDecidesInTheSliceOfNow() {
+        RateLimit limit = RateLimit.of(4, Duration.ofSeconds(2))
+                .withAlgorithm(RateLimit.Algorithm.SLIDING_WINDOW)
+                .withSubWindows(2);
+        Instant start = Instant.parse("2026-05-01T10:00:00Z");
+        WindowLimiter other = limiter(fixture.store(), limit, start);
+        AtomicBoolean overtake = new AtomicBoolean(true);
+        CounterStore late = new ForwardingCounterStore(fixture.anotherStore()) {
+            @Override
+            public Optional<Escrow.EscrowCell> bind(
+                    CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
+                if (overtake.getAndSet(false)) {
+                    // Between this process's read (slice 0 absent) and its bind, another creates slice 0, and in
+                    // the next slice seals it by binding slice 1.
+                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+                    advance(Duration.ofSeconds(1));
+                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+                }
+                return super.bind(counter, bounds, initial, nodeCell, now);
+            }
+        };
+        WindowLimiter overtaken = limiter(late, limit, start);
+        assertThat(overtaken.tryAcquire("k", 2).outcome()).isEqualTo(Outcome.REFUSED); // slice 1 has 4 - 2 - 2
+        RateWindows slices = new RateWindows(limit);
+        assertThat(value(start, "k", limit) + value(slices.end(start), "k", limit))
+                .isEqualTo(4);
+        assertThat(escrow(fixture.store())
+                        .state(RateWindows.name(limiter, "k", start), Instant.now())
+                        .orElseThrow()
+                        .bounds())
+                .as("sealed again")
+                .isEqualTo(new Bounds(0L, 2L));
     }
 
     @Test
