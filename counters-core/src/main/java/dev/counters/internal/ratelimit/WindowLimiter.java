@@ -19,7 +19,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Fixed windows, calendar quotas and sliding windows, each window of a key a bounded counter
@@ -322,9 +321,5 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
     @Override
     public String toString() {
         return "WindowLimiter[" + limiter + ", " + limit + "]";
-    }
-
-    static @Nullable WindowLimiter of(KeyLimiter limiter) {
-        return limiter instanceof WindowLimiter windowed ? windowed : null;
     }
 }
