@@ -1,6 +1,7 @@
 package dev.counters.internal.ratelimit;
 
 import dev.counters.BoundedIncrement;
+import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.RateDecision;
 import dev.counters.RateDecision.Outcome;
@@ -18,7 +19,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Fixed windows, calendar quotas and sliding windows, each window of a key a bounded counter
@@ -45,6 +45,8 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
     static final Duration GRACE = Duration.ofMinutes(1);
     /** The most {@link #margin} can be: the steady times of processes agree far closer (their tickers' drift). */
     static final Duration MARGIN = Duration.ofMillis(5);
+    /** Decisions tried in successive windows, each one's window having ended before it was made, at most. */
+    static final int MAX_ATTEMPTS = 5;
     /** Names read per page by the purge. */
     static final int PAGE = 1_000;
 
@@ -104,7 +106,12 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
 
     @Override
     public RateDecision tryAcquire(String key, long permits) {
-        while (true) {
+        for (int attempt = 1; ; attempt++) {
+            if (attempt > MAX_ATTEMPTS) {
+                // Every attempt outlived its window: nothing taken, and no decision; the rule answers it.
+                throw new CounterContentionException(
+                        RateWindows.name(limiter, key, windows.start(time.steady())), MAX_ATTEMPTS);
+            }
             Instant now = time.steady();
             Instant start = windows.start(now);
             forgetEnded(start);
@@ -314,9 +321,5 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
     @Override
     public String toString() {
         return "WindowLimiter[" + limiter + ", " + limit + "]";
-    }
-
-    static @Nullable WindowLimiter of(KeyLimiter limiter) {
-        return limiter instanceof WindowLimiter windowed ? windowed : null;
     }
 }

@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * What the windows of rate limiters (fixed, calendar, sliding) must do on every store: exact admission per window
@@ -261,6 +262,37 @@ public abstract class WindowLimiterContract {
         RateWindows arithmetic = new RateWindows(limit);
         assertThat(value(arithmetic.start(start), "k", limit)).as("given back").isZero();
         assertThat(value(arithmetic.end(arithmetic.start(start)), "k", limit)).isEqualTo(4);
+    }
+
+    @Test
+    @Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a decision never loops without end
+    void decisionsThatAllOutliveTheirWindowEndTakingNothing() {
+        Instant start = Instant.parse("2026-05-01T10:00:00Z");
+        RateLimit limit = RateLimit.of(10, Duration.ofSeconds(1)).withAlgorithm(RateLimit.Algorithm.FIXED_WINDOW);
+        CounterStore slow = new ForwardingCounterStore(fixture.store()) {
+            @Override
+            public Optional<EscrowState> changeAndGet(
+                    CounterName counter, String cell, long value, long down, long up, Instant now) {
+                Optional<EscrowState> after = super.changeAndGet(counter, cell, value, down, up, now);
+                if (value > 0) {
+                    advance(Duration.ofSeconds(1)); // every write outlives its window
+                }
+                return after;
+            }
+        };
+        WindowLimiter windows = limiter(slow, limit, start);
+        assertThatThrownBy(() -> windows.tryAcquire("k", 1))
+                .isInstanceOfSatisfying(
+                        dev.counters.CounterContentionException.class,
+                        e -> assertThat(e.mayHaveBeenApplied()).isFalse());
+        for (CounterName name : fixture.store().counterNames(limiter + ":", null, 100)) {
+            assertThat(escrow(fixture.store())
+                            .state(name, Instant.now())
+                            .orElseThrow()
+                            .value())
+                    .as(name + ", given back")
+                    .isZero();
+        }
     }
 
     // ---- calendar quotas ----
