@@ -1,0 +1,60 @@
+package dev.counters.testing;
+
+import dev.counters.testing.AdmissionLog.Admission;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Checks a history of admissions against a limiter's bound. A decision is known only to lie within its span (from
+ * before the call to after it returned), so an admission counts toward a stretch of time only when its whole span lies
+ * inside: the counts are what the limiter certainly admitted there, never more, and a count over the bound is proof of
+ * over-admission, whatever the latencies.
+ */
+public final class Admissions {
+
+    private Admissions() {}
+
+    /**
+     * The most admissions whose spans all lie within one half-open stretch of {@code periodMicros}, wherever it starts:
+     * GCRA admits at most {@code permits + burst - 1} there.
+     */
+    public static long mostInAnyPeriod(List<Admission> admissions, long periodMicros) {
+        List<Admission> byStart = admissions.stream()
+                .sorted(Comparator.comparingLong(Admission::start))
+                .toList();
+        long most = 0;
+        int last = 0;
+        // A stretch holding the most can start at some admission's start: slide its start there.
+        for (int first = 0; first < byStart.size(); first++) {
+            long from = byStart.get(first).start();
+            long until = from + periodMicros;
+            last = Math.max(last, first);
+            while (last < byStart.size() && byStart.get(last).start() < until) {
+                last++;
+            }
+            long inside = 0;
+            for (int i = first; i < last; i++) {
+                if (byStart.get(i).end() < until) {
+                    inside++;
+                }
+            }
+            most = Math.max(most, inside);
+        }
+        return most;
+    }
+
+    /**
+     * The most admissions whose spans lie within one window {@code [k * windowMicros, (k + 1) * windowMicros)} of the
+     * epoch: a fixed window admits at most its permits there.
+     */
+    public static long mostInAWindow(List<Admission> admissions, long windowMicros) {
+        java.util.Map<Long, Long> perWindow = new java.util.HashMap<>();
+        for (Admission admission : admissions) {
+            long window = Math.floorDiv(admission.start(), windowMicros);
+            if (Math.floorDiv(admission.end(), windowMicros) == window) {
+                perWindow.merge(window, 1L, Long::sum);
+            }
+        }
+        return perWindow.values().stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+}
