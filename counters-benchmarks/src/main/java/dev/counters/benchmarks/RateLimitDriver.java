@@ -97,6 +97,17 @@ final class RateLimitDriver {
         }
     }
 
+    /**
+     * The most admissions in any span of the period (fixed windows: in one window), on the clock the limiter decided
+     * on ({@link Admissions#CLOCK_TOLERANCE_MICROS}), whichever limiter: the same measure for both.
+     */
+    static long most(RateLimitWorkload.Kind kind, RateLimitWorkload.Limit limit, List<Admission> admissions) {
+        long period = limit.period().toNanos() / 1_000;
+        return kind.fixedWindow()
+                ? Admissions.mostInAWindow(admissions, period, Admissions.CLOCK_TOLERANCE_MICROS)
+                : Admissions.mostInAnyPeriod(admissions, period, Admissions.CLOCK_TOLERANCE_MICROS);
+    }
+
     static Result run(
             BenchDatabase database,
             RateLimitWorkload.Kind kind,
@@ -140,10 +151,7 @@ final class RateLimitDriver {
                             }
                         });
                 List<Admission> all = List.copyOf(admissions);
-                long period = limit.period().toNanos() / 1_000;
-                long most = kind.fixedWindow()
-                        ? Admissions.mostInAWindow(all, period)
-                        : Admissions.mostInAnyPeriod(all, period);
+                long most = most(kind, limit, all);
                 return new Result(
                         database,
                         kind.name(),

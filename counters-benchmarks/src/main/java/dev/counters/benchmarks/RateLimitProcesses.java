@@ -3,7 +3,6 @@ package dev.counters.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.counters.testing.AdmissionLog;
 import dev.counters.testing.AdmissionLog.Admission;
-import dev.counters.testing.Admissions;
 import dev.counters.testing.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,10 +69,7 @@ final class RateLimitProcesses {
             for (Path log : logs) {
                 admissions.addAll(AdmissionLog.read(log));
             }
-            long period = limit.period().toNanos() / 1_000;
-            long most = kind.fixedWindow()
-                    ? Admissions.mostInAWindow(admissions, period)
-                    : Admissions.mostInAnyPeriod(admissions, period);
+            long most = RateLimitDriver.most(kind, limit, admissions);
             return new RateLimitDriver.Result(
                     database,
                     kind.name(),

@@ -1,6 +1,7 @@
 package dev.counters.benchmarks;
 
 import dev.counters.RateLimit;
+import dev.counters.testing.Admissions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -438,9 +439,12 @@ final class RateLimitReport {
             }
         }
         md.append("\nEvery admission is logged with its span, from just before the call to just after it returned, on"
-                + " the machine's wall clock (which every process reads alike); an admission counts toward a stretch of"
-                + " time only when its whole span lies inside, so a count over the bound proves over-admission whatever"
-                + " the latencies. \"Most in a period\": the most admissions in any stretch of one period (fixed"
+                + " the machine's wall clock (which every process reads alike), widened by "
+                + Admissions.CLOCK_TOLERANCE_MICROS / 1_000
+                + " ms on each side: this library decides on its process's reading of the database's clock, within"
+                + " half a round trip of the wall clock. An admission counts toward a stretch of time only when its"
+                + " whole widened span lies inside, so a count over the bound proves over-admission whatever the"
+                + " latencies. \"Most in a period\": the most admissions in any stretch of one period (fixed"
                 + " window: in one window of the epoch). \"Bound\": what the limit allows there, the same for both"
                 + " limiters: `permits + burst − 1` for GCRA and Bucket4j's bucket (burst = capacity = permits), the"
                 + " permits for a fixed window. \"÷ limit\": admitted over what the limit lets through in the run (its"
