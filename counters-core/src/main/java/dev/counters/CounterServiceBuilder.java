@@ -1,8 +1,10 @@
 package dev.counters;
 
 import dev.counters.internal.NamePattern;
+import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
 import dev.counters.internal.Threads;
+import dev.counters.internal.ratelimit.RateLimiters;
 import dev.counters.internal.service.ServiceAssembly;
 import dev.counters.observation.CountersObservationConvention;
 import dev.counters.observation.DefaultCountersObservationConvention;
@@ -44,6 +46,7 @@ public final class CounterServiceBuilder {
     private final CounterStore store;
     private StrategySettings defaultStrategy = AtomicSettings.defaults();
     private final Map<String, CounterRule> rules = new LinkedHashMap<>();
+    private final Map<String, RateLimitRule> rateLimits = new LinkedHashMap<>();
     private @Nullable MonotonicCache monotonicCache;
     private @Nullable TotalCache totalCache;
     private Clock clock = Clock.systemUTC();
@@ -117,7 +120,9 @@ public final class CounterServiceBuilder {
      * @throws IllegalArgumentException for a bad name or pattern, or one given a rule already
      */
     public CounterServiceBuilder rateLimit(String nameOrPattern, RateLimitRule rule) {
-        throw new UnsupportedOperationException("not yet: issue 35, work package A");
+        RateLimiters.checkPattern(nameOrPattern);
+        NameRules.add(rateLimits, nameOrPattern, rule, "A rate limit");
+        return this;
     }
 
     /**
@@ -279,6 +284,7 @@ public final class CounterServiceBuilder {
                 store,
                 defaultStrategy,
                 rules,
+                rateLimits,
                 clock,
                 random,
                 threadFactory,

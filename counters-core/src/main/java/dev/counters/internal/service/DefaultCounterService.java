@@ -19,6 +19,7 @@ import dev.counters.StrategyStatistics;
 import dev.counters.WindowedCounter;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Time;
+import dev.counters.internal.ratelimit.RateLimiters;
 import dev.counters.internal.strategy.Bounding;
 import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.Resharding;
@@ -60,6 +61,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     private final Housekeeping housekeeping;
     private final StrategyFamilies families;
     private final ThreadFactory threadFactory;
+    private final RateLimiters rateLimiters;
 
     public DefaultCounterService(
             NameRules<Route> router,
@@ -70,8 +72,10 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
             Time time,
             Housekeeping housekeeping,
             StrategyFamilies families,
-            ThreadFactory threadFactory) {
+            ThreadFactory threadFactory,
+            RateLimiters rateLimiters) {
         this.threadFactory = threadFactory;
+        this.rateLimiters = rateLimiters;
         this.housekeeping = housekeeping;
         this.families = families;
         this.windows = windows;
@@ -181,17 +185,19 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
 
     @Override
     public RateLimiter rateLimiter(String name) {
-        throw new UnsupportedOperationException("not yet: issue 35, work package A");
+        checkOpen();
+        return rateLimiters.get(name);
     }
 
     @Override
     public RateLimiter rateLimiter(String name, RateLimit limit) {
-        throw new UnsupportedOperationException("not yet: issue 35, work package A");
+        checkOpen();
+        return rateLimiters.get(name, limit);
     }
 
     @Override
     public List<RateLimiter> rateLimiters() {
-        throw new UnsupportedOperationException("not yet: issue 35, work package A");
+        return rateLimiters.all();
     }
 
     @Override
@@ -263,9 +269,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     }
 
     private Handle handle(String name) {
-        if (closed) {
-            throw new IllegalStateException("The CounterService is closed");
-        }
+        checkOpen();
         if (name == null) {
             throw new IllegalArgumentException("Counter name must not be null");
         }
@@ -309,6 +313,12 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         return new RoutedCounter(name, route, housekeeping);
     }
 
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("The CounterService is closed");
+        }
+    }
+
     /** Whether this call closed the service (only the first does). */
     private synchronized boolean markClosed() {
         boolean first = !closed;
@@ -326,6 +336,11 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         if (markClosed()) {
             housekeeping.close();
             List<RuntimeException> failures = Collections.synchronizedList(new ArrayList<>());
+            try {
+                rateLimiters.close();
+            } catch (RuntimeException e) {
+                failures.add(e);
+            }
             List<Thread> closing = new ArrayList<>();
             for (Route route : routes) {
                 Runnable close = () -> {
