@@ -833,8 +833,20 @@ public final class InMemoryCounterStore
     }
 
     @Override
-    public Optional<EscrowState> seal(CounterName counter, Instant now) {
-        throw new UnsupportedOperationException("not yet: issue 35, work package A");
+    public synchronized Optional<EscrowState> seal(CounterName counter, Instant now) {
+        Bounds stored = bounds.get(counter);
+        if (stored == null) {
+            return Optional.empty();
+        }
+        EscrowState before = state(counter, now).orElseThrow();
+        // The units of open holds toward the minimum come back if released: the maximum keeps room for them.
+        long max = add(counter, before.value(), before.heldDown());
+        for (String cell : escrowValues(counter).keySet()) {
+            putRooms(counter, cell, new Rooms(roomsOf(counter, cell).down(), 0L));
+            addToCell(counter, cell, 0); // a new version, as the database's update
+        }
+        bounds.put(counter, new Bounds(stored.min(), max));
+        return state(counter, now);
     }
 
     @Override

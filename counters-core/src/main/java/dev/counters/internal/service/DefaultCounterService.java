@@ -20,6 +20,7 @@ import dev.counters.WindowedCounter;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Time;
 import dev.counters.internal.ratelimit.RateLimiters;
+import dev.counters.internal.ratelimit.RateWindows;
 import dev.counters.internal.strategy.Bounding;
 import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.Resharding;
@@ -232,9 +233,21 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
             throw new IllegalArgumentException("limit must be >= 1, was " + limit);
         }
         CounterName from = after == null ? null : CounterName.of(after);
-        return store.counterNames("", from, limit).stream()
-                .map(CounterName::value)
-                .toList();
+        List<String> names = new ArrayList<>();
+        while (names.size() < limit) { // the rate limiters' windows are theirs, not the application's counters
+            int wanted = limit - names.size();
+            List<CounterName> page = store.counterNames("", from, wanted);
+            for (CounterName name : page) {
+                if (!name.value().contains(RateWindows.MARK)) {
+                    names.add(name.value());
+                }
+            }
+            if (page.size() < wanted) {
+                break;
+            }
+            from = page.get(page.size() - 1);
+        }
+        return names;
     }
 
     @Override
@@ -280,6 +293,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         }
         counter = handles.getIfPresent(name);
         if (counter == null) {
+            RateWindows.checkNotReserved(name);
             CounterName counterName = CounterName.of(name);
             Optional<Windows.Window> window = Windows.parse(counterName)
                     .filter(stored -> windows.select(stored.counter().value()).isPresent());
