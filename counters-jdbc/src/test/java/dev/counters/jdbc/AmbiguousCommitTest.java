@@ -17,6 +17,7 @@ import dev.counters.jdbc.testing.FaultInjectingDataSource.Fault;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.RateLimits;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import java.time.Duration;
@@ -148,6 +149,45 @@ class AmbiguousCommitTest {
                 .isInstanceOf(CounterOverflowException.class)
                 .hasMessageContaining(full.value());
         assertThat(stores.store().get(full)).isEqualTo(Long.MAX_VALUE - 1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aRateDecisionWhoseReplyIsLostIsNeitherAdmittedNorRefused(TestDatabase database) {
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        JooqCounterStore store = faultyStore(stores, faulty);
+        String limiter = "lost" + System.nanoTime();
+        long now = System.currentTimeMillis() * 1_000_000L;
+        assertThat(store.acquire(limiter, "k", 10, 30, now).admitted()).isTrue();
+
+        // The guarded write that decides commits (it takes 10 ns of the key's time), and its reply is lost.
+        faulty.failEvery(1, Fault.AFTER_COMMIT);
+        assertThatThrownBy(() -> store.acquire(limiter, "k", 10, 30, now))
+                .as("taken, but not known to be: never an admission, never a refusal")
+                .isInstanceOf(CounterStoreException.class)
+                .isNotInstanceOf(TransientStoreException.class);
+        assertThat(stores.store().tat(limiter, "k")).hasValue(now + 20);
+        assertThatThrownBy(() -> store.acquire(limiter, "fresh", 10, 30, now))
+                .as("a new key")
+                .isInstanceOf(CounterStoreException.class)
+                .isNotInstanceOf(TransientStoreException.class);
+
+        // Lost before it reached the database: nothing was taken, and the client cannot tell that either.
+        faulty.failEvery(1, Fault.BEFORE_COMMIT);
+        assertThatThrownBy(() -> store.acquire(limiter, "k", 10, 30, now))
+                .isInstanceOf(CounterStoreException.class)
+                .isNotInstanceOf(TransientStoreException.class);
+        assertThat(stores.store().tat(limiter, "k")).hasValue(now + 20);
+
+        faulty.failEvery(0, Fault.AFTER_COMMIT);
+        assertThat(store.acquire(limiter, "k", 10, 30, now)).isEqualTo(new RateLimits.Gcra(true, now + 30));
+        faulty.failEvery(1, Fault.AFTER_COMMIT);
+        assertThatThrownBy(() -> store.acquire(limiter, "k", 10, 30, now))
+                .as("a refusal whose guarded write's reply is lost is not known to be one")
+                .isInstanceOf(CounterStoreException.class)
+                .isNotInstanceOf(TransientStoreException.class);
+        assertThat(faulty.injected()).isEqualTo(4);
     }
 
     @ParameterizedTest
