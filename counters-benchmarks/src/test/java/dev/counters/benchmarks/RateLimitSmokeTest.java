@@ -3,10 +3,13 @@ package dev.counters.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * CI's seconds-long run of the rate-limit report's limiters on the test servers: each decides, keeps within its
@@ -17,16 +20,22 @@ class RateLimitSmokeTest {
 
     private static final RateLimitWorkload.Limit LIMIT = new RateLimitWorkload.Limit(20, Duration.ofSeconds(1));
 
-    static List<BenchDatabase> databases() {
-        return List.of(BenchDatabase.MARIADB, BenchDatabase.POSTGRES);
+    static List<Arguments> limitersOnDatabases() {
+        List<Arguments> all = new ArrayList<>();
+        for (BenchDatabase database : List.of(BenchDatabase.MARIADB, BenchDatabase.POSTGRES)) {
+            for (RateLimitWorkload.Kind kind : RateLimitReport.kinds()) {
+                all.add(Arguments.of(database, kind.name()));
+            }
+        }
+        return all;
     }
 
-    @ParameterizedTest
-    @MethodSource("databases")
-    void bucket4jKeepsWithinItsBoundAtItsLimit(BenchDatabase database) throws Exception {
+    @ParameterizedTest(name = "{1} on {0}")
+    @MethodSource("limitersOnDatabases")
+    void everyLimiterKeepsWithinItsBoundAtItsLimit(BenchDatabase database, String limiter) throws Exception {
         RateLimitDriver.Result result = RateLimitDriver.run(
                 database,
-                RateLimitReport.kind("bucket4j"),
+                RateLimitReport.kind(limiter),
                 RateLimitReport.LIMITED,
                 LIMIT,
                 4,
@@ -40,11 +49,12 @@ class RateLimitSmokeTest {
         assertThat(result.most()).as(result.line()).isPositive().isLessThanOrEqualTo(result.bound());
     }
 
-    @Test
-    void bucket4jDecidesOnManyKeys() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"gcra", "bucket4j"})
+    void decidesOnManyKeys(String limiter) throws Exception {
         RateLimitDriver.Result result = RateLimitDriver.run(
                 BenchDatabase.POSTGRES,
-                RateLimitReport.kind("bucket4j"),
+                RateLimitReport.kind(limiter),
                 RateLimitReport.SPREAD,
                 RateLimitReport.UNREFUSED,
                 4,
@@ -56,10 +66,11 @@ class RateLimitSmokeTest {
         assertThat(result.decisions()).as(result.line()).isPositive().isEqualTo(result.admitted());
     }
 
-    @Test
-    void twoProcessesOneKilledKeepBucket4jWithinItsBound() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"gcra", "bucket4j"})
+    void twoProcessesOneKilledKeepWithinTheBound(String limiter) throws Exception {
         RateLimitDriver.Result result = RateLimitProcesses.run(
-                BenchDatabase.MARIADB, RateLimitReport.kind("bucket4j"), LIMIT, 2, 2, Duration.ofSeconds(3));
+                BenchDatabase.MARIADB, RateLimitReport.kind(limiter), LIMIT, 2, 2, Duration.ofSeconds(3));
 
         assertThat(result.errors()).as(result.line()).isZero();
         assertThat(result.admitted()).as(result.line()).isGreaterThan(LIMIT.permits());

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * An application process of {@link MultiProcessRateLimitTest}: takes permits of one hot key from both of the test's
@@ -58,7 +59,11 @@ public final class ChildRateLimiter {
                         RateDecision decision = limiters.get(which).tryAcquire(MultiProcessRateLimitTest.KEY);
                         switch (decision.outcome()) {
                             case ALLOWED -> logs.get(which).admitted(start);
-                            case REFUSED -> refused.increment();
+                            case REFUSED -> {
+                                refused.increment();
+                                // A short seeded pause: a refused client does not spin on the machine's cores.
+                                LockSupport.parkNanos(random.nextInt(500_000));
+                            }
                             case FAIL_OPEN, FAIL_CLOSED -> failed.increment();
                         }
                     }

@@ -22,6 +22,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -126,19 +127,28 @@ class MultiProcessRateLimitTest {
                         + (mostGcra <= gcraBound && mostWindow <= WINDOW_LIMIT.permits()
                                 ? "within bounds"
                                 : "VIOLATED"));
-        assertThat(mostGcra).as("GCRA within its bound: " + run).isLessThanOrEqualTo(gcraBound);
-        assertThat(mostWindow).as("fixed window within its bound: " + run).isLessThanOrEqualTo(WINDOW_LIMIT.permits());
-        // Not vacuous: each limiter was pushed past its limit and admitted about its rate.
-        assertThat(refused).as("refusals: " + run).isPositive();
-        long seconds = RUN.toSeconds();
-        assertThat((long) gcra.size()).as("GCRA admitted: " + run).isGreaterThan(GCRA_LIMIT.permits() * seconds / 2);
-        assertThat((long) window.size())
-                .as("window admitted: " + run)
-                .isGreaterThan(WINDOW_LIMIT.permits() * seconds / 2);
-        assertThat(mostGcra).as("GCRA reached its limit: " + run).isGreaterThanOrEqualTo(GCRA_LIMIT.permits() / 2);
-        assertThat(mostWindow)
-                .as("window reached its limit: " + run)
-                .isGreaterThanOrEqualTo(WINDOW_LIMIT.permits() / 2);
+        long refusals = refused;
+        SoftAssertions.assertSoftly(softly -> {
+            softly.assertThat(mostGcra).as("GCRA within its bound: " + run).isLessThanOrEqualTo(gcraBound);
+            softly.assertThat(mostWindow)
+                    .as("fixed window within its bound: " + run)
+                    .isLessThanOrEqualTo(WINDOW_LIMIT.permits());
+            // Not vacuous: each limiter was pushed past its limit and admitted about its rate.
+            softly.assertThat(refusals).as("refusals: " + run).isPositive();
+            long seconds = RUN.toSeconds();
+            softly.assertThat((long) gcra.size())
+                    .as("GCRA admitted: " + run)
+                    .isGreaterThan(GCRA_LIMIT.permits() * seconds / 2);
+            softly.assertThat((long) window.size())
+                    .as("window admitted: " + run)
+                    .isGreaterThan(WINDOW_LIMIT.permits() * seconds / 2);
+            softly.assertThat(mostGcra)
+                    .as("GCRA reached its limit: " + run)
+                    .isGreaterThanOrEqualTo(GCRA_LIMIT.permits() / 2);
+            softly.assertThat(mostWindow)
+                    .as("window reached its limit: " + run)
+                    .isGreaterThanOrEqualTo(WINDOW_LIMIT.permits() / 2);
+        });
         assertThat(AdmissionLog.read(logs.get(victim)[0]))
                 .as("the killed process was admitted before it died")
                 .isNotEmpty();
