@@ -153,7 +153,9 @@ public interface CounterService extends AutoCloseable {
      * The rate limiter of that name with {@code limit}, failing as the first rate-limit rule it matches says (closed
      * if none): for limits written in code, an annotation's say.
      *
-     * @throws IllegalStateException if the limiter has another limit already, from a rule or an earlier call
+     * @throws IllegalArgumentException for a bad name, as {@link #rateLimiter(String)}
+     * @throws IllegalStateException if the limiter has another limit already, from a rule of its exact name or an
+     *     earlier call (a pattern's rule says only how its limiters fail)
      */
     RateLimiter rateLimiter(String name, RateLimit limit);
 

@@ -5,7 +5,10 @@ import dev.counters.StoreUnavailableException;
 import dev.counters.TransientStoreException;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.RateLimits;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /** Wraps a real store; GCRA writes fail as {@link #fault} says. Counts the writes that reach it. */
 public final class FaultyRateLimits extends ForwardingCounterStore {
@@ -23,6 +26,9 @@ public final class FaultyRateLimits extends ForwardingCounterStore {
     }
 
     public volatile Fault fault = Fault.NONE;
+    /** While set, a GCRA write waits for it (10 s at most) before it is made: callers queue behind it. */
+    public volatile @Nullable CountDownLatch hold;
+
     public final AtomicInteger acquires = new AtomicInteger();
 
     public FaultyRateLimits(CounterStore delegate) {
@@ -32,6 +38,14 @@ public final class FaultyRateLimits extends ForwardingCounterStore {
     @Override
     public Gcra acquire(String limiter, String key, long costNanos, long burstNanos, long nowNanos) {
         acquires.incrementAndGet();
+        CountDownLatch latch = hold;
+        if (latch != null) {
+            try {
+                latch.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         switch (fault) {
             case DOWN -> throw new StoreUnavailableException("the store is down (test)", null);
             case TRANSIENT_ONCE -> {

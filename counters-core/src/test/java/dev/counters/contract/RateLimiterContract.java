@@ -17,6 +17,7 @@ import dev.counters.internal.service.RateLimitExpiry;
 import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.RateLimits;
+import dev.counters.testing.TestThreads;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
 import java.time.Clock;
@@ -28,6 +29,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Nested;
@@ -340,6 +343,48 @@ public abstract class RateLimiterContract extends ContractSupport {
             // The clock stood still, so room only shrank: a caller refused had more than what is left even now.
             assertThat(refusedCosts).allSatisfy(cost -> assertThat(cost).isGreaterThan(left));
             assertThat(limiter.peek("k").remaining()).isEqualTo(left);
+        }
+
+        @Test
+        void callersQueuedBehindAWriteShareOneAndTheirRefusedBatchIsSplit() throws Exception {
+            RateLimit limit = RateLimit.parse("10/1s");
+            FaultyRateLimits store = new FaultyRateLimits(store());
+            RateLimiter limiter = limiter(store, RateLimitRule.of(limit));
+            assertThat(limiter.tryAcquire("k", 6).allowed()).isTrue();
+            store.hold = new CountDownLatch(1);
+            List<Thread> callers = new ArrayList<>();
+            Map<Long, Outcome> outcomes = new ConcurrentHashMap<>();
+            callers.add(TestThreads.start(
+                    () -> outcomes.put(1L, limiter.tryAcquire("k", 1).outcome())));
+            for (int spin = 0; store.acquires.get() < 2 && spin < 1_000; spin++) {
+                Thread.sleep(5); // until the first caller's write waits in the store
+            }
+            for (long cost : new long[] {3, 4, 2}) {
+                callers.add(TestThreads.start(
+                        () -> outcomes.put(cost, limiter.tryAcquire("k", cost).outcome())));
+            }
+            Thread.sleep(200); // they queue behind the held write
+            store.hold.countDown();
+            for (Thread caller : callers) {
+                caller.join(10_000);
+            }
+            // 3 left after the first: 3 + 4 + 2 together do not fit, so the batch is split and each decided alone
+            assertThat(outcomes).hasSize(4).containsEntry(1L, Outcome.ALLOWED);
+            long admitted = outcomes.entrySet().stream()
+                    .filter(e -> e.getValue() == Outcome.ALLOWED)
+                    .mapToLong(Map.Entry::getKey)
+                    .sum();
+            long left = limiter.peek("k").remaining();
+            assertThat(6 + admitted + left).isEqualTo(10);
+            outcomes.forEach((cost, outcome) -> {
+                if (outcome == Outcome.REFUSED) {
+                    assertThat(cost).as("refused while it fitted").isGreaterThan(left);
+                }
+            });
+            assertThat(admitted).isGreaterThan(1);
+            // One write for the queued three; split, one for the first that fits, the others refused here: the
+            // batch's refusal read the key's time.
+            assertThat(store.acquires.get()).isEqualTo(4);
         }
 
         @Test
