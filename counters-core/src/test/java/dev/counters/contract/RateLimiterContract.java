@@ -472,4 +472,109 @@ public abstract class RateLimiterContract extends ContractSupport {
             assertThat(limiter.tryAcquire("busy").outcome()).isEqualTo(Outcome.ALLOWED); // a permit came back
         }
     }
+
+    // ---- windows ----
+
+    /**
+     * Fixed windows, calendar quotas and sliding windows through the limiter (the windows' own contract is
+     * {@code dev.counters.internal.ratelimit.WindowLimiterContract}): decisions, store failures answered by the rule
+     * and never {@link Outcome#ALLOWED} nor {@link Outcome#REFUSED} for a write whose outcome is unknown, the purge of
+     * ended windows.
+     */
+    @Nested
+    class Windows {
+
+        private final RateLimit fixed = RateLimit.parse("4/1m fixed-window");
+
+        /** A store whose escrow writes of windows fail as {@link #fault} says. */
+        final class FaultyWindows extends ForwardingCounterStore {
+
+            volatile FaultyRateLimits.Fault fault = FaultyRateLimits.Fault.NONE;
+
+            FaultyWindows(CounterStore delegate) {
+                super(delegate);
+            }
+
+            @Override
+            public java.util.Optional<dev.counters.spi.Escrow.EscrowState> changeAndGet(
+                    dev.counters.CounterName counter,
+                    String cell,
+                    long valueDelta,
+                    long roomDownDelta,
+                    long roomUpDelta,
+                    Instant now) {
+                switch (fault) {
+                    case DOWN:
+                        throw new dev.counters.StoreUnavailableException("the store is down (test)", null);
+                    case LOST_REPLY:
+                        super.changeAndGet(counter, cell, valueDelta, roomDownDelta, roomUpDelta, now);
+                        throw new dev.counters.CounterStoreException("the commit's reply was lost (test)", null);
+                    default:
+                        return super.changeAndGet(counter, cell, valueDelta, roomDownDelta, roomUpDelta, now);
+                }
+            }
+        }
+
+        @Test
+        void aWindowAdmitsItsPermitsThenRefusesUntilItEnds() {
+            RateLimiter limiter = limiter(fixed);
+            RateDecision first = limiter.tryAcquire("k", 3);
+            assertThat(first.outcome()).isEqualTo(Outcome.ALLOWED);
+            assertThat(first.remaining()).isEqualTo(1);
+            assertThat(limiter.tryAcquire("k", 2).outcome()).isEqualTo(Outcome.REFUSED);
+            RateDecision last = limiter.tryAcquire("k");
+            assertThat(last.remaining()).isZero();
+            RateDecision refused = limiter.tryAcquire("k");
+            assertThat(refused.outcome()).isEqualTo(Outcome.REFUSED);
+            assertThat(refused.retryAfter()).isEqualTo(refused.resetAfter()).isPositive();
+            advance(refused.retryAfter());
+            assertThat(limiter.tryAcquire("k", 4).outcome()).isEqualTo(Outcome.ALLOWED);
+            assertThat(limiter.decisions(Outcome.ALLOWED)).isEqualTo(3);
+            assertThat(limiter.decisions(Outcome.REFUSED)).isEqualTo(2);
+        }
+
+        @Test
+        void aSlidingWindowCountsThePermitsOfTheSlicesBefore() {
+            RateLimiter limiter = limiter(RateLimit.parse("4/4s sliding-window 4"));
+            assertThat(limiter.tryAcquire("k", 3).allowed()).isTrue();
+            advance(Duration.ofSeconds(1));
+            assertThat(limiter.tryAcquire("k", 2).outcome()).isEqualTo(Outcome.REFUSED);
+            assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+            advance(Duration.ofSeconds(3)); // the first slice left the window
+            assertThat(limiter.tryAcquire("k", 3).allowed()).isTrue();
+            assertThat(limiter.tryAcquire("k", 1).outcome()).isEqualTo(Outcome.REFUSED);
+        }
+
+        @Test
+        void aStoreFailureIsAnsweredByTheRuleAndALostReplyIsNeverAllowedNorRefused() {
+            FaultyWindows store = new FaultyWindows(store());
+            RateLimiter closed = limiter(store, RateLimitRule.of(fixed));
+            store.fault = FaultyRateLimits.Fault.DOWN;
+            assertThat(closed.tryAcquire("k").outcome()).isEqualTo(Outcome.FAIL_CLOSED);
+            store.fault = FaultyRateLimits.Fault.LOST_REPLY; // taken by the store, then the reply lost
+            assertThat(closed.tryAcquire("k", 3).outcome()).isEqualTo(Outcome.FAIL_CLOSED);
+            store.fault = FaultyRateLimits.Fault.NONE;
+            assertThat(closed.tryAcquire("k", 2).outcome()).isEqualTo(Outcome.REFUSED); // the lost one did take 3
+            assertThat(closed.tryAcquire("k", 1).outcome()).isEqualTo(Outcome.ALLOWED);
+            assertThat(closed.decisions(Outcome.ALLOWED)).isOne();
+        }
+
+        @Test
+        void thePurgeDeletesTheWindowsThatEndedByTheGrace() {
+            String name = limiterName("purged");
+            RateLimiters limiters = limiters(store(), Map.of(name, RateLimitRule.of(fixed)));
+            RateLimiter limiter = limiters.get(name);
+            limiter.tryAcquire("a");
+            advance(Duration.ofMinutes(1));
+            limiter.tryAcquire("a");
+            assertThat(limiters.purgeWindows(Instant.ofEpochSecond(0, now()), 100))
+                    .isZero();
+            advance(Duration.ofMinutes(1));
+            assertThat(limiters.purgeWindows(Instant.ofEpochSecond(0, now()), 100))
+                    .isOne();
+            assertThat(store().counterNames(name + ":", null, 10)).hasSize(1);
+            assertThat(limiter.tryAcquire("a", 4).outcome()).isEqualTo(Outcome.ALLOWED); // the window of now
+            assertThat(limiter.tryAcquire("a").outcome()).isEqualTo(Outcome.REFUSED);
+        }
+    }
 }

@@ -7,6 +7,7 @@ import dev.counters.RateLimiter;
 import dev.counters.StrategyStatistics;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.strategy.StrategyContext;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -137,10 +138,26 @@ public final class RateLimiters implements AutoCloseable {
             gcraStarted.run();
         } else {
             algorithm = WindowLimiter.create(context, name, limit);
+            gcraStarted.run(); // its ended windows are to be deleted
         }
         RateLimitRule own = new RateLimitRule(
                 limit, rule.rule().onStoreFailure(), rule.rule().failOpenPermits());
         return new StoreRateLimiter(name, own, algorithm, context.time());
+    }
+
+    /**
+     * Deletes the ended windows of the window limiters made here ({@link WindowLimiter#purge}), at most
+     * {@code budget}, for {@code Housekeeping}; how many.
+     */
+    public int purgeWindows(Instant horizon, int budget) {
+        int removed = 0;
+        for (StoreRateLimiter limiter : limiters.values()) {
+            removed += WindowLimiter.purge(limiter.algorithm(), horizon, budget - removed);
+            if (removed >= budget) {
+                break;
+            }
+        }
+        return removed;
     }
 
     @Override

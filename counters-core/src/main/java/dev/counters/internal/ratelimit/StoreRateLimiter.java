@@ -43,6 +43,11 @@ final class StoreRateLimiter implements RateLimiter {
     /** Whether the last decision met a store failure: logged when failures start and end, not per decision. */
     private volatile boolean failing;
 
+    /** The algorithm that decides. */
+    KeyLimiter algorithm() {
+        return algorithm;
+    }
+
     StoreRateLimiter(String name, RateLimitRule rule, KeyLimiter algorithm, Time time) {
         this.name = name;
         this.rule = rule;

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -124,6 +125,12 @@ public final class ServiceAssembly {
             boolean upkeepNow = !tasks.isEmpty();
             // Idle GCRA keys are deleted once a GCRA limiter is made: until then there are none of this service's.
             store.capability(RateLimits.class).ifPresent(limits -> tasks.add(new RateLimitExpiry(limits)));
+            // Ended windows of the window limiters, once one is made (the limiters are made below).
+            AtomicReference<@Nullable RateLimiters> limiters = new AtomicReference<>();
+            tasks.add(horizon -> {
+                RateLimiters made = limiters.get();
+                return made == null ? 0 : made.purgeWindows(horizon, WindowPurge.MAX_PER_RUN);
+            });
             Housekeeping housekeeping =
                     Housekeeping.of(store, time, ids.instanceId(), plan.keyRetention(), tasks, plan.threadFactory());
             housekeeping.keepClock(); // before any increment: its timestamps are on the database's clock
@@ -132,6 +139,7 @@ public final class ServiceAssembly {
             }
             RateLimiters rateLimiters = new RateLimiters(
                     plan.rateLimits(), rule -> context(plan, rule, RATE_LIMITER, time, ids), housekeeping::start);
+            limiters.set(rateLimiters);
             return new DefaultCounterService(
                     router,
                     created,

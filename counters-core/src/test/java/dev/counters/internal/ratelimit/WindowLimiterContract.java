@@ -133,6 +133,11 @@ public abstract class WindowLimiterContract {
                     .isEqualTo(1_000);
             advance(Duration.ofMinutes(1));
         }
+        for (WindowLimiter node : List.of(one, two)) {
+            assertThat(node.strategy().activity().escrow().refills())
+                    .as("the hot key took node allowances")
+                    .isPositive();
+        }
     }
 
     /** {@code threads} threads over the limiters take one permit {@code tries} times each; how many were admitted. */
@@ -192,6 +197,34 @@ public abstract class WindowLimiterContract {
         RateDecision next = windows.tryAcquire("k", 5);
         assertThat(next.outcome()).isEqualTo(Outcome.ALLOWED);
         assertThat(next.resetAfter()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void aRefusalIsRememberedUntilTheWindowEndsForThatManyPermitsOrMore() {
+        Instant start = Instant.parse("2026-05-01T10:00:30Z");
+        RateLimit limit = RateLimit.of(5, Duration.ofMinutes(1)).withAlgorithm(RateLimit.Algorithm.FIXED_WINDOW);
+        AtomicLong writes = new AtomicLong();
+        CounterStore counting = new ForwardingCounterStore(fixture.store()) {
+            @Override
+            public Optional<EscrowState> changeAndGet(
+                    CounterName counter, String cell, long value, long down, long up, Instant now) {
+                writes.incrementAndGet();
+                return super.changeAndGet(counter, cell, value, down, up, now);
+            }
+        };
+        WindowLimiter windows = limiter(counting, limit, start);
+        windows.tryAcquire("k", 3);
+        assertThat(windows.tryAcquire("k", 3).outcome()).isEqualTo(Outcome.REFUSED);
+        long asked = writes.get();
+        RateDecision remembered = windows.tryAcquire("k", 4);
+        assertThat(remembered.outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(remembered.remaining()).isZero(); // never more than it has: the room only shrank since
+        assertThat(remembered.retryAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(writes.get()).as("no statement").isEqualTo(asked);
+        assertThat(windows.tryAcquire("k", 2).outcome()).isEqualTo(Outcome.ALLOWED); // fewer permits: asked
+        assertThat(writes.get()).isGreaterThan(asked);
+        advance(Duration.ofSeconds(30));
+        assertThat(windows.tryAcquire("k", 3).outcome()).isEqualTo(Outcome.ALLOWED); // a new window
     }
 
     @Test
@@ -422,10 +455,18 @@ public abstract class WindowLimiterContract {
 
     @Test
     void theWindowMarkIsReservedInCounterNames() {
+        RateLimit limit = RateLimit.of(5, Duration.ofMinutes(1)).withAlgorithm(RateLimit.Algorithm.FIXED_WINDOW);
+        limiter(fixture.store(), limit, Instant.parse("2026-05-01T10:00:00Z")).tryAcquire("u1", 1);
         try (CounterService counters = CounterService.builder(fixture.store()).build()) {
-            assertThatThrownBy(() -> counters.get("likes:u1:r:x"))
+            counters.increment(limiter + ".app", 1);
+            assertThatThrownBy(() -> counters.get(limiter + ":u1:r:x"))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("':r:'");
+            assertThat(counters.counterNames(limiter + ".app", 1)) // the application's counters only: windows left out
+                    .allMatch(name -> !name.contains(RateWindows.MARK));
+            assertThat(counters.counterNames(null, 100_000))
+                    .contains(limiter + ".app")
+                    .noneMatch(name -> name.startsWith(limiter + ":"));
         }
         assertThatThrownBy(() ->
                         CounterService.builder(fixture.store()).strategy("quota:r:*", BoundedSettings.of(0L, 10L)))
