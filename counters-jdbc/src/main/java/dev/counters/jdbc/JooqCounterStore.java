@@ -917,15 +917,20 @@ public final class JooqCounterStore
                 ctx -> rateLimits.acquire(ctx, limiter, key, costNanos, burstNanos, nowNanos));
     }
 
+    /** A key that no decision could have stored is absent. */
     @Override
     public OptionalLong tat(String limiter, String key) {
-        checkRateKey(limiter, key);
+        if (!storable(limiter) || !storable(key)) {
+            return OptionalLong.empty();
+        }
         return runner.run("tat of key '" + key + "' of '" + limiter + "'", ctx -> rateLimits.read(ctx, limiter, key));
     }
 
     @Override
     public boolean delete(String limiter, String key) {
-        checkRateKey(limiter, key);
+        if (!storable(limiter) || !storable(key)) {
+            return false;
+        }
         return runner.run(
                 "delete of key '" + key + "' of '" + limiter + "'", ctx -> rateLimits.delete(ctx, limiter, key));
     }
@@ -940,17 +945,21 @@ public final class JooqCounterStore
 
     /** A limiter's name and a key fit their columns: 1 to 48 printable ASCII characters. */
     private static void checkRateKey(String limiter, String key) {
-        checkRateKeyPart("limiter name", limiter);
-        checkRateKeyPart("key", key);
+        checkStorable("limiter name", limiter);
+        checkStorable("key", key);
     }
 
-    private static void checkRateKeyPart(String what, String value) {
-        if (value.isEmpty()
-                || value.length() > MAX_RATE_KEY_LENGTH
-                || !value.chars().allMatch(c -> c > ' ' && c < 127)) {
+    private static void checkStorable(String what, String value) {
+        if (!storable(value)) {
             throw new IllegalArgumentException("A rate limit's " + what + " must be 1 to " + MAX_RATE_KEY_LENGTH
                     + " printable ASCII characters, not '" + value + "'");
         }
+    }
+
+    private static boolean storable(String part) {
+        return !part.isEmpty()
+                && part.length() <= MAX_RATE_KEY_LENGTH
+                && part.chars().allMatch(c -> c > ' ' && c < 127);
     }
 
     // ---- maxima ----

@@ -9,6 +9,10 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
+import dev.counters.RateDecision.Outcome;
+import dev.counters.RateLimit;
+import dev.counters.RateLimitRule;
+import dev.counters.RateLimiter;
 import dev.counters.StoreUnavailableException;
 import dev.counters.TransientStoreException;
 import dev.counters.contract.Concurrently;
@@ -188,6 +192,34 @@ class AmbiguousCommitTest {
                 .isInstanceOf(CounterStoreException.class)
                 .isNotInstanceOf(TransientStoreException.class);
         assertThat(faulty.injected()).isEqualTo(4);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aLimiterAnswersALostReplyByItsRuleNeitherAllowedNorRefused(TestDatabase database) {
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        String name = "lost" + System.nanoTime();
+        try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
+                .rateLimit(name, RateLimitRule.of(RateLimit.parse("2/1h")))
+                .build()) {
+            RateLimiter limiter = counters.rateLimiter(name);
+            assertThat(limiter.tryAcquire("k").outcome()).isEqualTo(Outcome.ALLOWED);
+            faulty.failEvery(1, Fault.AFTER_COMMIT);
+            assertThat(limiter.tryAcquire("k").outcome())
+                    .as("the last permit taken, the reply lost")
+                    .isEqualTo(Outcome.FAIL_CLOSED);
+            assertThat(limiter.tryAcquire("k").outcome())
+                    .as("refused by the database, the reply lost")
+                    .isEqualTo(Outcome.FAIL_CLOSED);
+            faulty.failEvery(0, Fault.AFTER_COMMIT);
+            assertThat(limiter.tryAcquire("k").outcome())
+                    .as("the lost one did take the last permit")
+                    .isEqualTo(Outcome.REFUSED);
+            assertThat(limiter.decisions(Outcome.ALLOWED)).isEqualTo(1);
+            assertThat(limiter.decisions(Outcome.FAIL_CLOSED)).isEqualTo(2);
+        }
+        assertThat(faulty.injectedAfterCommit.get()).isEqualTo(2);
     }
 
     @ParameterizedTest
