@@ -19,9 +19,14 @@ import javax.sql.DataSource;
  * transaction per decision: the row locked by {@code SELECT … FOR UPDATE}, the bucket computed in Java, written back
  * by {@code UPDATE}, committed; an {@code INSERT} first for a new key) on a table of string keys, a bucket of
  * {@code capacity(permits).refillGreedy(permits, period)} per key, rows expiring once their bucket would be full.
- * On MariaDB: the {@code -mysql} module, on Connector/J, as this library's.
+ * On MariaDB: the {@code -mysql} module, on Connector/J, as this library's. A request times out after
+ * {@link #TIMEOUT} (a statement timeout): a new key's {@code INSERT IGNORE} can wait on InnoDB's gap locks for
+ * {@code innodb_lock_wait_timeout} (50 s) under concurrent first uses; it then fails, as an error, rather than stall
+ * the run.
  */
 final class Bucket4jWorkload implements RateLimitWorkload {
+
+    static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private final ProxyManager<String> buckets;
     private final BucketConfiguration configuration;
@@ -45,11 +50,13 @@ final class Bucket4jWorkload implements RateLimitWorkload {
                         .primaryKeyMapper(PrimaryKeyMapper.STRING)
                         .table(table)
                         .expirationAfterWrite(expiry)
+                        .requestTimeout(TIMEOUT)
                         .build()
                 : Bucket4jPostgreSQL.selectForUpdateBasedBuilder(dataSource)
                         .primaryKeyMapper(PrimaryKeyMapper.STRING)
                         .table(table)
                         .expirationAfterWrite(expiry)
+                        .requestTimeout(TIMEOUT)
                         .build();
         this.configuration = BucketConfiguration.builder()
                 .addLimit(

@@ -64,7 +64,8 @@ final class RateLimitReport {
                         "baseline: Bucket4j " + Bucket4jVersion.CORE
                                 + " JDBC, select-for-update `ProxyManager` (MariaDB:"
                                 + " `bucket4j_jdk17-mysql` " + Bucket4jVersion.MYSQL + ", PostgreSQL:"
-                                + " `bucket4j_jdk17-postgresql`), `capacity(permits).refillGreedy(permits, period)`",
+                                + " `bucket4j_jdk17-postgresql`), `capacity(permits).refillGreedy(permits, period)`,"
+                                + " requests timing out after " + Bucket4jWorkload.TIMEOUT.toSeconds() + " s",
                         false,
                         Bucket4jWorkload.opener()));
     }
@@ -82,6 +83,8 @@ final class RateLimitReport {
     private final boolean quick;
     private final List<BenchDatabase> databases;
     private final List<Point> points = new ArrayList<>();
+    /** The machine's load average (1 min) when the run started and ended: others' work beside it, if above 2. */
+    private String load = "";
 
     RateLimitReport(Path docs, boolean quick) {
         this(docs, quick, DATABASES);
@@ -146,7 +149,9 @@ final class RateLimitReport {
 
     void run() throws Exception {
         long started = System.nanoTime();
+        String before = loadAverage();
         measure();
+        load = before + " at the start, " + loadAverage() + " at the end";
         write(Duration.ofNanos(System.nanoTime() - started));
     }
 
@@ -155,6 +160,15 @@ final class RateLimitReport {
         Path benchmarks = docs.resolve("benchmarks.md");
         if (Files.exists(benchmarks)) {
             Files.writeString(benchmarks, withSummary(Files.readString(benchmarks), summary()));
+        }
+    }
+
+    /** The one-minute load average, from /proc/loadavg; "unknown" elsewhere. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
         }
     }
 
@@ -294,8 +308,11 @@ final class RateLimitReport {
                 .append(quick ? "Short points" : "2 s of warm-up (on keys of their own), then 4 s measured")
                 .append("; a first point thrown away, then the throughput plan twice, the second time in reverse"
                         + " order; the hot key at its limit and the processes once.\n");
-        md.append("- The machine has 2 cores, shared by the client (this JVM) and the database. Read the ratios, not"
-                + " the absolute numbers.\n\n");
+        md.append("- The machine has ")
+                .append(Runtime.getRuntime().availableProcessors())
+                .append(" cores, shared by the client (this JVM) and the database")
+                .append(load.isEmpty() ? "" : "; its load average (1 min) was " + load)
+                .append(". Read the ratios, not the absolute numbers.\n\n");
         md.append("| workload | what |\n|---|---|\n");
         for (RateLimitWorkload.Kind kind : kinds()) {
             md.append("| `")

@@ -85,7 +85,8 @@ class RateLimitSmokeTest {
                 false,
                 (dataSource, database, limit, tables, create) -> new RateLimitWorkload() {
                     @Override
-                    public boolean tryAcquire(String key) {
+                    public boolean tryAcquire(String key) throws InterruptedException {
+                        Thread.sleep(1); // a few hundred admissions a second: far over the limit
                         return true;
                     }
 

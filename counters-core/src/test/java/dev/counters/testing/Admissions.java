@@ -17,8 +17,8 @@ import java.util.List;
 public final class Admissions {
 
     /**
-     * The tolerance the tests use: 50 ms, far above a round trip to a database on the same machine, even a busy one
-     * (a process reads the database's clock when its service starts and every 10 s).
+     * The tolerance for limiters deciding on the database's clock: 50 ms, far above a round trip to a database on the
+     * same machine, even a busy one (a process reads the database's clock when its service starts and every 10 s).
      */
     public static final long CLOCK_TOLERANCE_MICROS = 50_000;
 
@@ -32,25 +32,37 @@ public final class Admissions {
         List<Admission> byStart = widened(admissions, toleranceMicros).stream()
                 .sorted(Comparator.comparingLong(Admission::start))
                 .toList();
+        long[] ends = byStart.stream().mapToLong(Admission::end).sorted().toArray();
+        // A stretch holding the most can start at some admission's start. Going from the latest start back, a Fenwick
+        // tree over the ends counts the admissions started since that end before the stretch does: n log n.
+        int[] tree = new int[ends.length + 1];
         long most = 0;
-        int last = 0;
-        // A stretch holding the most can start at some admission's start: slide its start there.
-        for (int first = 0; first < byStart.size(); first++) {
-            long from = byStart.get(first).start();
-            long until = from + periodMicros;
-            last = Math.max(last, first);
-            while (last < byStart.size() && byStart.get(last).start() < until) {
-                last++;
+        for (int i = byStart.size() - 1; i >= 0; i--) {
+            for (int at = lowerBound(ends, byStart.get(i).end()) + 1; at < tree.length; at += at & -at) {
+                tree[at]++;
             }
             long inside = 0;
-            for (int i = first; i < last; i++) {
-                if (byStart.get(i).end() < until) {
-                    inside++;
-                }
+            for (int at = lowerBound(ends, byStart.get(i).start() + periodMicros); at > 0; at -= at & -at) {
+                inside += tree[at];
             }
             most = Math.max(most, inside);
         }
         return most;
+    }
+
+    /** How many of the sorted {@code values} are below {@code value}. */
+    private static int lowerBound(long[] values, long value) {
+        int low = 0;
+        int high = values.length;
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (values[middle] < value) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        return low;
     }
 
     /**
