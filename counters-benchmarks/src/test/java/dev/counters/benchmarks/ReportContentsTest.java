@@ -77,8 +77,8 @@ class ReportContentsTest {
             }
         }
         for (BenchDatabase database : RateLimitReport.DATABASES) {
-            report.add(0, rate(database, "gcra", RateLimitReport.LIMITED, 1_000, 1_999));
-            report.add(0, rate(database, "bucket4j", RateLimitReport.LIMITED, 400, 1_200));
+            report.add(0, rate(database, "gcra", RateLimitReport.LIMITED, 200, 399));
+            report.add(0, rate(database, "bucket4j", RateLimitReport.LIMITED, 200, 350));
             report.add(0, rate(database, "gcra", RateLimitReport.PROCESSES_SCENARIO, 0, 399));
             // Two over the bound: the report must say so.
             report.add(0, rate(database, "fixed-window", RateLimitReport.PROCESSES_SCENARIO, 0, 202));
