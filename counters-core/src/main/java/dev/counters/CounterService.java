@@ -140,6 +140,28 @@ public interface CounterService extends AutoCloseable {
      */
     BoundedCounter bounded(String name);
 
+    /**
+     * The rate limiter of that name, with the limit of the first rate-limit rule it matches
+     * ({@link CounterServiceBuilder#rateLimit}).
+     *
+     * @throws IllegalArgumentException for a bad name (at most 48 characters of a counter name, no {@code :})
+     * @throws IllegalStateException if no rate-limit rule matches the name
+     */
+    RateLimiter rateLimiter(String name);
+
+    /**
+     * The rate limiter of that name with {@code limit}, failing as the first rate-limit rule it matches says (closed
+     * if none): for limits written in code, an annotation's say.
+     *
+     * @throws IllegalArgumentException for a bad name, as {@link #rateLimiter(String)}
+     * @throws IllegalStateException if the limiter has another limit already, from a rule of its exact name or an
+     *     earlier call (a pattern's rule says only how its limiters fail)
+     */
+    RateLimiter rateLimiter(String name, RateLimit limit);
+
+    /** The rate limiters made so far, in the order they were made: for metrics and the Actuator endpoint. */
+    List<RateLimiter> rateLimiters();
+
     /** Operations for operators and tools: a counter's cells, growing a sharded counter's shards. */
     CounterAdmin admin();
 

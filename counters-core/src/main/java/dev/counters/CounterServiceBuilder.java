@@ -1,8 +1,10 @@
 package dev.counters;
 
 import dev.counters.internal.NamePattern;
+import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
 import dev.counters.internal.Threads;
+import dev.counters.internal.ratelimit.RateLimiters;
 import dev.counters.internal.service.ServiceAssembly;
 import dev.counters.observation.CountersObservationConvention;
 import dev.counters.observation.DefaultCountersObservationConvention;
@@ -44,6 +46,7 @@ public final class CounterServiceBuilder {
     private final CounterStore store;
     private StrategySettings defaultStrategy = AtomicSettings.defaults();
     private final Map<String, CounterRule> rules = new LinkedHashMap<>();
+    private final Map<String, RateLimitRule> rateLimits = new LinkedHashMap<>();
     private @Nullable MonotonicCache monotonicCache;
     private @Nullable TotalCache totalCache;
     private Clock clock = Clock.systemUTC();
@@ -106,6 +109,19 @@ public final class CounterServiceBuilder {
         NamePattern.validate(nameOrPattern);
         Objects.requireNonNull(rule, "rule");
         rules.merge(nameOrPattern, rule, (set, added) -> set.merge(added, nameOrPattern));
+        return this;
+    }
+
+    /**
+     * Gives the rate limiters whose name is, or matches, {@code nameOrPattern} ({@link CounterService#rateLimiter})
+     * their limit and what they do when the database fails. An exact name first, then the patterns in the order they
+     * were declared.
+     *
+     * @throws IllegalArgumentException for a bad name or pattern, or one given a rule already
+     */
+    public CounterServiceBuilder rateLimit(String nameOrPattern, RateLimitRule rule) {
+        RateLimiters.checkPattern(nameOrPattern);
+        NameRules.add(rateLimits, nameOrPattern, rule, "A rate limit");
         return this;
     }
 
@@ -268,6 +284,7 @@ public final class CounterServiceBuilder {
                 store,
                 defaultStrategy,
                 rules,
+                rateLimits,
                 clock,
                 random,
                 threadFactory,

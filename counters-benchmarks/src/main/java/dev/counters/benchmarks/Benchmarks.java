@@ -17,6 +17,7 @@ import java.util.Map;
  * galera [--quick]     (docs/benchmarks-galera.md: three instances on one node and on a three-node Galera cluster)
  * redis [--quick]      (docs/benchmarks-redis.md: monotonic with its cache on Redis beside Redis INCR and the database)
  * bounded [--quick]    (docs/benchmarks-bounded.md: bounded counters beside the guarded update and Redis, and sell-outs)
+ * ratelimits [--quick] (docs/benchmarks-ratelimits.md and its summary in docs/benchmarks.md: rate limiters beside Bucket4j)
  * load      --database mariadb-durable --workload atomic,plain-update --threads 1,8,64,256v --counters 1,100
  *           --warmup 5s --duration 5s      (256v: 256 callers on virtual threads)
  * sequences --database mariadb --workload sequence-block,auto-increment --threads 1,8 --duration 2s
@@ -48,6 +49,7 @@ public final class Benchmarks {
             case "galera" -> galera(options.containsKey("quick"));
             case "redis" -> redis(options.containsKey("quick"));
             case "bounded" -> bounded(options.containsKey("quick"));
+            case "ratelimits" -> ratelimits(options.containsKey("quick"));
             default -> throw new IllegalArgumentException("Unknown command '" + args[0] + "'");
         };
         System.exit(correct ? 0 : 1);
@@ -158,6 +160,12 @@ public final class Benchmarks {
         BoundedReport report = new BoundedReport(Path.of("docs"), quick);
         report.run();
         return report.allExact();
+    }
+
+    private static boolean ratelimits(boolean quick) throws Exception {
+        RateLimitReport report = new RateLimitReport(Path.of("docs"), quick);
+        report.run();
+        return report.allWithinBounds();
     }
 
     /** Prints the sales and answers whether all were exact. */

@@ -69,7 +69,7 @@ final class LoadDriver {
                 acknowledged[i] = new LongAdder();
             }
             AtomicLong failures = new AtomicLong();
-            Measurement measurement = measure(threads, virtual, warmup, duration, statements, () -> {
+            Measurement measurement = measure(threads, virtual, warmup, duration, statements, measured -> {
                 int counter = counters == 1 ? 0 : ThreadLocalRandom.current().nextInt(counters);
                 try {
                     workload.increment(counter);
@@ -144,7 +144,7 @@ final class LoadDriver {
             SequenceWorkload workload = kind.opener().open(statements.wrap(pool), database);
             NumberLog numbers = new NumberLog();
             AtomicLong failures = new AtomicLong();
-            Measurement measurement = measure(threads, false, warmup, duration, statements, () -> {
+            Measurement measurement = measure(threads, false, warmup, duration, statements, measured -> {
                 try {
                     numbers.add(workload.next());
                     return true;
@@ -159,13 +159,13 @@ final class LoadDriver {
         }
     }
 
-    /** One operation; false when it failed. */
+    /** One operation, {@code measured} or in the warm-up; false when it failed. */
     @FunctionalInterface
-    private interface Operation {
-        boolean run();
+    interface Operation {
+        boolean run(boolean measured);
     }
 
-    private record Measurement(
+    record Measurement(
             long operations,
             double seconds,
             Histogram latency,
@@ -196,7 +196,7 @@ final class LoadDriver {
         }
     }
 
-    private static Measurement measure(
+    static Measurement measure(
             int threads,
             boolean virtual,
             Duration warmup,
@@ -217,7 +217,7 @@ final class LoadDriver {
                         Phase current;
                         while ((current = phase.get()) != Phase.STOP) {
                             long started = System.nanoTime();
-                            boolean ok = operation.run();
+                            boolean ok = operation.run(current == Phase.MEASURE);
                             long took = System.nanoTime() - started;
                             if (ok && current == Phase.MEASURE && phase.get() == Phase.MEASURE) {
                                 histogram.recordValue(Math.min(took, histogram.getHighestTrackableValue()));

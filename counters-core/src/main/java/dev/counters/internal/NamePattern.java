@@ -1,6 +1,7 @@
 package dev.counters.internal;
 
 import dev.counters.CounterName;
+import dev.counters.internal.ratelimit.RateWindows;
 import java.util.regex.Pattern;
 
 /**
@@ -19,6 +20,7 @@ public final class NamePattern {
     /** Checks the name or pattern against the naming rules, allowing the wildcards. */
     public static void validate(String nameOrPattern) {
         CounterName.validatePattern(nameOrPattern);
+        RateWindows.checkNotReserved(nameOrPattern);
     }
 
     /** What every name the rule matches starts with: a pattern up to its first wildcard, or the name itself. */

@@ -13,6 +13,7 @@ import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
 import dev.counters.spi.Leases;
 import dev.counters.spi.Maxima;
+import dev.counters.spi.RateLimits;
 import dev.counters.spi.Sequences;
 import dev.counters.spi.ShardCounts;
 import java.time.Instant;
@@ -49,7 +50,8 @@ public final class InMemoryCounterStore
                 Maxima,
                 Sequences,
                 Escrow,
-                Holds {
+                Holds,
+                RateLimits {
 
     // Each counter's cells are an immutable map replaced atomically, so reads need no lock.
     private final ConcurrentHashMap<CounterName, Map<String, VersionedValue>> counters = new ConcurrentHashMap<>();
@@ -72,11 +74,15 @@ public final class InMemoryCounterStore
     private final ConcurrentSkipListSet<NodeAllowance> allowances = new ConcurrentSkipListSet<>(
             Comparator.comparing(NodeAllowance::nodeId).thenComparing(NodeAllowance::counter));
     private final ConcurrentHashMap<String, Operation> operations = new ConcurrentHashMap<>();
+    /** GCRA: each key's theoretical arrival time, under the store's lock. */
+    private final Map<RateKey, Long> tats = new HashMap<>();
 
     /** An empty store. */
     public InMemoryCounterStore() {}
 
     private record Delta(long delta, Instant appendedAt, boolean folded) {}
+
+    private record RateKey(String limiter, String key) {}
 
     private record Lease(String owner, Instant expiresAt) {}
 
@@ -827,6 +833,23 @@ public final class InMemoryCounterStore
     }
 
     @Override
+    public synchronized Optional<EscrowState> seal(CounterName counter, Instant now) {
+        Bounds stored = bounds.get(counter);
+        if (stored == null) {
+            return Optional.empty();
+        }
+        EscrowState before = state(counter, now).orElseThrow();
+        // The units of open holds toward the minimum come back if released: the maximum keeps room for them.
+        long max = add(counter, before.value(), before.heldDown());
+        for (String cell : escrowValues(counter).keySet()) {
+            putRooms(counter, cell, new Rooms(roomsOf(counter, cell).down(), 0L));
+            addToCell(counter, cell, 0); // a new version, as the database's update
+        }
+        bounds.put(counter, new Bounds(stored.min(), max));
+        return state(counter, now);
+    }
+
+    @Override
     public synchronized int pruneOperations(Instant settledBefore, int limit) {
         List<String> old = operations.entrySet().stream()
                 .filter(entry -> entry.getValue().settledAt() != null
@@ -871,5 +894,40 @@ public final class InMemoryCounterStore
             throw CounterOverflowException.ofTotal(counter);
         }
         return total;
+    }
+
+    @Override
+    public synchronized Gcra acquire(String limiter, String key, long costNanos, long burstNanos, long nowNanos) {
+        RateKey rateKey = new RateKey(limiter, key);
+        Long tat = tats.get(rateKey);
+        long next = Math.max(tat == null ? nowNanos : tat, nowNanos) + costNanos;
+        if (next > nowNanos + burstNanos) {
+            return new Gcra(false, Objects.requireNonNull(tat)); // absent: a full bucket, which any cost fits
+        }
+        tats.put(rateKey, next);
+        return new Gcra(true, next);
+    }
+
+    @Override
+    public synchronized OptionalLong tat(String limiter, String key) {
+        Long tat = tats.get(new RateKey(limiter, key));
+        return tat == null ? OptionalLong.empty() : OptionalLong.of(tat);
+    }
+
+    @Override
+    public synchronized boolean delete(String limiter, String key) {
+        return tats.remove(new RateKey(limiter, key)) != null;
+    }
+
+    @Override
+    public synchronized int deleteIdle(long beforeNanos, int limit) {
+        int deleted = 0;
+        for (var keys = tats.values().iterator(); keys.hasNext() && deleted < limit; ) {
+            if (keys.next() < beforeNanos) {
+                keys.remove();
+                deleted++;
+            }
+        }
+        return deleted;
     }
 }

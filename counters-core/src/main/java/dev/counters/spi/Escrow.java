@@ -91,6 +91,17 @@ public interface Escrow {
      */
     Optional<EscrowState> state(CounterName counter, Instant now);
 
+    /**
+     * Ends the counter's rise, in one transaction: sets its maximum to its value plus the units of open holds toward
+     * the minimum (which come back if released: {@link EscrowState#heldDown()}), and the room toward the maximum of
+     * every cell to 0, so that every later change toward the maximum is refused and its
+     * value is final that way (a sliding window's ended sub-window). The rooms still add up to the distance to each
+     * bound. A counter with no maximum gets one.
+     *
+     * @return the state after the seal, or empty if the counter is not bounded
+     */
+    Optional<EscrowState> seal(CounterName counter, Instant now);
+
     /** Every cell of the bounded counter, pool and nodes, by cell id. */
     Map<String, EscrowCell> escrowCells(CounterName counter);
 

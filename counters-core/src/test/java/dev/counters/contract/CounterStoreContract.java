@@ -13,11 +13,15 @@ import dev.counters.spi.Holds;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
+import dev.counters.spi.RateLimits;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -1290,6 +1294,211 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(holds(store()).operation(prefix() + "p-held"))
                 .as("open, whatever its age")
                 .isPresent();
+    }
+
+    // ---- escrow: seal ----
+
+    /** The escrow invariant: within bounds, rooms adding up to the distance to each bound (open holds aside). */
+    private void keepsTheInvariant(CounterName counter) {
+        Escrow.EscrowState state = state(counter);
+        Long min = state.bounds().min();
+        Long max = state.bounds().max();
+        if (min != null) {
+            assertThat(state.value()).isGreaterThanOrEqualTo(min);
+            assertThat(state.roomDown()).isEqualTo(state.value() - state.heldUp() - min);
+        }
+        if (max != null) {
+            assertThat(state.value()).isLessThanOrEqualTo(max);
+            assertThat(state.roomUp()).isEqualTo(max - state.value() - state.heldDown());
+        }
+    }
+
+    @Test
+    void aSealEndsTheRiseAtTheValueAndLetsFallsThrough() {
+        CounterName window = bounded("sealed", 0L, 100L, 0);
+        assertThat(escrow(store()).transfer(window, node("a"), 0, 20)).isPresent();
+        assertThat(escrow(store()).change(window, Escrow.POOL, 30, 30, -30)).isTrue();
+        assertThat(escrow(store()).change(window, node("a"), 5, 5, -5)).isTrue();
+        String held = prefix() + "held";
+        assertThat(holds(store()).applyKeyed(held, window, -2, NOW.plusSeconds(60), Escrow.POOL, -2, 0, false, NOW))
+                .isPresent();
+
+        Escrow.EscrowState sealed = new Escrow.EscrowState(33, new Escrow.Bounds(0L, 35L), 33L, 0L, 2, 0, 0, 0);
+        assertThat(escrow(anotherStore()).seal(window, NOW))
+                .as("max = value + what releasing the hold toward the min would add back")
+                .contains(sealed);
+        assertThat(escrow(store()).escrowCells(window))
+                .containsOnly(
+                        Map.entry(Escrow.POOL, new Escrow.EscrowCell(28, 28L, 0L)),
+                        Map.entry(node("a"), new Escrow.EscrowCell(5, 5L, 0L)));
+        keepsTheInvariant(window);
+        assertThat(escrow(store()).seal(window, NOW))
+                .as("sealed again: the same")
+                .contains(sealed);
+
+        assertThat(escrow(store()).change(window, Escrow.POOL, 1, 1, -1))
+                .as("a rise")
+                .isFalse();
+        assertThat(escrow(store()).change(window, node("a"), 1, 1, -1))
+                .as("a rise")
+                .isFalse();
+        assertThat(escrow(store()).transfer(window, node("a"), 0, 1))
+                .as("no room to move")
+                .isEmpty();
+        assertThat(escrow(store()).change(window, node("a"), -1, -1, 1))
+                .as("a fall")
+                .isTrue();
+        assertThat(holds(store()).settle(held, Holds.OperationState.RELEASED, Escrow.POOL, 2, 2, 0, NOW))
+                .map(Holds.KeyedOperation::state)
+                .contains(Holds.OperationState.RELEASED);
+        assertThat(state(window))
+                .isEqualTo(new Escrow.EscrowState(34, new Escrow.Bounds(0L, 35L), 34L, 1L, 0, 0, 0, 0));
+        keepsTheInvariant(window);
+
+        CounterName open = bounded("sealed-open", 0L, null, 5);
+        assertThat(escrow(store()).seal(open, NOW))
+                .as("a counter with no maximum gets one")
+                .contains(new Escrow.EscrowState(5, new Escrow.Bounds(0L, 5L), 5L, 0L, 0, 0, 0, 0));
+        assertThat(escrow(store()).change(open, Escrow.POOL, 1, 1, -1)).isFalse();
+        assertThat(escrow(store()).seal(name("unbounded"), NOW)).isEmpty();
+    }
+
+    @Test
+    void aSealRacingRisesLeavesTheValueFinal() {
+        CounterName window = bounded("sealed-race", 0L, 100_000L, 0);
+        assertThat(escrow(store()).transfer(window, node("a"), 0, 50_000)).isPresent();
+        AtomicLong risen = new AtomicLong();
+        CountDownLatch rising = new CountDownLatch(4);
+        Concurrently.run(5, thread -> {
+            if (thread == 4) {
+                rising.await();
+                retried(() -> escrow(anotherStore()).seal(window, NOW));
+                return;
+            }
+            String cell = thread % 2 == 0 ? Escrow.POOL : node("a");
+            CounterStore mine = thread < 2 ? store() : anotherStore();
+            for (int refused = 0, i = 0; refused < 20; i++) {
+                if (i == 20) {
+                    rising.countDown();
+                }
+                if (retried(() -> escrow(mine).change(window, cell, 1, 1, -1))) {
+                    risen.incrementAndGet();
+                } else {
+                    refused++; // only once sealed: the rooms hold far more than the rises before it
+                }
+            }
+        });
+        Escrow.EscrowState state = state(window);
+        assertThat(state.value()).as("every acknowledged rise, and no other").isEqualTo(risen.get());
+        assertThat(state.bounds().max()).as("sealed at the value").isEqualTo(risen.get());
+        keepsTheInvariant(window);
+    }
+
+    // ---- rate limits (GCRA) ----
+
+    /** 2026-01-01 in nanoseconds since the epoch. */
+    private static final long T0 = NOW.getEpochSecond() * 1_000_000_000L;
+
+    private static RateLimits rateLimits(CounterStore store) {
+        return capability(store, RateLimits.class);
+    }
+
+    /** A limiter name of this test's own. */
+    private String limiter(String suffix) {
+        return prefix() + suffix;
+    }
+
+    @Test
+    void aKeyIsAdmittedUpToItsBurstAndRefusedPastItToTheNanosecond() {
+        String api = limiter("api");
+        RateLimits limits = rateLimits(store());
+        assertThat(limits.acquire(api, "k", 10, 30, T0)).isEqualTo(new RateLimits.Gcra(true, T0 + 10));
+        assertThat(limits.acquire(api, "k", 10, 30, T0)).isEqualTo(new RateLimits.Gcra(true, T0 + 20));
+        assertThat(rateLimits(anotherStore()).acquire(api, "k", 10, 30, T0))
+                .as("at the boundary: tat + cost = now + burst")
+                .isEqualTo(new RateLimits.Gcra(true, T0 + 30));
+        assertThat(limits.acquire(api, "k", 10, 30, T0))
+                .as("refused, with the tat found")
+                .isEqualTo(new RateLimits.Gcra(false, T0 + 30));
+        assertThat(limits.acquire(api, "k", 10, 30, T0 + 9)).isEqualTo(new RateLimits.Gcra(false, T0 + 30));
+        assertThat(limits.acquire(api, "k", 10, 30, T0 + 10)).isEqualTo(new RateLimits.Gcra(true, T0 + 40));
+        assertThat(limits.acquire(api, "k", 1, 30, T0 + 10)).isEqualTo(new RateLimits.Gcra(false, T0 + 40));
+        assertThat(limits.tat(api, "k")).hasValue(T0 + 40);
+
+        assertThat(limits.acquire(api, "k", 30, 30, T0 + 1_000))
+                .as("a key idle past its tat is a full bucket")
+                .isEqualTo(new RateLimits.Gcra(true, T0 + 1_030));
+        assertThat(limits.acquire(api, "other", 30, 30, T0)).isEqualTo(new RateLimits.Gcra(true, T0 + 30));
+        assertThat(limits.acquire(limiter("web"), "k", 5, 30, T0)).isEqualTo(new RateLimits.Gcra(true, T0 + 5));
+        assertThat(limits.tat(api, "k")).as("keys of other limiters apart").hasValue(T0 + 1_030);
+    }
+
+    @Test
+    void firstUsesOfAFreshKeyRacingAdmitExactlyTheBurst() {
+        String api = limiter("race");
+        int keys = 10;
+        long burst = 12;
+        AtomicLongArray admitted = new AtomicLongArray(keys);
+        Concurrently.run(8, thread -> {
+            RateLimits mine = rateLimits(thread % 2 == 0 ? store() : anotherStore());
+            for (int key = 0; key < keys; key++) {
+                for (int attempt = 0; attempt < 2; attempt++) {
+                    String k = "k" + key;
+                    RateLimits.Gcra decision = retried(() -> mine.acquire(api, k, 1, burst, T0));
+                    if (decision.admitted()) {
+                        admitted.incrementAndGet(key);
+                    } else {
+                        assertThat(decision.tatNanos())
+                                .as("a refusal is by a full bucket")
+                                .isEqualTo(T0 + burst);
+                    }
+                }
+            }
+        });
+        for (int key = 0; key < keys; key++) {
+            assertThat(admitted.get(key)).as("admitted of k" + key).isEqualTo(burst);
+            assertThat(rateLimits(store()).tat(api, "k" + key)).hasValue(T0 + burst);
+        }
+    }
+
+    @Test
+    void aDeletedKeyIsAbsentAndDecidesAsAFullBucket() {
+        String api = limiter("deleted");
+        RateLimits limits = rateLimits(store());
+        assertThat(limits.tat(api, "k")).isEmpty();
+        assertThat(limits.delete(api, "k")).isFalse();
+        limits.acquire(api, "k", 30, 30, T0);
+        assertThat(limits.acquire(api, "k", 1, 30, T0).admitted()).isFalse();
+        assertThat(rateLimits(anotherStore()).delete(api, "k")).isTrue();
+        assertThat(limits.tat(api, "k")).isEmpty();
+        assertThat(limits.delete(api, "k")).isFalse();
+        assertThat(limits.acquire(api, "k", 30, 30, T0)).isEqualTo(new RateLimits.Gcra(true, T0 + 30));
+    }
+
+    @Test
+    void idleKeysAreDeletedOnlyBeforeTheTimeGivenAndAtMostTheLimit() {
+        // Times of 1970, before any other test's: the deletions are of this test's keys only.
+        String api = limiter("idle");
+        RateLimits limits = rateLimits(store());
+        for (int i = 0; i < 5; i++) {
+            limits.acquire(api, "k" + i, 1, 1, 1_000 + 10 * i); // tat 1001, 1011, 1021, 1031, 1041
+        }
+        assertThat(limits.deleteIdle(1_021, 10)).as("the tats before 1021").isEqualTo(2);
+        assertThat(limits.tat(api, "k0")).isEmpty();
+        assertThat(limits.tat(api, "k1")).isEmpty();
+        assertThat(limits.tat(api, "k2")).as("at the time given: kept").hasValue(1_021);
+        assertThat(limits.deleteIdle(1_000_000, 0)).isZero();
+        assertThat(rateLimits(anotherStore()).deleteIdle(1_000_000, 1)).isEqualTo(1);
+        assertThat(limits.deleteIdle(1_000_000, 10)).isEqualTo(2);
+        assertThat(limits.tat(api, "k4")).isEmpty();
+
+        String many = limiter("idle-many");
+        for (int i = 0; i < 1_050; i++) {
+            limits.acquire(many, "k" + i, 1, 1, 2_000 + i);
+        }
+        assertThat(limits.deleteIdle(1_000_000, 1_020)).as("more than a page").isEqualTo(1_020);
+        assertThat(limits.deleteIdle(1_000_000, 1_000_000)).isEqualTo(30);
+        assertThat(limits.tat(many, "k1049")).isEmpty();
     }
 
     // ---- bad input through the service: a clear error, and nothing written ----

@@ -11,6 +11,7 @@ import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
 import dev.counters.spi.Leases;
 import dev.counters.spi.Maxima;
+import dev.counters.spi.RateLimits;
 import dev.counters.spi.Sequences;
 import dev.counters.spi.SessionLocks;
 import dev.counters.spi.ShardCounts;
@@ -41,7 +42,8 @@ public abstract class ForwardingCounterStore
                 Sequences,
                 SessionLocks,
                 Escrow,
-                Holds {
+                Holds,
+                RateLimits {
 
     private final CounterStore delegate;
 
@@ -245,6 +247,11 @@ public abstract class ForwardingCounterStore
     }
 
     @Override
+    public Optional<EscrowState> seal(CounterName counter, Instant now) {
+        return delegate(Escrow.class).seal(counter, now);
+    }
+
+    @Override
     public Map<String, EscrowCell> escrowCells(CounterName counter) {
         return delegate(Escrow.class).escrowCells(counter);
     }
@@ -305,5 +312,25 @@ public abstract class ForwardingCounterStore
     @Override
     public int pruneOperations(Instant settledBefore, int limit) {
         return delegate(Holds.class).pruneOperations(settledBefore, limit);
+    }
+
+    @Override
+    public Gcra acquire(String limiter, String key, long costNanos, long burstNanos, long nowNanos) {
+        return delegate(RateLimits.class).acquire(limiter, key, costNanos, burstNanos, nowNanos);
+    }
+
+    @Override
+    public OptionalLong tat(String limiter, String key) {
+        return delegate(RateLimits.class).tat(limiter, key);
+    }
+
+    @Override
+    public boolean delete(String limiter, String key) {
+        return delegate(RateLimits.class).delete(limiter, key);
+    }
+
+    @Override
+    public int deleteIdle(long beforeNanos, int limit) {
+        return delegate(RateLimits.class).deleteIdle(beforeNanos, limit);
     }
 }

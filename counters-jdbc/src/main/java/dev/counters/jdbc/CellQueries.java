@@ -397,6 +397,15 @@ final class CellQueries {
                 .execute();
     }
 
+    /** Sets the room toward the maximum of every escrow cell of the counter to 0 (a seal). */
+    void closeRoomUp(DSLContext ctx, CounterName counter) {
+        ctx.update(t.cells)
+                .set(t.cellsRoomUp, 0L)
+                .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)))
+                .where(t.cellsName.eq(counter.value()), t.cellsCell.like(ESCROW_CELLS))
+                .execute();
+    }
+
     Optional<EscrowCell> escrowCell(DSLContext ctx, CounterName counter, String cell) {
         return ctx.select(t.cellsValue, t.cellsRoomDown, t.cellsRoomUp)
                 .from(t.cells)

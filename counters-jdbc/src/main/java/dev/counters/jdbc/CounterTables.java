@@ -99,6 +99,12 @@ final class CounterTables {
     final Field<Long> holdsRecordedAt;
     final Field<Long> holdsSettledAt;
 
+    // counter_rate_tat: the theoretical arrival time of each key of a GCRA rate limiter.
+    final Table<Record> rateTat;
+    final Field<String> rateTatLimiter;
+    final Field<String> rateTatKey;
+    final Field<Long> rateTatTat;
+
     CounterTables(String prefix) {
         this.prefix = validatePrefix(prefix);
         this.cells = table(unquotedName(prefix + "counter_cells"));
@@ -164,6 +170,11 @@ final class CounterTables {
         this.holdsExpiresAt = nullable(holds, "expires_at", SQLDataType.BIGINT);
         this.holdsRecordedAt = column(holds, "recorded_at", SQLDataType.BIGINT);
         this.holdsSettledAt = nullable(holds, "settled_at", SQLDataType.BIGINT);
+
+        this.rateTat = table(unquotedName(prefix + "counter_rate_tat"));
+        this.rateTatLimiter = column(rateTat, "limiter", SQLDataType.VARCHAR(48));
+        this.rateTatKey = column(rateTat, "k", SQLDataType.VARCHAR(48));
+        this.rateTatTat = column(rateTat, "tat", SQLDataType.BIGINT);
     }
 
     private static <T> Field<T> column(Table<?> table, String name, DataType<T> type) {
@@ -198,7 +209,8 @@ final class CounterTables {
                                 holdsValue,
                                 holdsExpiresAt,
                                 holdsRecordedAt,
-                                holdsSettledAt)));
+                                holdsSettledAt)),
+                new TableColumns(rateTat, List.of(rateTatLimiter, rateTatKey, rateTatTat)));
     }
 
     record TableColumns(Table<?> table, List<Field<?>> columns) {}

@@ -15,6 +15,7 @@ import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
 import dev.counters.spi.Leases;
 import dev.counters.spi.Maxima;
+import dev.counters.spi.RateLimits;
 import dev.counters.spi.Sequences;
 import dev.counters.spi.SessionLocks;
 import dev.counters.spi.ShardCounts;
@@ -79,6 +80,7 @@ public final class JooqCounterStore
                 Sequences,
                 Escrow,
                 Holds,
+                RateLimits,
                 DatabaseClock {
 
     /** Names per statement in reads of many counters, so that no statement grows without bound. */
@@ -96,6 +98,7 @@ public final class JooqCounterStore
     private final BoundQueries bounds;
     private final AllowanceQueries allowances;
     private final HoldQueries holds;
+    private final RateLimitQueries rateLimits;
     private final @Nullable CallerTransactions callerTransactions;
     /** What the provider of a caller's connection is wrapped in (see {@link ClientPreparedOnGalera}). */
     private final UnaryOperator<ConnectionProvider> callerConnections;
@@ -125,6 +128,7 @@ public final class JooqCounterStore
         this.bounds = new BoundQueries(tables);
         this.allowances = new AllowanceQueries(tables);
         this.holds = new HoldQueries(tables);
+        this.rateLimits = new RateLimitQueries(tables);
         this.callerTransactions = callerTransactions;
         this.callerConnections = callerConnections;
         this.sessionLocks = sessionLocks;
@@ -146,6 +150,7 @@ public final class JooqCounterStore
         this.bounds = store.bounds;
         this.allowances = store.allowances;
         this.holds = store.holds;
+        this.rateLimits = store.rateLimits;
         this.callerTransactions = null;
         this.callerConnections = UnaryOperator.identity();
         this.sessionLocks = Optional::empty;
@@ -542,11 +547,29 @@ public final class JooqCounterStore
     }
 
     /**
-     * Under the bounds row's lock: locks every escrow cell (nodes, then the pool) and the open holds, then gives every
-     * room to the pool, which then holds the distance from the value to the new bounds. Locking reads, so that the
-     * sums are of the rows as they are now, not of an older snapshot.
+     * Under the bounds row's lock: locks every escrow cell and the open holds ({@link #lockedTotals}), then gives every
+     * room to the pool, which then holds the distance from the value to the new bounds.
      */
     private void rebind(DSLContext ctx, CounterName counter, Bounds wanted, Instant now) {
+        Totals totals = lockedTotals(ctx, counter);
+        // Each room as if the holds that take from it were released: I1 and I2 of the escrow invariants.
+        Long roomDown = roomDown(
+                counter, exact(counter, () -> Math.subtractExact(totals.value(), totals.heldUp())), wanted.min());
+        Long roomUp =
+                roomUp(counter, exact(counter, () -> Math.addExact(totals.value(), totals.heldDown())), wanted.max());
+        cells.setRooms(ctx, counter, true, wanted.min() == null ? null : 0L, wanted.max() == null ? null : 0L);
+        cells.setRooms(ctx, counter, false, roomDown, roomUp);
+        bounds.update(ctx, counter, wanted, now);
+    }
+
+    /** A bounded counter's value and the units of its open holds toward each bound. */
+    private record Totals(long value, long heldDown, long heldUp) {}
+
+    /**
+     * Locks every escrow cell (nodes, then the pool) and the open holds, and sums them. Locking reads, so that the sums
+     * are of the rows as they are now, not of an older snapshot.
+     */
+    private Totals lockedTotals(DSLContext ctx, CounterName counter) {
         Map<String, EscrowCell> locked = cells.escrowCells(ctx, counter, true);
         if (!locked.containsKey(POOL)) {
             throw new IllegalStateException("Bounded counter '" + counter + "' has no pool cell");
@@ -567,15 +590,7 @@ public final class JooqCounterStore
                 heldUp = exact(counter, () -> Math.addExact(held, delta));
             }
         }
-        long v = value;
-        long down = heldDown;
-        long up = heldUp;
-        // Each room as if the holds that take from it were released: I1 and I2 of the escrow invariants.
-        Long roomDown = roomDown(counter, exact(counter, () -> Math.subtractExact(v, up)), wanted.min());
-        Long roomUp = roomUp(counter, exact(counter, () -> Math.addExact(v, down)), wanted.max());
-        cells.setRooms(ctx, counter, true, wanted.min() == null ? null : 0L, wanted.max() == null ? null : 0L);
-        cells.setRooms(ctx, counter, false, roomDown, roomUp);
-        bounds.update(ctx, counter, wanted, now);
+        return new Totals(value, heldDown, heldUp);
     }
 
     @Override
@@ -679,6 +694,26 @@ public final class JooqCounterStore
             }
             cells.deleteCell(ctx, counter, nodeCell);
             return node;
+        });
+    }
+
+    /**
+     * As a rebind, under the bounds row's lock, with every cell and open hold locked: the maximum becomes the value plus
+     * what releasing the holds toward the minimum would add back, so the rooms toward it, all 0, still add up to the
+     * distance. A change racing it waits for the cell's lock, and then meets a room of 0.
+     */
+    @Override
+    public Optional<EscrowState> seal(CounterName counter, Instant now) {
+        return runner.transaction("seal", counter, 0, ctx -> {
+            Optional<Bounds> stored = bounds.readForUpdate(ctx, counter);
+            if (stored.isEmpty()) {
+                return Optional.empty();
+            }
+            Totals totals = lockedTotals(ctx, counter);
+            long max = exact(counter, () -> Math.addExact(totals.value(), totals.heldDown()));
+            cells.closeRoomUp(ctx, counter);
+            bounds.update(ctx, counter, new Bounds(stored.get().min(), max), now);
+            return cells.state(ctx, counter, now);
         });
     }
 
@@ -859,6 +894,72 @@ public final class JooqCounterStore
     @Override
     public int pruneOperations(Instant settledBefore, int limit) {
         return runner.transaction("pruneOperations", null, 0, ctx -> holds.prune(ctx, settledBefore, limit));
+    }
+
+    // ---- rate limits ----
+
+    /** The longest limiter name and key: the columns' width. */
+    static final int MAX_RATE_KEY_LENGTH = 48;
+
+    @Override
+    public Gcra acquire(String limiter, String key, long costNanos, long burstNanos, long nowNanos) {
+        checkRateKey(limiter, key);
+        if (costNanos <= 0 || costNanos > burstNanos) {
+            throw new IllegalArgumentException("A rate limit's cost must be more than 0 and at most its burst ("
+                    + burstNanos + " ns), not " + costNanos + " ns");
+        }
+        if (nowNanos > Long.MAX_VALUE - burstNanos) {
+            throw new IllegalArgumentException(
+                    "A rate limit's burst of " + burstNanos + " ns after " + nowNanos + " ns leaves the 64-bit range");
+        }
+        return runner.run(
+                "rate limit of key '" + key + "' of '" + limiter + "'",
+                ctx -> rateLimits.acquire(ctx, limiter, key, costNanos, burstNanos, nowNanos));
+    }
+
+    /** A key that no decision could have stored is absent. */
+    @Override
+    public OptionalLong tat(String limiter, String key) {
+        if (!storable(limiter) || !storable(key)) {
+            return OptionalLong.empty();
+        }
+        return runner.run("tat of key '" + key + "' of '" + limiter + "'", ctx -> rateLimits.read(ctx, limiter, key));
+    }
+
+    @Override
+    public boolean delete(String limiter, String key) {
+        if (!storable(limiter) || !storable(key)) {
+            return false;
+        }
+        return runner.run(
+                "delete of key '" + key + "' of '" + limiter + "'", ctx -> rateLimits.delete(ctx, limiter, key));
+    }
+
+    @Override
+    public int deleteIdle(long beforeNanos, int limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("limit must not be negative, not " + limit);
+        }
+        return runner.run("deleteIdle", ctx -> rateLimits.deleteIdle(ctx, beforeNanos, limit));
+    }
+
+    /** A limiter's name and a key fit their columns: 1 to 48 printable ASCII characters. */
+    private static void checkRateKey(String limiter, String key) {
+        checkStorable("limiter name", limiter);
+        checkStorable("key", key);
+    }
+
+    private static void checkStorable(String what, String value) {
+        if (!storable(value)) {
+            throw new IllegalArgumentException("A rate limit's " + what + " must be 1 to " + MAX_RATE_KEY_LENGTH
+                    + " printable ASCII characters, not '" + value + "'");
+        }
+    }
+
+    private static boolean storable(String part) {
+        return !part.isEmpty()
+                && part.length() <= MAX_RATE_KEY_LENGTH
+                && part.chars().allMatch(c -> c > ' ' && c < 127);
     }
 
     // ---- maxima ----

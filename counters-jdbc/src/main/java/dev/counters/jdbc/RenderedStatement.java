@@ -3,7 +3,9 @@ package dev.counters.jdbc;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.jooq.Param;
@@ -55,13 +57,29 @@ final class RenderedStatement {
     }
 
     int execute(DSLContext ctx, Object... values) {
-        return run(ctx, values, PreparedStatement::executeUpdate);
+        return run(ctx, values, false, PreparedStatement::executeUpdate);
     }
 
     <T> T query(DSLContext ctx, Reader<T> reader, Object... values) {
-        return run(ctx, values, statement -> {
+        return run(ctx, values, false, statement -> {
             try (ResultSet rows = statement.executeQuery()) {
                 return reader.read(rows);
+            }
+        });
+    }
+
+    /**
+     * Runs an update of at most one row and answers the id its reply carries, as a signed 64-bit value (MySQL,
+     * MariaDB: what {@code LAST_INSERT_ID(expr)} set in it), or empty if it wrote no row. A reply carries no id for
+     * 0, which this answers as 0.
+     */
+    OptionalLong updateReturningId(DSLContext ctx, Object... values) {
+        return run(ctx, values, true, statement -> {
+            if (statement.executeUpdate() == 0) {
+                return OptionalLong.empty();
+            }
+            try (ResultSet keys = statement.getGeneratedKeys()) {
+                return OptionalLong.of(keys.next() ? Long.parseUnsignedLong(keys.getString(1)) : 0L);
             }
         });
     }
@@ -70,10 +88,12 @@ final class RenderedStatement {
         T run(PreparedStatement statement) throws SQLException;
     }
 
-    private <T> T run(DSLContext ctx, Object[] values, Execution<T> execution) {
+    private <T> T run(DSLContext ctx, Object[] values, boolean keys, Execution<T> execution) {
         Rendered statement = render(ctx);
         return ctx.connectionResult(connection -> {
-            try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
+            try (PreparedStatement prepared = keys
+                    ? connection.prepareStatement(statement.sql(), Statement.RETURN_GENERATED_KEYS)
+                    : connection.prepareStatement(statement.sql())) {
                 if (timeoutSeconds > 0) {
                     prepared.setQueryTimeout(timeoutSeconds);
                 }

@@ -9,6 +9,10 @@ import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
+import dev.counters.RateDecision.Outcome;
+import dev.counters.RateLimit;
+import dev.counters.RateLimitRule;
+import dev.counters.RateLimiter;
 import dev.counters.StoreUnavailableException;
 import dev.counters.TransientStoreException;
 import dev.counters.contract.Concurrently;
@@ -17,6 +21,7 @@ import dev.counters.jdbc.testing.FaultInjectingDataSource.Fault;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.RateLimits;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
 import java.time.Duration;
@@ -148,6 +153,73 @@ class AmbiguousCommitTest {
                 .isInstanceOf(CounterOverflowException.class)
                 .hasMessageContaining(full.value());
         assertThat(stores.store().get(full)).isEqualTo(Long.MAX_VALUE - 1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aRateDecisionWhoseReplyIsLostIsNeitherAdmittedNorRefused(TestDatabase database) {
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        JooqCounterStore store = faultyStore(stores, faulty);
+        String limiter = "lost" + System.nanoTime();
+        long now = System.currentTimeMillis() * 1_000_000L;
+        assertThat(store.acquire(limiter, "k", 10, 30, now).admitted()).isTrue();
+
+        // The guarded write that decides commits (it takes 10 ns of the key's time), and its reply is lost.
+        faulty.failEvery(1, Fault.AFTER_COMMIT);
+        assertThatThrownBy(() -> store.acquire(limiter, "k", 10, 30, now))
+                .as("taken, but not known to be: never an admission, never a refusal")
+                .isInstanceOf(CounterStoreException.class)
+                .isNotInstanceOf(TransientStoreException.class);
+        assertThat(stores.store().tat(limiter, "k")).hasValue(now + 20);
+        assertThatThrownBy(() -> store.acquire(limiter, "fresh", 10, 30, now))
+                .as("a new key")
+                .isInstanceOf(CounterStoreException.class)
+                .isNotInstanceOf(TransientStoreException.class);
+
+        // Lost before it reached the database: nothing was taken, and the client cannot tell that either.
+        faulty.failEvery(1, Fault.BEFORE_COMMIT);
+        assertThatThrownBy(() -> store.acquire(limiter, "k", 10, 30, now))
+                .isInstanceOf(CounterStoreException.class)
+                .isNotInstanceOf(TransientStoreException.class);
+        assertThat(stores.store().tat(limiter, "k")).hasValue(now + 20);
+
+        faulty.failEvery(0, Fault.AFTER_COMMIT);
+        assertThat(store.acquire(limiter, "k", 10, 30, now)).isEqualTo(new RateLimits.Gcra(true, now + 30));
+        faulty.failEvery(1, Fault.AFTER_COMMIT);
+        assertThatThrownBy(() -> store.acquire(limiter, "k", 10, 30, now))
+                .as("a refusal whose guarded write's reply is lost is not known to be one")
+                .isInstanceOf(CounterStoreException.class)
+                .isNotInstanceOf(TransientStoreException.class);
+        assertThat(faulty.injected()).isEqualTo(4);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aLimiterAnswersALostReplyByItsRuleNeitherAllowedNorRefused(TestDatabase database) {
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        String name = "lost" + System.nanoTime();
+        try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
+                .rateLimit(name, RateLimitRule.of(RateLimit.parse("2/1h")))
+                .build()) {
+            RateLimiter limiter = counters.rateLimiter(name);
+            assertThat(limiter.tryAcquire("k").outcome()).isEqualTo(Outcome.ALLOWED);
+            faulty.failEvery(1, Fault.AFTER_COMMIT);
+            assertThat(limiter.tryAcquire("k").outcome())
+                    .as("the last permit taken, the reply lost")
+                    .isEqualTo(Outcome.FAIL_CLOSED);
+            assertThat(limiter.tryAcquire("k").outcome())
+                    .as("refused by the database, the reply lost")
+                    .isEqualTo(Outcome.FAIL_CLOSED);
+            faulty.failEvery(0, Fault.AFTER_COMMIT);
+            assertThat(limiter.tryAcquire("k").outcome())
+                    .as("the lost one did take the last permit")
+                    .isEqualTo(Outcome.REFUSED);
+            assertThat(limiter.decisions(Outcome.ALLOWED)).isEqualTo(1);
+            assertThat(limiter.decisions(Outcome.FAIL_CLOSED)).isEqualTo(2);
+        }
+        assertThat(faulty.injectedAfterCommit.get()).isEqualTo(2);
     }
 
     @ParameterizedTest

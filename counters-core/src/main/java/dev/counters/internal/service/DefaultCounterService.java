@@ -13,10 +13,14 @@ import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.Hold;
 import dev.counters.IdempotencyKey;
+import dev.counters.RateLimit;
+import dev.counters.RateLimiter;
 import dev.counters.StrategyStatistics;
 import dev.counters.WindowedCounter;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Time;
+import dev.counters.internal.ratelimit.RateLimiters;
+import dev.counters.internal.ratelimit.RateWindows;
 import dev.counters.internal.strategy.Bounding;
 import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.Resharding;
@@ -58,6 +62,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     private final Housekeeping housekeeping;
     private final StrategyFamilies families;
     private final ThreadFactory threadFactory;
+    private final RateLimiters rateLimiters;
 
     public DefaultCounterService(
             NameRules<Route> router,
@@ -68,8 +73,10 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
             Time time,
             Housekeeping housekeeping,
             StrategyFamilies families,
-            ThreadFactory threadFactory) {
+            ThreadFactory threadFactory,
+            RateLimiters rateLimiters) {
         this.threadFactory = threadFactory;
+        this.rateLimiters = rateLimiters;
         this.housekeeping = housekeeping;
         this.families = families;
         this.windows = windows;
@@ -178,6 +185,23 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     }
 
     @Override
+    public RateLimiter rateLimiter(String name) {
+        checkOpen();
+        return rateLimiters.get(name);
+    }
+
+    @Override
+    public RateLimiter rateLimiter(String name, RateLimit limit) {
+        checkOpen();
+        return rateLimiters.get(name, limit);
+    }
+
+    @Override
+    public List<RateLimiter> rateLimiters() {
+        return rateLimiters.all();
+    }
+
+    @Override
     public CounterAdmin admin() {
         return this;
     }
@@ -209,9 +233,21 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
             throw new IllegalArgumentException("limit must be >= 1, was " + limit);
         }
         CounterName from = after == null ? null : CounterName.of(after);
-        return store.counterNames("", from, limit).stream()
-                .map(CounterName::value)
-                .toList();
+        List<String> names = new ArrayList<>();
+        while (names.size() < limit) { // the rate limiters' windows are theirs, not the application's counters
+            int wanted = limit - names.size();
+            List<CounterName> page = store.counterNames("", from, wanted);
+            for (CounterName name : page) {
+                if (!name.value().contains(RateWindows.MARK)) {
+                    names.add(name.value());
+                }
+            }
+            if (page.size() < wanted) {
+                break;
+            }
+            from = page.get(page.size() - 1);
+        }
+        return names;
     }
 
     @Override
@@ -246,9 +282,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     }
 
     private Handle handle(String name) {
-        if (closed) {
-            throw new IllegalStateException("The CounterService is closed");
-        }
+        checkOpen();
         if (name == null) {
             throw new IllegalArgumentException("Counter name must not be null");
         }
@@ -259,6 +293,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         }
         counter = handles.getIfPresent(name);
         if (counter == null) {
+            RateWindows.checkNotReserved(name);
             CounterName counterName = CounterName.of(name);
             Optional<Windows.Window> window = Windows.parse(counterName)
                     .filter(stored -> windows.select(stored.counter().value()).isPresent());
@@ -292,6 +327,12 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         return new RoutedCounter(name, route, housekeeping);
     }
 
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("The CounterService is closed");
+        }
+    }
+
     /** Whether this call closed the service (only the first does). */
     private synchronized boolean markClosed() {
         boolean first = !closed;
@@ -309,6 +350,11 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         if (markClosed()) {
             housekeeping.close();
             List<RuntimeException> failures = Collections.synchronizedList(new ArrayList<>());
+            try {
+                rateLimiters.close();
+            } catch (RuntimeException e) {
+                failures.add(e);
+            }
             List<Thread> closing = new ArrayList<>();
             for (Route route : routes) {
                 Runnable close = () -> {

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.counters.CounterName;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
+import dev.counters.internal.ratelimit.RateWindows;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.IdleCounters;
 import java.time.Duration;
@@ -109,6 +110,9 @@ public final class IdleExpiry implements Housekeeping.Task {
      * (windows go by their retention), and not a monotonic counter's (its values would repeat).
      */
     private boolean expires(CounterName name, Duration idleTime) {
+        if (name.value().contains(RateWindows.MARK)) {
+            return false; // a rate limiter's window: its purge deletes it once it ended
+        }
         if (Windows.parse(name)
                 .filter(window -> windows.select(window.counter().value()).isPresent())
                 .isPresent()) {

@@ -3,18 +3,21 @@ package dev.counters.internal.service;
 import dev.counters.CounterName;
 import dev.counters.CounterRule;
 import dev.counters.CounterService;
+import dev.counters.RateLimitRule;
 import dev.counters.StrategyStatistics;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
 import dev.counters.internal.Observations;
 import dev.counters.internal.Time;
 import dev.counters.internal.UniqueIds;
+import dev.counters.internal.ratelimit.RateLimiters;
 import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.internal.strategy.StrategyRegistry;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.IdleCounters;
 import dev.counters.spi.MonotonicCache;
+import dev.counters.spi.RateLimits;
 import dev.counters.spi.TotalCache;
 import dev.counters.strategy.StrategySettings;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -28,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -43,6 +47,7 @@ public final class ServiceAssembly {
             CounterStore store,
             StrategySettings defaultStrategy,
             Map<String, CounterRule> rules,
+            Map<String, RateLimitRule> rateLimits,
             Clock clock,
             RandomGenerator random,
             ThreadFactory threadFactory,
@@ -56,6 +61,7 @@ public final class ServiceAssembly {
 
         public Plan {
             rules = Collections.unmodifiableMap(new LinkedHashMap<>(rules)); // in order: the first pattern wins
+            rateLimits = Collections.unmodifiableMap(new LinkedHashMap<>(rateLimits));
         }
     }
 
@@ -116,12 +122,24 @@ public final class ServiceAssembly {
             if (!expiries.isEmpty()) {
                 tasks.add(idleExpiry(store, router, windowSelection, expiries));
             }
+            boolean upkeepNow = !tasks.isEmpty();
+            // Idle GCRA keys are deleted once a GCRA limiter is made: until then there are none of this service's.
+            store.capability(RateLimits.class).ifPresent(limits -> tasks.add(new RateLimitExpiry(limits)));
+            // Ended windows of the window limiters, once one is made (the limiters are made below).
+            AtomicReference<@Nullable RateLimiters> limiters = new AtomicReference<>();
+            tasks.add(horizon -> {
+                RateLimiters made = limiters.get();
+                return made == null ? 0 : made.purgeWindows(horizon, WindowPurge.MAX_PER_RUN);
+            });
             Housekeeping housekeeping =
                     Housekeeping.of(store, time, ids.instanceId(), plan.keyRetention(), tasks, plan.threadFactory());
             housekeeping.keepClock(); // before any increment: its timestamps are on the database's clock
-            if (!tasks.isEmpty()) {
+            if (upkeepNow) {
                 housekeeping.start(); // windows and idle counters are removed from the start
             }
+            RateLimiters rateLimiters = new RateLimiters(
+                    plan.rateLimits(), rule -> context(plan, rule, RATE_LIMITER, time, ids), housekeeping::start);
+            limiters.set(rateLimiters);
             return new DefaultCounterService(
                     router,
                     created,
@@ -131,7 +149,8 @@ public final class ServiceAssembly {
                     time,
                     housekeeping,
                     families,
-                    plan.threadFactory());
+                    plan.threadFactory(),
+                    rateLimiters);
         } catch (RuntimeException e) {
             created.forEach(route -> route.strategy().close());
             throw e;
@@ -158,15 +177,11 @@ public final class ServiceAssembly {
         return new IdleExpiry(store, idle, router, windowSelection, expiries);
     }
 
-    private static Route route(
-            Plan plan,
-            String rule,
-            StrategySettings settings,
-            Time time,
-            UniqueIds ids,
-            BiFunction<StrategyContext, StrategySettings, CounterStrategy> strategies,
-            List<Route> created) {
-        StrategyContext context = new StrategyContext(
+    /** What the rate limiters' Resilience4j instances are named by: {@code counters-ratelimit[<rule>]}. */
+    static final String RATE_LIMITER = "ratelimit";
+
+    private static StrategyContext context(Plan plan, String rule, String strategy, Time time, UniqueIds ids) {
+        return new StrategyContext(
                 plan.store(),
                 time,
                 plan.random(),
@@ -176,7 +191,18 @@ public final class ServiceAssembly {
                 plan.circuitBreakers(),
                 plan.observations(),
                 rule,
-                settings.name());
+                strategy);
+    }
+
+    private static Route route(
+            Plan plan,
+            String rule,
+            StrategySettings settings,
+            Time time,
+            UniqueIds ids,
+            BiFunction<StrategyContext, StrategySettings, CounterStrategy> strategies,
+            List<Route> created) {
+        StrategyContext context = context(plan, rule, settings.name(), time, ids);
         Route route = new Route(rule, settings, strategies.apply(context, settings));
         created.add(route);
         return route;

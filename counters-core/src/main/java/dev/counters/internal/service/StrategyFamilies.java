@@ -1,6 +1,7 @@
 package dev.counters.internal.service;
 
 import dev.counters.CounterName;
+import dev.counters.internal.ratelimit.RateWindows;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.Escrow;
 import dev.counters.spi.Maxima;
@@ -10,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,7 +48,9 @@ public final class StrategyFamilies {
         return new StrategyFamilies(
                 store,
                 names(store.capability(Maxima.class).map(maxima -> maxima::maximumNames)),
-                names(store.capability(Escrow.class).map(escrow -> escrow::boundedNames)));
+                names(store.capability(Escrow.class).map(escrow -> escrow::boundedNames)).stream()
+                        .filter(name -> !name.value().contains(RateWindows.MARK)) // rate limiters' windows
+                        .collect(Collectors.toUnmodifiableSet()));
     }
 
     private static Set<CounterName> names(

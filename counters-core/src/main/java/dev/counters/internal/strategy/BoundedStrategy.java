@@ -42,6 +42,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,6 +86,7 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
     private final ScheduledExecutorService keeper;
     private final EscrowSweep sweep;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final @Nullable Binding binding;
 
     private final LongAdder refusals = new LongAdder();
     private final LongAdder refills = new LongAdder();
@@ -95,8 +97,30 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
     final LongAdder expiredHolds = new LongAdder();
     final LongAdder strandedUnits = new LongAdder();
 
-    @SuppressWarnings("FutureReturnValueIgnored") // the keeper's tasks catch their own failures; close stops it
     public BoundedStrategy(StrategyContext context, BoundedSettings settings) {
+        this(context, settings, null);
+    }
+
+    /**
+     * How a rate limiter's windows are bound ({@code dev.counters.internal.ratelimit}): each counter by bounds of its
+     * own, computed on its first use in this process, and warmed with the rate its key had in the window before, so
+     * that a hot key takes allowances from the first change of a new window.
+     */
+    public interface Binding {
+
+        /** The bounds to bind {@code name} with; empty when it is bound already and must be used as stored. */
+        Optional<Bounds> bounds(CounterName name);
+
+        /** The rate (units a second) to start {@code name}'s rate toward its maximum at. */
+        double rate(CounterName name);
+
+        /** Called once this process bound {@code name} with {@link #bounds}, before any change of it here. */
+        void bound(CounterName name);
+    }
+
+    /** A strategy whose counters are bound by {@code binding}, not by the settings' bounds, which give only the sides. */
+    @SuppressWarnings("FutureReturnValueIgnored") // the keeper's tasks catch their own failures; close stops it
+    public BoundedStrategy(StrategyContext context, BoundedSettings settings, @Nullable Binding binding) {
         super(
                 context,
                 StrategyContext.<Object>transientFailures(10)
@@ -104,6 +128,7 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
                         .build());
         this.context = context;
         this.settings = settings;
+        this.binding = binding;
         this.bounds = new Bounds(settings.min(), settings.max());
         this.escrow = context.require(Escrow.class);
         this.holds = context.require(Holds.class);
@@ -237,6 +262,24 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
     public void delete(CounterName name) {
         allowances.remove(name);
         super.delete(name);
+    }
+
+    /** The rate of changes toward the maximum of a counter this process uses, units a second now; 0 if unused. */
+    public double rate(CounterName name) {
+        EscrowAllowance allowance = allowances.get(name);
+        return allowance == null ? 0 : allowance.up.rateAt(time.elapsedNanos());
+    }
+
+    /**
+     * Forgets the counters that {@code ended} selects (a rate limiter's ended windows): their allowances are given back
+     * by the keeper, which then drops them. A later use binds such a counter again.
+     */
+    public void forget(Predicate<CounterName> ended) {
+        allowances.forEach((name, allowance) -> {
+            if (ended.test(name)) {
+                allowance.forgotten = true;
+            }
+        });
     }
 
     @Override
@@ -720,12 +763,26 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
         if (known != null) {
             return known;
         }
-        checkFamily(name);
-        Optional<EscrowCell> own = escrow.bind(name, bounds, settings.initial(), nodeCell, time.steady());
+        Optional<EscrowCell> own;
+        if (binding == null) {
+            checkFamily(name);
+            own = escrow.bind(name, bounds, settings.initial(), nodeCell, time.steady());
+        } else {
+            Optional<Bounds> wanted = binding.bounds(name); // a window's name: never a counting counter's
+            if (wanted.isPresent()) {
+                own = escrow.bind(name, wanted.get(), settings.initial(), nodeCell, time.steady());
+                binding.bound(name);
+            } else {
+                own = Optional.ofNullable(escrow.escrowCells(name).get(nodeCell));
+            }
+        }
         EscrowAllowance fresh = new EscrowAllowance(name, time.elapsedNanos());
         EscrowAllowance prior = allowances.putIfAbsent(name, fresh);
         if (prior != null) {
             return prior;
+        }
+        if (binding != null) {
+            fresh.up.warm(binding.rate(name), time.elapsedNanos());
         }
         // A node restarted under its id finds its allowance in its row.
         own.ifPresent(cell -> {
@@ -859,7 +916,11 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
             long now = time.elapsedNanos();
             long idle = settings.giveBackAfter().toNanos();
             for (EscrowAllowance allowance : allowances.values()) {
-                if (allowance.hasRow && now - allowance.lastUseNanos >= idle) {
+                if (allowance.forgotten) {
+                    if (!allowance.hasRow || retire(allowance, now + idle)) {
+                        allowances.remove(allowance.name, allowance);
+                    }
+                } else if (allowance.hasRow && now - allowance.lastUseNanos >= idle) {
                     retire(allowance, now + idle);
                 }
             }

@@ -21,11 +21,11 @@ import org.jspecify.annotations.Nullable;
  * of range, or a write refuses a batch whose members may fit alone ({@link SplitBatch}), each delta is written on its
  * own, so that only the deltas that do not fit are refused.
  */
-final class Combiner {
+public final class Combiner {
 
     /** One write of a batch: the row's total after it (or anything, when no caller needs the total). */
     @FunctionalInterface
-    interface Write {
+    public interface Write {
         long apply(Batch batch);
     }
 
@@ -33,11 +33,11 @@ final class Combiner {
      * Thrown by a write whose batch failed as a whole where its members may succeed one by one (a guarded row with
      * room for some of them): the combiner then writes each alone, and a member that fails alone gets this.
      */
-    static class SplitBatch extends RuntimeException {
+    public static class SplitBatch extends RuntimeException {
 
         private static final long serialVersionUID = 1L;
 
-        SplitBatch(String message) {
+        protected SplitBatch(String message) {
             super(message, null, false, false); // a refusal, not a fault: no stack trace
         }
     }
@@ -49,7 +49,7 @@ final class Combiner {
     private final AtomicBoolean writing = new AtomicBoolean();
     private final Write write;
 
-    Combiner(Write write) {
+    public Combiner(Write write) {
         this.write = write;
     }
 
@@ -59,7 +59,7 @@ final class Combiner {
     }
 
     /** Adds {@code delta} through a combined write; returns the total after it, as described above. */
-    long submit(long delta, boolean needsTotal) {
+    public long submit(long delta, boolean needsTotal) {
         Pending mine = new Pending(delta, needsTotal, Thread.currentThread());
         queue.add(mine);
         boolean interrupted = false;
@@ -129,7 +129,7 @@ final class Combiner {
      * The deltas one write carries. {@link #takeQueued()} takes every delta queued since its last call (of the batch's
      * sign, within range), so that a write retried after a conflict carries the deltas that arrived meanwhile too.
      */
-    final class Batch {
+    public final class Batch {
 
         private final List<Pending> members = new ArrayList<>();
         private final boolean fixed;
@@ -149,7 +149,7 @@ final class Combiner {
          * Takes the deltas queued since the last call into the batch, and returns the sum of the deltas to write now.
          * Call it before {@link #needsTotal()}: a delta it takes may want the total.
          */
-        long takeQueued() {
+        public long takeQueued() {
             if (!fixed) {
                 for (Pending next; (next = queue.peek()) != null && fits(next); ) {
                     add(queue.poll());
@@ -163,7 +163,7 @@ final class Combiner {
             return needsTotal;
         }
 
-        int size() {
+        public int size() {
             return members.size();
         }
 

@@ -42,6 +42,8 @@ final class EscrowAllowance {
     volatile boolean hasRow;
 
     volatile long lastUseNanos;
+    /** Set for a rate limiter's ended window: the keeper gives the row back and drops the allowance. */
+    volatile boolean forgotten;
 
     EscrowAllowance(CounterName name, long nowNanos) {
         this.name = name;
@@ -131,6 +133,20 @@ final class EscrowAllowance {
                 }
             }
             return 0;
+        }
+
+        /** The rate (units per second) decayed to {@code nowNanos}. */
+        synchronized double rateAt(long nowNanos) {
+            return rated ? rate * Math.exp(-Math.max(0, nowNanos - rateAt) / TAU_NANOS) : 0;
+        }
+
+        /** Starts the rate at {@code rate}: a new window of a key that was busy in the one before. */
+        synchronized void warm(double rate, long nowNanos) {
+            if (rate > 0 && !rated) {
+                this.rate = rate;
+                this.rateAt = nowNanos;
+                this.rated = true;
+            }
         }
 
         /** Records a use of {@code units}; the rate (units per second, an EWMA) with it. */

@@ -41,6 +41,7 @@ class ServiceAssemblyTest {
                 store,
                 AtomicSettings.defaults(),
                 rules,
+                Map.of(),
                 Clock.systemUTC(),
                 new SplittableRandom(1),
                 Threads.daemon("test-"),

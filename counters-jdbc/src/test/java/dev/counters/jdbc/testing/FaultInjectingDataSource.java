@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
@@ -21,7 +22,8 @@ import javax.sql.DataSource;
  *   <li>{@link #down}: no connection can be had;</li>
  *   <li>every Nth commit fails with a lost-connection error, either <em>after</em> the database committed (the
  *       ambiguous case: the client cannot tell) or <em>before</em> (rolled back);</li>
- *   <li>the same for every Nth auto-committed write statement;</li>
+ *   <li>the same for every Nth auto-committed write statement (a query that writes, {@code INSERT … RETURNING} or H2's
+ *       {@code FINAL TABLE}, included);</li>
  *   <li>{@link #deadlocks}: every statement is chosen as a deadlock victim, so its transaction is rolled back.</li>
  *   <li>{@link #beforeQuery}: something else happens in the database right before each query.</li>
  * </ul>
@@ -155,21 +157,37 @@ public final class FaultInjectingDataSource implements DataSource {
                 Class<?> type = method.getName().equals("prepareStatement")
                         ? java.sql.PreparedStatement.class
                         : method.getName().equals("prepareCall") ? java.sql.CallableStatement.class : Statement.class;
+                boolean writing = method.getName().startsWith("prepare") && writes((String) args[0]);
                 return Proxy.newProxyInstance(
-                        getClass().getClassLoader(), new Class<?>[] {type}, new StatementHandler(statement, real));
+                        getClass().getClassLoader(),
+                        new Class<?>[] {type},
+                        new StatementHandler(statement, real, writing));
             }
             return result;
         }
+    }
+
+    /** Whether a prepared statement writes, even when it is run as a query. */
+    private static boolean writes(String sql) {
+        String statement = sql.strip().toLowerCase(Locale.ROOT);
+        return statement.startsWith("insert")
+                || statement.startsWith("update")
+                || statement.startsWith("delete")
+                || statement.startsWith("merge")
+                || statement.contains(" final table (");
     }
 
     private final class StatementHandler implements InvocationHandler {
 
         private final Statement real;
         private final Connection connection;
+        /** A prepared statement that writes, whichever way it is executed. */
+        private final boolean writing;
 
-        StatementHandler(Statement real, Connection connection) {
+        StatementHandler(Statement real, Connection connection, boolean writing) {
             this.real = real;
             this.connection = connection;
+            this.writing = writing;
         }
 
         @Override
@@ -181,7 +199,7 @@ public final class FaultInjectingDataSource implements DataSource {
             if (deadlocks) {
                 throw new SQLException("Deadlock found when trying to get lock (injected)", "40001", 1213);
             }
-            boolean write = !method.getName().equals("executeQuery");
+            boolean write = writing || !method.getName().equals("executeQuery");
             if (!write) {
                 beforeQuery.run();
             }

@@ -388,7 +388,7 @@ record CounterRules(
     }
 
     /** Runs a check, naming {@code property} in what it refuses. */
-    private static void checked(String property, Runnable check) {
+    static void checked(String property, Runnable check) {
         checked(property, () -> {
             check.run();
             return property;
@@ -396,7 +396,7 @@ record CounterRules(
     }
 
     /** Maps a value, naming {@code property} in what core refuses. */
-    private static <T> T checked(String property, Supplier<T> mapping) {
+    static <T> T checked(String property, Supplier<T> mapping) {
         try {
             return mapping.get();
         } catch (IllegalArgumentException e) {

@@ -277,7 +277,16 @@ public final class CountersAutoConfiguration {
     }
 
     /**
-     * The service, from the {@link CounterRules} of {@code counters.*}, then the application's beans: a {@link Clock}
+     * {@code counters.rate-limits.limiters} as the service's rate-limit rules, checked when the context starts as the
+     * {@link CounterRules} are.
+     */
+    @Bean
+    RateLimitRules rateLimitRules(CountersProperties properties) {
+        return RateLimitRules.of(properties.rateLimits());
+    }
+
+    /**
+     * The service, from the {@link CounterRules} and {@link RateLimitRules} of {@code counters.*}, then the application's beans: a {@link Clock}
      * marked {@link CountersClock} (an unmarked one is the application's, and may be fixed in its tests), a
      * {@link MonotonicCache} and a {@link TotalCache} (shared by every monotonic counter and cached total, as across
      * nodes), an {@link ObservationRegistry} (flushes, recounts and combined writes become timers and spans) with a
@@ -289,6 +298,7 @@ public final class CountersAutoConfiguration {
     CounterService counterService(
             CounterStore counterStore,
             CounterRules rules,
+            RateLimitRules rateLimitRules,
             Environment environment,
             CountersResilience resilience,
             @CountersClock ObjectProvider<Clock> clock,
@@ -309,6 +319,7 @@ public final class CountersAutoConfiguration {
         observationConvention.ifUnique(builder::observationConvention);
         Optional.ofNullable(rules.keyRetention()).ifPresent(builder::keyRetention);
         rules.rules().forEach(builder::rule);
+        rateLimitRules.rules().forEach(builder::rateLimit);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }

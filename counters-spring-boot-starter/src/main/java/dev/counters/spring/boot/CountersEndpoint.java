@@ -4,12 +4,15 @@ import dev.counters.BoundedState;
 import dev.counters.Counter;
 import dev.counters.CounterBoundException;
 import dev.counters.CounterService;
+import dev.counters.RateDecision;
+import dev.counters.RateLimiter;
 import dev.counters.StrategyStatistics;
 import dev.counters.WindowSettings;
 import dev.counters.WindowedCounter;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,9 +31,11 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * {@code /actuator/counters}: the configured rules with their strategies, the stored counters with their values (a
- * page at a time), one counter with its cells, or several by name. Incrementing and resetting a counter are write
- * operations, refused unless {@code management.endpoint.counters.access=unrestricted}. Stored names (which may be user
+ * {@code /actuator/counters}: the configured rules with their strategies, the rate limiters with their decisions, the
+ * stored counters with their values (a page at a time), one counter with its cells, or several by name; what a rate
+ * limiter's key has ({@code /actuator/counters/limiters/{name}/{key}}). Incrementing and resetting a counter, and
+ * resetting a limiter's key, are write operations, refused unless
+ * {@code management.endpoint.counters.access=unrestricted}. Stored names (which may be user
  * ids) and values are shown as {@code management.endpoint.counters.show-values} says (Boot's {@link Show}, never by
  * default, as for the {@code env} endpoint's values); a name the caller gave is echoed, with its value hidden.
  */
@@ -63,8 +68,10 @@ public class CountersEndpoint {
     private CountersDescriptor list(String @Nullable [] names, @Nullable String after, boolean shown) {
         List<RuleDescriptor> rules =
                 counters.statistics().stream().map(RuleDescriptor::of).toList();
+        List<LimiterDescriptor> limiters =
+                counters.rateLimiters().stream().map(LimiterDescriptor::of).toList();
         if (names == null && !shown) {
-            return new CountersDescriptor(rules, null, null); // the stored names are the data hidden
+            return new CountersDescriptor(rules, limiters, null, null); // the stored names are the data hidden
         }
         List<String> listed = names != null ? Arrays.asList(names) : counters.counterNames(after, PAGE_SIZE);
         List<CounterDescriptor> values = new ArrayList<>();
@@ -77,8 +84,51 @@ public class CountersEndpoint {
                     new CounterDescriptor(name, counters.counter(name).strategy(), null, null, null, null)));
         }
         String next = names == null && listed.size() == PAGE_SIZE ? listed.get(listed.size() - 1) : null;
-        return new CountersDescriptor(rules, values, next);
+        return new CountersDescriptor(rules, limiters, values, next);
     }
+
+    /**
+     * What {@code key} has in the rate limiter {@code name}, taking nothing ({@code /limiters/{name}/{key}}); not found
+     * for a limiter not made. The key is echoed, its permits hidden as values are.
+     */
+    @ReadOperation
+    public @Nullable KeyDescriptor limiterKey(
+            SecurityContext securityContext, @Selector String limiters, @Selector String name, @Selector String key) {
+        boolean shown = shown(securityContext);
+        return validated(() -> {
+            RateLimiter limiter = limiter(limiters, name);
+            return limiter == null ? null : KeyDescriptor.of(limiter, key, shown ? limiter.peek(key) : null);
+        });
+    }
+
+    /** Forgets what {@code key} took from the rate limiter {@code name}: its next request finds the whole limit. */
+    @DeleteOperation
+    public @Nullable KeyDescriptor resetLimiterKey(
+            SecurityContext securityContext, @Selector String limiters, @Selector String name, @Selector String key) {
+        boolean shown = shown(securityContext);
+        return validated(() -> {
+            RateLimiter limiter = limiter(limiters, name);
+            if (limiter == null) {
+                return null;
+            }
+            limiter.reset(key);
+            return KeyDescriptor.of(limiter, key, shown ? limiter.peek(key) : null);
+        });
+    }
+
+    /** The limiter of that name among those made; null if none. */
+    private @Nullable RateLimiter limiter(String section, String name) {
+        if (!section.equals(LIMITERS)) {
+            throw new IllegalArgumentException("Unknown section '" + section + "': /" + LIMITERS + "/{name}/{key}");
+        }
+        return counters.rateLimiters().stream()
+                .filter(limiter -> limiter.name().equals(name))
+                .findFirst()
+                .orElse(null);
+    }
+
+    /** The path segment of rate limiters' keys. */
+    static final String LIMITERS = "limiters";
 
     @ReadOperation
     public CounterDescriptor counter(SecurityContext securityContext, @Selector String name) {
@@ -165,8 +215,51 @@ public class CountersEndpoint {
     /** The endpoint's answer to a listing or a read of several counters; no stored counters when they are hidden. */
     public record CountersDescriptor(
             List<RuleDescriptor> rules,
+            List<LimiterDescriptor> limiters,
             @Nullable List<CounterDescriptor> counters,
             @Nullable String next) {}
+
+    /**
+     * A rate limiter: its name, its limit as written ({@code 100/1m}), its algorithm, and its decisions in this process
+     * since it started by outcome ({@code allowed}, {@code refused}, {@code fail-open}, {@code fail-closed}).
+     */
+    public record LimiterDescriptor(String name, String limit, String algorithm, Map<String, Long> decisions) {
+
+        static LimiterDescriptor of(RateLimiter limiter) {
+            Map<String, Long> decisions = new LinkedHashMap<>();
+            for (RateDecision.Outcome outcome : RateDecision.Outcome.values()) {
+                decisions.put(RateLimitRules.configName(outcome), limiter.decisions(outcome));
+            }
+            return new LimiterDescriptor(
+                    limiter.name(),
+                    limiter.limit().toString(),
+                    RateLimitRules.configName(limiter.limit().algorithm()),
+                    decisions);
+        }
+    }
+
+    /**
+     * A key of a rate limiter, and what it has now (without its permits when values are hidden): whether a request
+     * would be admitted, the permits left, and the seconds until it has its whole limit again.
+     */
+    public record KeyDescriptor(
+            String limiter,
+            String key,
+            @Nullable Boolean admitted,
+            @Nullable Long remaining,
+            @Nullable Long resetAfterSeconds) {
+
+        static KeyDescriptor of(RateLimiter limiter, String key, @Nullable RateDecision now) {
+            return now == null
+                    ? new KeyDescriptor(limiter.name(), key, null, null, null)
+                    : new KeyDescriptor(
+                            limiter.name(),
+                            key,
+                            now.allowed(),
+                            now.remaining(),
+                            RateLimitHeaders.seconds(now.resetAfter()));
+        }
+    }
 
     /** A configured rule: its name or pattern, its strategy, and the increments it took since the start. */
     public record RuleDescriptor(String rule, String strategy, long increments) {

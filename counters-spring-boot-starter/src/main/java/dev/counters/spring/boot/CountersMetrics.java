@@ -1,6 +1,8 @@
 package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
+import dev.counters.RateDecision;
+import dev.counters.RateLimiter;
 import dev.counters.StrategyStatistics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -9,17 +11,27 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 /**
  * Meters for every configured rule, tagged {@code rule} (the exact name or pattern from configuration, or
  * {@code (default)}) and {@code strategy}: the configuration bounds their number, where counter names would not.
- * They read {@link CounterService#statistics()} when the registry asks, so counting costs nothing extra.
+ * They read {@link CounterService#statistics()} when the registry asks, so counting costs nothing extra. Rate
+ * limiters' decisions are counted per limiter and outcome, never per key; a limiter made after startup gets its meters
+ * when the registry next reads {@code counters.ratelimit.limiters} (at its next publication or scrape).
  */
 final class CountersMetrics implements MeterBinder {
 
     private final CounterService counters;
+
+    /** The registries bound, to register the meters of limiters made later. */
+    private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
+
+    /** How many limiters have their meters. */
+    private int boundLimiters;
 
     CountersMetrics(CounterService counters) {
         this.counters = counters;
@@ -57,6 +69,35 @@ final class CountersMetrics implements MeterBinder {
             }
             if (initial.activity().escrow() != null) {
                 bindEscrow(registry, tags, rule);
+            }
+        }
+        registries.add(registry);
+        Gauge.builder("counters.ratelimit.limiters", this, CountersMetrics::limiters)
+                .description("Rate limiters made so far")
+                .register(registry);
+        bindLimiters(counters.rateLimiters(), List.of(registry));
+    }
+
+    /** The number of limiters, after registering the meters of any made since the last read. */
+    private synchronized double limiters() {
+        List<RateLimiter> limiters = counters.rateLimiters();
+        if (limiters.size() > boundLimiters) {
+            bindLimiters(limiters, registries);
+            boundLimiters = limiters.size();
+        }
+        return limiters.size();
+    }
+
+    /** A meter per limiter and outcome; one registered twice is the same meter. */
+    private static void bindLimiters(List<RateLimiter> limiters, List<MeterRegistry> registries) {
+        for (MeterRegistry registry : registries) {
+            for (RateLimiter limiter : limiters) {
+                for (RateDecision.Outcome outcome : RateDecision.Outcome.values()) {
+                    FunctionCounter.builder("counters.ratelimit.decisions", limiter, each -> each.decisions(outcome))
+                            .description("Rate limiters' decisions, by outcome")
+                            .tags(Tags.of("limiter", limiter.name(), "outcome", RateLimitRules.configName(outcome)))
+                            .register(registry);
+                }
             }
         }
     }

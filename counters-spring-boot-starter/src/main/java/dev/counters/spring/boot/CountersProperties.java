@@ -1,11 +1,14 @@
 package dev.counters.spring.boot;
 
+import dev.counters.RateLimit;
+import dev.counters.RateLimitRule;
 import dev.counters.sequence.SequenceSettings;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.ShardedSettings;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -43,6 +46,8 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
  * @param jdbc Storage in the application's database.
  * @param redis Shared caches on Redis, when counters-redis and Spring Data Redis are present.
  * @param datasource Connection pool of the library's own, used instead of the application's DataSource.
+ * @param rateLimits Rate limiters: their limits by name or pattern, what they do when the database fails, the limits
+ *     of web routes, and the headers of limited responses.
  */
 @ConfigurationProperties(prefix = "counters", ignoreUnknownFields = false)
 public record CountersProperties(
@@ -61,7 +66,8 @@ public record CountersProperties(
         Map<String, SequenceProperties> sequences,
         @DefaultValue Jdbc jdbc,
         @DefaultValue Redis redis,
-        @Nullable Datasource datasource) {
+        @Nullable Datasource datasource,
+        @DefaultValue RateLimits rateLimits) {
 
     public CountersProperties {
         counters = counters == null ? Map.of() : new LinkedHashMap<>(counters);
@@ -334,4 +340,82 @@ public record CountersProperties(
     public record Redis(
             @DefaultValue("counters:") String keyPrefix,
             @DefaultValue("10s") Duration loadTimeout) {}
+
+    /**
+     * Rate limiters ({@code CounterService.rateLimiter}, {@link RateLimited}, {@code routes}).
+     *
+     * @param onStoreFailure What a decision is when the database does not answer: 'closed' (refuse) or 'open' (admit
+     *     up to 'fail-open-permits' per node and period, then refuse).
+     * @param failOpenPermits Most permits each node admits per period of a limiter while the database does not answer
+     *     and the limiter fails open. By default a tenth of the limiter's permits, at least 1.
+     * @param headers Whether admitted requests of limited web routes carry the RateLimit-Policy and RateLimit headers;
+     *     refused ones always do.
+     * @param limiters Limits of the rate limiters, by exact name or by pattern ('*' any run of characters, '?' one
+     *     character; in YAML, a key with dots or wildcards in brackets: '"[api.*]"'). A rule takes 'limit' (such as
+     *     '100/1m', '5/s', '10000/month'), 'algorithm', 'burst', 'sub-windows', 'zone', 'on-store-failure' and
+     *     'fail-open-permits'.
+     * @param routes Limits of web requests by path, without annotations, checked in their order before the limits of
+     *     the handler's @RateLimited. A route takes 'path' (path patterns), 'methods', 'limiter', 'key', 'limit' and
+     *     'permits'.
+     */
+    public record RateLimits(
+            @DefaultValue("closed") RateLimitRule.OnStoreFailure onStoreFailure,
+            @Nullable Long failOpenPermits,
+            @DefaultValue("true") boolean headers,
+            Map<String, LimiterProperties> limiters,
+            List<RouteProperties> routes) {
+
+        public RateLimits {
+            limiters = limiters == null ? Map.of() : new LinkedHashMap<>(limiters);
+            routes = routes == null ? List.of() : List.copyOf(routes);
+        }
+    }
+
+    /**
+     * The limit of one rate limiter, or of the limiters matching a pattern.
+     *
+     * @param limit Permits per period: '100/1m', '5/s', '20/10s burst 5', a calendar quota '10000/month' or
+     *     '500/day@Europe/Berlin'.
+     * @param algorithm Algorithm: 'gcra' (smooth, the default), 'fixed-window' or 'sliding-window'.
+     * @param burst Most permits a full GCRA bucket holds, 1 to the permits. By default the permits.
+     * @param subWindows Slices of a sliding window's period, 2 to 60. By default 10.
+     * @param zone Zone whose midnight starts a calendar quota's days. By default UTC.
+     * @param onStoreFailure What a decision is when the database does not answer. By default
+     *     'counters.rate-limits.on-store-failure'.
+     * @param failOpenPermits Most permits each node admits per period while failing open. By default
+     *     'counters.rate-limits.fail-open-permits'.
+     */
+    public record LimiterProperties(
+            @Nullable String limit,
+            RateLimit.@Nullable Algorithm algorithm,
+            @Nullable Long burst,
+            @Nullable Integer subWindows,
+            @Nullable ZoneId zone,
+            RateLimitRule.@Nullable OnStoreFailure onStoreFailure,
+            @Nullable Long failOpenPermits) {}
+
+    /**
+     * A limit on web requests by path, as a {@link RateLimited} annotation on their handler would set it.
+     *
+     * @param path Path patterns of the requests (Spring's PathPattern syntax: '/api/**', '/articles/{id}/like').
+     * @param methods HTTP methods of the requests. By default every method.
+     * @param limiter Name of the rate limiter; its limit is 'limit', or its rule under 'limiters'.
+     * @param key SpEL expression of the key each request is counted under (see @RateLimited): '#request.remoteAddr',
+     *     "#header('X-Api-Key')", '#principal?.name'.
+     * @param limit Limit of the limiter ('20/1s'), instead of its rule under 'limiters'.
+     * @param permits Permits one request takes.
+     */
+    public record RouteProperties(
+            List<String> path,
+            List<String> methods,
+            @Nullable String limiter,
+            @DefaultValue("#request.remoteAddr") String key,
+            @Nullable String limit,
+            @DefaultValue("1") long permits) {
+
+        public RouteProperties {
+            path = path == null ? List.of() : List.copyOf(path);
+            methods = methods == null ? List.of() : List.copyOf(methods);
+        }
+    }
 }

@@ -25,6 +25,8 @@ final class CountersRuntimeHints implements RuntimeHintsRegistrar {
                         CountersEndpoint.RuleDescriptor.class,
                         CountersEndpoint.WindowDescriptor.class,
                         CountersEndpoint.BoundedDescriptor.class,
-                        CountersEndpoint.RoomDescriptor.class);
+                        CountersEndpoint.RoomDescriptor.class,
+                        CountersEndpoint.LimiterDescriptor.class,
+                        CountersEndpoint.KeyDescriptor.class);
     }
 }

@@ -52,7 +52,10 @@ class ConfigurationMetadataTest {
             Map.entry("counters.datasource.username", "none, or what the URL says"),
             Map.entry("counters.datasource.password", "none, or what the URL says"),
             Map.entry("counters.datasource.driver-class-name", "detected from the URL"),
-            Map.entry("counters.datasource.hikari", "HikariCP's defaults, pool name 'counters'"));
+            Map.entry("counters.datasource.hikari", "HikariCP's defaults, pool name 'counters'"),
+            Map.entry("counters.rate-limits.fail-open-permits", "a tenth of each limiter's permits, at least 1"),
+            Map.entry("counters.rate-limits.limiters", "no rules"),
+            Map.entry("counters.rate-limits.routes", "no routes"));
 
     /** Core's defaults per strategy group: the only place they are written. */
     private static final Map<String, Object> CORE_DEFAULTS = Map.of(
@@ -145,6 +148,7 @@ class ConfigurationMetadataTest {
                         "counters.sharded.selection",
                         "counters.sharded.cache",
                         "counters.monotonic.cache",
+                        "counters.rate-limits.on-store-failure",
                         "management.endpoint.counters.show-values");
     }
 
@@ -152,7 +156,10 @@ class ConfigurationMetadataTest {
     void theKeysOfARuleAndOfASequenceAreDescribed() {
         assertMentionsEveryKey("counters.counters", CountersProperties.CounterProperties.class);
         assertMentionsEveryKey("counters.sequences", CountersProperties.SequenceProperties.class);
+        assertMentionsEveryKey("counters.rate-limits.limiters", CountersProperties.LimiterProperties.class);
+        assertMentionsEveryKey("counters.rate-limits.routes", CountersProperties.RouteProperties.class);
         assertThat(hint("counters.counters.keys")).isNotNull();
+        assertThat(hint("counters.rate-limits.limiters.keys")).isNotNull();
         assertThat(hint("counters.sequences.keys")).isNotNull();
     }
 

@@ -1,6 +1,7 @@
 package dev.counters.examples.webapp;
 
 import dev.counters.CounterService;
+import dev.counters.spring.boot.RateLimited;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -11,6 +12,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/api/articles/{id}")
 class ArticleController {
+
+    /** The rate limiter of likes per visitor. */
+    static final String LIKES_LIMITER = "likes";
 
     record Views(String article, long views) {}
 
@@ -31,8 +35,11 @@ class ArticleController {
 
     /**
      * The total includes this like at once, although it reaches the database with the next flush. With
-     * {@code durable=true} the answer waits for the flush that carries the like to commit.
+     * {@code durable=true} the answer waits for the flush that carries the like to commit. Each visitor (the page's
+     * {@code X-Visitor} header, else the address) has the likes of the {@code likes} limiter in application.yml: one
+     * more is answered 429, with {@code Retry-After}, and not counted.
      */
+    @RateLimited(name = LIKES_LIMITER, key = "#header('X-Visitor') ?: #request.remoteAddr")
     @PostMapping("/like")
     Likes like(@PathVariable String id, @RequestParam(defaultValue = "false") boolean durable) {
         ArticleId article = new ArticleId(id);

@@ -24,6 +24,9 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 @AutoConfigureRestTestClient
 class DemoApiTest {
 
+    /** The header the page sends: each test that likes is a visitor of its own, with 5 likes a minute. */
+    private static final String VISITOR = "X-Visitor";
+
     @Autowired
     private RestTestClient http;
 
@@ -45,13 +48,19 @@ class DemoApiTest {
             // Buffered: the like is in memory, and reads on this node already include it.
             http.post()
                     .uri("/api/articles/intro/like")
+                    .header(VISITOR, "likes-and-views")
                     .exchange()
                     .expectStatus()
                     .isOk()
                     .expectBody()
                     .json("{\"article\":\"intro\",\"likes\":" + i + "}");
         }
-        http.post().uri("/api/articles/other/like").exchange().expectStatus().isOk();
+        http.post()
+                .uri("/api/articles/other/like")
+                .header(VISITOR, "likes-and-views")
+                .exchange()
+                .expectStatus()
+                .isOk();
 
         http.get()
                 .uri("/api/stats?articles=intro,other,never-seen")
@@ -98,6 +107,7 @@ class DemoApiTest {
                 .isOk();
         http.post()
                 .uri("/api/articles/configured/like")
+                .header(VISITOR, "configured")
                 .exchange()
                 .expectStatus()
                 .isOk();
@@ -266,6 +276,7 @@ class DemoApiTest {
     void aDurableLikeIsInTheDatabaseWhenItAnswers() {
         http.post()
                 .uri("/api/articles/durable/like?durable=true")
+                .header(VISITOR, "durable")
                 .exchange()
                 .expectStatus()
                 .isOk()
@@ -294,11 +305,13 @@ class DemoApiTest {
         assertThat(body).contains("\"status\":400").contains("Article id 'no spaces' must be 1 to 64");
         http.post()
                 .uri("/api/articles/{id}/like", "x".repeat(65))
+                .header(VISITOR, "bad-ids")
                 .exchange()
                 .expectStatus()
                 .isBadRequest();
         http.post()
                 .uri("/api/articles/{id}/like", "a.b")
+                .header(VISITOR, "bad-ids")
                 .exchange()
                 .expectStatus()
                 .isBadRequest();

@@ -85,8 +85,10 @@ class ExamplePageBrowserTest {
         // A view is counted at once.
         browser.findElement(By.id("read-hello-counters")).click();
         wait.until(textToBe(By.id("views-hello-counters"), "1"));
-        // ... and in the windowed reads, which the chart draws as one bar per 5-second window.
-        wait.until(driver -> !driver.findElement(By.id("reads-now")).getText().equals("0"));
+        // ... and in the windowed reads, which the chart draws as one bar per 5-second window (the read's window may
+        // have ended by the next poll, so any bar, not only the current window's).
+        wait.until(driver -> driver.findElements(By.cssSelector("#reads-chart rect")).stream()
+                .anyMatch(bar -> Double.parseDouble(bar.getAttribute("height")) > 0));
 
         // A buffered like shows at once, and reaches the database with the next flush.
         browser.findElement(By.id("like-hello-counters")).click();
@@ -129,6 +131,30 @@ class ExamplePageBrowserTest {
         Path screenshot = Path.of("target", "example-page.png");
         Files.write(screenshot, browser.getScreenshotAs(OutputType.BYTES));
         assertThat(Files.size(screenshot)).isPositive();
+    }
+
+    /** Five likes a minute per visitor: the sixth is refused, the page says when to like again, and nothing counts. */
+    @Test
+    void theSixthLikeInAMinuteIsRefusedAndThePageSaysWhenToLikeAgain() {
+        // Its own article: the other test likes others, from another browser (another visitor).
+        wait.until(textToBe(By.id("likes-write-behind"), "0"));
+        for (int i = 1; i <= 5; i++) {
+            browser.findElement(By.id("like-write-behind")).click();
+            wait.until(textToBe(By.id("likes-write-behind"), String.valueOf(i)));
+        }
+        wait.until(textToBe(By.id("like-limit"), "0 more likes now (5 a minute)"));
+
+        browser.findElement(By.id("like-write-behind")).click();
+        wait.until(textToBePresentInElementLocated(By.id("like-limit"), "Slow down: you can like again in "));
+        assertThat(browser.findElement(By.id("like-limit")).getText())
+                .matches("Slow down: you can like again in \\d+ s");
+        assertThat(browser.findElement(By.id("like-write-behind")).isEnabled()).isFalse();
+        assertThat(browser.findElement(By.id("like-durable-hello-counters")).isEnabled())
+                .isFalse();
+        // The refused like was not counted: the next poll of the stats still says 5, in memory and in the database.
+        wait.until(textToBe(By.id("stored-write-behind"), "5"));
+        assertThat(browser.findElement(By.id("likes-write-behind")).getText()).isEqualTo("5");
+        assertThat(counters.get("likes.write-behind")).isEqualTo(5);
     }
 
     /** A unit held while the buyer pays: cancelled, left to expire, and the last one sold. */

@@ -1,0 +1,10 @@
+-- Rate limits by GCRA: each key of a limiter has one time, its theoretical arrival time (tat), in nanoseconds since
+-- the epoch on the database's clock. A key whose tat has passed decides as an absent one, so idle keys are deleted
+-- by their tat.
+CREATE TABLE ${prefix}counter_rate_tat (
+    limiter VARCHAR(48) NOT NULL,
+    k       VARCHAR(48) NOT NULL,
+    tat     BIGINT      NOT NULL,
+    CONSTRAINT ${prefix}counter_rate_tat_pk PRIMARY KEY (limiter, k)
+);
+CREATE INDEX ${prefix}counter_rate_tat_tat ON ${prefix}counter_rate_tat (tat);
