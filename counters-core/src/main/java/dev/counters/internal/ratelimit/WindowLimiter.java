@@ -6,6 +6,7 @@ import dev.counters.CounterName;
 import dev.counters.RateDecision;
 import dev.counters.RateDecision.Outcome;
 import dev.counters.RateLimit;
+import dev.counters.internal.NamePages;
 import dev.counters.internal.Time;
 import dev.counters.internal.strategy.BoundedStrategy;
 import dev.counters.internal.strategy.StrategyContext;
@@ -16,7 +17,6 @@ import dev.counters.spi.Escrow.EscrowState;
 import dev.counters.strategy.BoundedSettings;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -47,8 +47,6 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
     static final Duration MARGIN = Duration.ofMillis(5);
     /** Decisions tried in successive windows, each one's window having ended before it was made, at most. */
     static final int MAX_ATTEMPTS = 5;
-    /** Names read per page by the purge. */
-    static final int PAGE = 1_000;
 
     private final String limiter;
     private final RateLimit limit;
@@ -290,27 +288,17 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
 
     private int purge(Instant horizon, int budget) {
         Instant before = horizon.minus(GRACE);
-        int removed = 0;
-        CounterName after = null;
-        while (removed < budget) {
-            List<CounterName> page = store.counterNames(limiter + ":", after, PAGE);
-            for (CounterName name : page) {
-                Optional<Instant> start = RateWindows.start(name);
-                if (start.isPresent()
-                        && RateWindows.key(limiter, name) != null
-                        && windows.decidesUntil(start.get()).isBefore(before)) {
-                    strategy.delete(name);
-                    if (++removed >= budget) {
-                        return removed;
-                    }
-                }
-            }
-            if (page.size() < PAGE) {
-                return removed;
-            }
-            after = page.get(page.size() - 1);
-        }
-        return removed;
+        return NamePages.deleteWhere(
+                store,
+                limiter + ":",
+                budget,
+                name -> {
+                    Optional<Instant> start = RateWindows.start(name);
+                    return start.isPresent()
+                            && RateWindows.key(limiter, name) != null
+                            && windows.decidesUntil(start.get()).isBefore(before);
+                },
+                strategy::delete);
     }
 
     /** For tests: the strategy that writes the windows. */

@@ -1,11 +1,11 @@
 package dev.counters.internal.service;
 
 import dev.counters.CounterName;
+import dev.counters.internal.NamePages;
 import dev.counters.internal.NamePattern;
 import dev.counters.internal.NameRules;
 import dev.counters.spi.CounterStore;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -17,8 +17,6 @@ import java.util.Optional;
  */
 public final class WindowPurge implements Housekeeping.Task {
 
-    /** Names per page of the scan. */
-    static final int PAGE = 1_000;
     /** Windows removed per run at most; the rest go at the next runs. */
     static final int MAX_PER_RUN = 10_000;
 
@@ -58,28 +56,24 @@ public final class WindowPurge implements Housekeeping.Task {
     }
 
     private int purge(String prefix, Windows windows, Instant horizon, int budget) {
-        int removed = 0;
-        CounterName after = null;
-        while (removed < budget) {
-            List<CounterName> page = store.counterNames(prefix, after, PAGE);
-            for (CounterName stored : page) {
-                Optional<Windows.Window> window = Windows.parse(stored);
-                if (window.isPresent()
-                        && windowRules.select(window.get().counter().value()).orElse(null) == windows
-                        && windows.end(window.get().start())
-                                .plus(windows.settings.retention())
-                                .isBefore(horizon)) {
-                    router.select(window.get().counter().value()).strategy().delete(stored);
-                    if (++removed >= budget) {
-                        return removed;
-                    }
-                }
-            }
-            if (page.size() < PAGE) {
-                return removed;
-            }
-            after = page.get(page.size() - 1);
-        }
-        return removed;
+        return NamePages.deleteWhere(
+                store,
+                prefix,
+                budget,
+                stored -> {
+                    Optional<Windows.Window> window = Windows.parse(stored);
+                    return window.isPresent()
+                            && windowRules
+                                            .select(window.get().counter().value())
+                                            .orElse(null)
+                                    == windows
+                            && windows.end(window.get().start())
+                                    .plus(windows.settings.retention())
+                                    .isBefore(horizon);
+                },
+                stored -> router.select(
+                                Windows.parse(stored).orElseThrow().counter().value())
+                        .strategy()
+                        .delete(stored));
     }
 }

@@ -8,6 +8,7 @@ import dev.counters.IdempotencyKey;
 import dev.counters.IdempotencyKeyReusedException;
 import dev.counters.WindowSettings;
 import dev.counters.WindowedCounter;
+import dev.counters.internal.NamePages;
 import dev.counters.internal.Time;
 import dev.counters.spi.CounterStore;
 import java.time.Duration;
@@ -234,15 +235,7 @@ final class WindowedHandle implements Handle, WindowedCounter {
     @Override
     public void delete() {
         route.strategy().delete(stored());
-        String prefix = name.value() + Windows.MARK;
-        CounterName after = null;
-        while (true) {
-            List<CounterName> page = store.counterNames(prefix, after, WindowPurge.PAGE);
-            page.forEach(route.strategy()::delete);
-            if (page.size() < WindowPurge.PAGE) {
-                return;
-            }
-            after = page.get(page.size() - 1);
-        }
+        NamePages.deleteWhere(
+                store, name.value() + Windows.MARK, Integer.MAX_VALUE, stored -> true, route.strategy()::delete);
     }
 }
