@@ -118,9 +118,12 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
                 return refusal(0, now, start); // no read: the room only shrank since
             }
             CounterName name = RateWindows.name(limiter, key, start);
+            // A hot window escrows: its decisions share combined writes of this node's row, and the room that row
+            // holds here answers `remaining` (a lower bound). A cold one reads its room with the write.
+            boolean hot = strategy.escrowedRoom(name, permits).isPresent();
             BoundedIncrement answer;
             try {
-                answer = strategy.tryIncrement(name, permits, null, true);
+                answer = strategy.tryIncrement(name, permits, null, !hot);
             } catch (WindowEnded e) {
                 continue;
             }
@@ -128,8 +131,8 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
             boolean ended = !after.isBefore(windows.end(start));
             if (answer.applied()) {
                 if (!ended) {
-                    return new RateDecision(
-                            Outcome.ALLOWED, answer.remaining(), Duration.ZERO, reset(now, start), limit);
+                    long remaining = hot ? strategy.escrowedRoom(name, permits).orElse(0) : answer.remaining();
+                    return new RateDecision(Outcome.ALLOWED, remaining, Duration.ZERO, reset(now, start), limit);
                 }
                 // Committed maybe after its window: it would count in the wrong one. Given back (toward 0, always
                 // room), and decided again in the window of now.

@@ -36,6 +36,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -262,6 +263,23 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
     public void delete(CounterName name) {
         allowances.remove(name);
         super.delete(name);
+    }
+
+    /**
+     * The room toward the side of {@code delta} that this node's allowance of the counter holds here, while that side
+     * escrows: a lower bound of the counter's room (the local room underestimates the node row's, one of the rows
+     * whose rooms add up to the counter's). Empty while the side goes through the pool row. For a rate limiter's hot
+     * window, whose answers need the room left but not the value.
+     */
+    public OptionalLong escrowedRoom(CounterName name, long delta) {
+        EscrowAllowance allowance = allowances.get(name);
+        if (allowance == null) {
+            return OptionalLong.empty();
+        }
+        EscrowAllowance.Side side = allowance.side(delta);
+        return side.mode == EscrowAllowance.Mode.ESCROW
+                ? OptionalLong.of(Math.max(0, side.local.get()))
+                : OptionalLong.empty();
     }
 
     /** The rate of changes toward the maximum of a counter this process uses, units a second now; 0 if unused. */

@@ -129,7 +129,7 @@ public abstract class WindowLimiterContract {
         WindowLimiter one = limiter(fixture.store(), limit, start);
         WindowLimiter two = limiter(fixture.anotherStore(), limit, start);
         for (int window = 0; window < 2; window++) {
-            long admitted = hammer(List.of(one, two), "hot", 16, 200);
+            long admitted = hammer(List.of(one, two), "hot", 16, 200, limit.permits());
             assertThat(admitted).as("window " + window).isEqualTo(1_000);
             assertThat(value(new RateWindows(limit).start(start.plus(Duration.ofMinutes(window))), "hot", limit))
                     .isEqualTo(1_000);
@@ -142,9 +142,14 @@ public abstract class WindowLimiterContract {
         }
     }
 
-    /** {@code threads} threads over the limiters take one permit {@code tries} times each; how many were admitted. */
-    private static long hammer(List<WindowLimiter> limiters, String key, int threads, int tries) throws Exception {
+    /**
+     * {@code threads} threads over the limiters take one permit {@code tries} times each; how many were admitted. No
+     * admission says more remain than the permits less the admissions that ended before it began.
+     */
+    private static long hammer(List<WindowLimiter> limiters, String key, int threads, int tries, long permits)
+            throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
+        AtomicLong ended = new AtomicLong();
         try {
             CountDownLatch go = new CountDownLatch(1);
             List<Future<Long>> done = new ArrayList<>();
@@ -154,9 +159,16 @@ public abstract class WindowLimiterContract {
                     go.await();
                     long admitted = 0;
                     for (int i = 0; i < tries; i++) {
+                        long before = ended.get();
                         RateDecision decision = on.tryAcquire(key, 1);
                         assertThat(decision.outcome()).isIn(Outcome.ALLOWED, Outcome.REFUSED);
-                        admitted += decision.allowed() ? 1 : 0;
+                        if (decision.allowed()) {
+                            assertThat(decision.remaining())
+                                    .as("remaining, never over-stated")
+                                    .isLessThanOrEqualTo(permits - before - 1);
+                            admitted++;
+                            ended.incrementAndGet();
+                        }
                     }
                     return admitted;
                 }));
