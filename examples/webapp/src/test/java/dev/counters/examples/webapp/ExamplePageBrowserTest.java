@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -87,8 +88,10 @@ class ExamplePageBrowserTest {
         wait.until(textToBe(By.id("views-hello-counters"), "1"));
         // ... and in the windowed reads, which the chart draws as one bar per 5-second window (the read's window may
         // have ended by the next poll, so any bar, not only the current window's).
-        wait.until(driver -> driver.findElements(By.cssSelector("#reads-chart rect")).stream()
-                .anyMatch(bar -> Double.parseDouble(bar.getAttribute("height")) > 0));
+        // One script, so that a redraw between finding the bars and reading them cannot leave a stale bar.
+        wait.until(driver -> Boolean.TRUE.equals(((JavascriptExecutor) driver)
+                .executeScript("return [...document.querySelectorAll('#reads-chart rect')]"
+                        + ".some(bar => parseFloat(bar.getAttribute('height')) > 0)")));
 
         // A buffered like shows at once, and reaches the database with the next flush.
         browser.findElement(By.id("like-hello-counters")).click();
