@@ -27,6 +27,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
@@ -55,7 +56,11 @@ public abstract class RateLimiterContract extends ContractSupport {
     /** Steady time of this test: the wall clock when it started, moved only by {@link #advance}. */
     private final AtomicLong ticker = new AtomicLong();
 
-    private final Instant start = Instant.now();
+    /**
+     * Half a second into the wall clock's second: a held clock that started within a sliding window's margin before
+     * a slice's end (5 ms of a second) would decide nothing there, its slice re-sealed at every attempt.
+     */
+    private final Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusMillis(500);
 
     /** Moves this test's steady time on. */
     protected void advance(Duration duration) {
