@@ -29,6 +29,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -71,6 +72,9 @@ public final class InMemoryCounterStore
     // lock, so that every escrow write sees and changes the value and the rooms of a cell together.
     private final ConcurrentHashMap<CounterName, Map<String, Rooms>> rooms = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Bounds> bounds = new ConcurrentHashMap<>();
+    /** The bounded counters {@link #seal} sealed: no bind opens them again. */
+    private final Set<CounterName> sealed = ConcurrentHashMap.newKeySet();
+
     private final ConcurrentSkipListSet<NodeAllowance> allowances = new ConcurrentSkipListSet<>(
             Comparator.comparing(NodeAllowance::nodeId).thenComparing(NodeAllowance::counter));
     private final ConcurrentHashMap<String, Operation> operations = new ConcurrentHashMap<>();
@@ -187,6 +191,7 @@ public final class InMemoryCounterStore
     /** Removes the counter's bounds, rooms, operations and allowance registrations; called holding the lock. */
     private void forgetEscrow(CounterName counter) {
         bounds.remove(counter);
+        sealed.remove(counter);
         rooms.remove(counter);
         operations.values().removeIf(operation -> operation.counter().equals(counter));
         allowances.removeIf(allowance -> allowance.counter().equals(counter));
@@ -472,7 +477,7 @@ public final class InMemoryCounterStore
             setCell(counter, POOL, initial);
             putRooms(counter, POOL, pool);
             bounds.put(counter, wanted);
-        } else if (!stored.equals(wanted)) {
+        } else if (!sealed.contains(counter) && !stored.equals(wanted)) {
             rebind(counter, wanted);
         }
         return escrowCell(counter, nodeCell);
@@ -846,6 +851,7 @@ public final class InMemoryCounterStore
             addToCell(counter, cell, 0); // a new version, as the database's update
         }
         bounds.put(counter, new Bounds(stored.min(), max));
+        sealed.add(counter);
         return state(counter, now);
     }
 

@@ -36,7 +36,7 @@ public interface Escrow {
      * bounds, it rebinds it: the rooms of every cell are given to the pool, which then holds the distance from the
      * value (open holds aside, as above) to the new bounds. That distance is negative for a bound moved past the
      * value, and refuses every change toward that bound until the value moves back within it. Bounded by the same
-     * bounds, it writes nothing.
+     * bounds, or {@linkplain #seal sealed}, it writes nothing: no bind opens a seal again.
      *
      * @param nodeCell the calling node's cell
      * @return the calling node's cell, if it exists: a node restarted under the same id finds its allowance there
@@ -96,7 +96,8 @@ public interface Escrow {
      * the minimum (which come back if released: {@link EscrowState#heldDown()}), and the room toward the maximum of
      * every cell to 0, so that every later change toward the maximum is refused and its
      * value is final that way (a sliding window's ended sub-window). The rooms still add up to the distance to each
-     * bound. A counter with no maximum gets one.
+     * bound. A counter with no maximum gets one. The counter stays sealed until it is deleted: {@link #bind} leaves it
+     * as it is, and a later seal seals it again.
      *
      * @return the state after the seal, or empty if the counter is not bounded
      */

@@ -1364,6 +1364,41 @@ public abstract class CounterStoreContract extends ContractSupport {
     }
 
     @Test
+    void aBindNeverOpensASealAgain() {
+        CounterName slice = bounded("sealed-bind", 0L, 10L, 0);
+        assertThat(escrow(store()).change(slice, Escrow.POOL, 4, 4, -4)).isTrue();
+        Escrow.EscrowState sealed = new Escrow.EscrowState(4, new Escrow.Bounds(0L, 4L), 4L, 0L, 0, 0, 0, 0);
+        assertThat(escrow(store()).seal(slice, NOW)).contains(sealed);
+
+        // A process that read the slice as absent binds it with the bounds it computed, after another sealed it.
+        assertThat(escrow(anotherStore()).bind(slice, new Escrow.Bounds(0L, 10L), 0, node("late"), NOW))
+                .isEmpty();
+        assertThat(state(slice)).as("bounds and rooms as sealed").isEqualTo(sealed);
+        assertThat(escrow(anotherStore()).change(slice, Escrow.POOL, 1, 1, -1))
+                .as("a rise")
+                .isFalse();
+        assertThat(escrow(anotherStore()).transfer(slice, node("late"), 0, 1))
+                .as("no room to move")
+                .isEmpty();
+        keepsTheInvariant(slice);
+
+        CounterName never = name("sealed-never-used");
+        assertThat(escrow(store()).bind(never, new Escrow.Bounds(0L, 0L), 0, Escrow.POOL, NOW))
+                .isPresent();
+        assertThat(escrow(store()).seal(never, NOW)).isPresent();
+        escrow(anotherStore()).bind(never, new Escrow.Bounds(0L, 10L), 0, node("late"), NOW);
+        assertThat(state(never))
+                .as("a slice created sealed at 0 stays closed")
+                .isEqualTo(new Escrow.EscrowState(0, new Escrow.Bounds(0L, 0L), 0L, 0L, 0, 0, 0, 0));
+
+        assertThat(store().delete(slice)).isTrue();
+        escrow(store()).bind(slice, new Escrow.Bounds(0L, 10L), 0, node("a"), NOW);
+        assertThat(state(slice))
+                .as("deleted, the seal goes with it")
+                .isEqualTo(new Escrow.EscrowState(0, new Escrow.Bounds(0L, 10L), 0L, 10L, 0, 0, 0, 0));
+    }
+
+    @Test
     void aSealRacingRisesLeavesTheValueFinal() {
         CounterName window = bounded("sealed-race", 0L, 100_000L, 0);
         assertThat(escrow(store()).transfer(window, node("a"), 0, 50_000)).isPresent();

@@ -56,10 +56,7 @@ public abstract class RateLimiterContract extends ContractSupport {
     /** Steady time of this test: the wall clock when it started, moved only by {@link #advance}. */
     private final AtomicLong ticker = new AtomicLong();
 
-    /**
-     * Half a second into the wall clock's second: a held clock that started within a sliding window's margin before
-     * a slice's end (5 ms of a second) would decide nothing there, its slice re-sealed at every attempt.
-     */
+    /** Half a second into the wall clock's second: away from the edges of its windows. */
     private final Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusMillis(500);
 
     /** Moves this test's steady time on. */

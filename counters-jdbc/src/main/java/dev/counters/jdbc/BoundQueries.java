@@ -31,20 +31,25 @@ final class BoundQueries {
                 == 1;
     }
 
+    /** A counter's stored bounds, and whether it was sealed. */
+    record Stored(Bounds bounds, boolean sealed) {}
+
     /** The counter's bounds, locked until the transaction ends. */
-    Optional<Bounds> readForUpdate(DSLContext ctx, CounterName counter) {
-        return ctx.select(t.boundsMin, t.boundsMax)
+    Optional<Stored> readForUpdate(DSLContext ctx, CounterName counter) {
+        return ctx.select(t.boundsMin, t.boundsMax, t.boundsSealed)
                 .from(t.bounds)
                 .where(t.boundsName.eq(counter.value()))
                 .forUpdate()
-                .fetchOptional(row -> new Bounds(row.value1(), row.value2()));
+                .fetchOptional(row -> new Stored(new Bounds(row.value1(), row.value2()), row.value3() != 0));
     }
 
-    void update(DSLContext ctx, CounterName counter, Bounds bounds, Instant now) {
+    /** Records new bounds; with {@code sealed}, marks the counter sealed (for good). */
+    void update(DSLContext ctx, CounterName counter, Bounds bounds, boolean sealed, Instant now) {
         ctx.update(t.bounds)
                 .set(t.boundsMin, bounds.min())
                 .set(t.boundsMax, bounds.max())
                 .set(t.boundsBoundAt, now.toEpochMilli())
+                .set(t.boundsSealed, sealed ? (short) 1 : (short) 0)
                 .where(t.boundsName.eq(counter.value()))
                 .execute();
     }

@@ -82,6 +82,8 @@ final class CounterTables {
     final Field<Long> boundsMin;
     final Field<Long> boundsMax;
     final Field<Long> boundsBoundAt;
+    /** 1 once sealed ({@code Escrow.seal}): no bind opens it again. */
+    final Field<Short> boundsSealed;
 
     // counter_allowances: the nodes holding an allowance of a bounded counter.
     final Table<Record> allowances;
@@ -156,6 +158,7 @@ final class CounterTables {
         this.boundsMin = nullable(bounds, "min_value", SQLDataType.BIGINT);
         this.boundsMax = nullable(bounds, "max_value", SQLDataType.BIGINT);
         this.boundsBoundAt = column(bounds, "bound_at", SQLDataType.BIGINT);
+        this.boundsSealed = column(bounds, "sealed", SQLDataType.SMALLINT);
 
         this.allowances = table(unquotedName(prefix + "counter_allowances"));
         this.allowancesNode = column(allowances, "node_id", SQLDataType.VARCHAR(40));
@@ -197,7 +200,7 @@ final class CounterTables {
                 new TableColumns(deltas, List.of(deltasName, deltasId, deltasDelta, deltasAppendedAt, deltasFolded)),
                 new TableColumns(maxShards, List.of(maxShardsName, maxShardsShard, maxShardsValue)),
                 new TableColumns(sequences, List.of(sequencesName, sequencesNext)),
-                new TableColumns(bounds, List.of(boundsName, boundsMin, boundsMax, boundsBoundAt)),
+                new TableColumns(bounds, List.of(boundsName, boundsMin, boundsMax, boundsBoundAt, boundsSealed)),
                 new TableColumns(allowances, List.of(allowancesNode, allowancesName)),
                 new TableColumns(
                         holds,

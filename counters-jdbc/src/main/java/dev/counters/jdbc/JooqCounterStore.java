@@ -529,7 +529,7 @@ public final class JooqCounterStore
                 initial, roomDown(counter, initial, wanted.min()), roomUp(counter, initial, wanted.max()));
         return runner.transaction("bind", counter, 0, ctx -> {
             // The bounds row first: it is the lock that orders binds and rebinds of the counter.
-            Optional<Bounds> stored = bounds.readForUpdate(ctx, counter);
+            Optional<BoundQueries.Stored> stored = bounds.readForUpdate(ctx, counter);
             if (stored.isEmpty()) {
                 if (bounds.insert(ctx, counter, wanted, now)) {
                     cells.createEscrowCell(ctx, counter, POOL, pool.value(), pool.roomDown(), pool.roomUp());
@@ -537,9 +537,9 @@ public final class JooqCounterStore
                 }
                 stored = bounds.readForUpdate(ctx, counter); // bound meanwhile by another transaction
             }
-            Bounds current = stored.orElseThrow(() -> new TransientStoreException(
+            BoundQueries.Stored current = stored.orElseThrow(() -> new TransientStoreException(
                     "Counter '" + counter + "' was bound and deleted while this bind ran; nothing was written", null));
-            if (!current.equals(wanted)) {
+            if (!current.sealed() && !current.bounds().equals(wanted)) {
                 rebind(ctx, counter, wanted, now);
             }
             return cells.escrowCell(ctx, counter, nodeCell);
@@ -559,7 +559,7 @@ public final class JooqCounterStore
                 roomUp(counter, exact(counter, () -> Math.addExact(totals.value(), totals.heldDown())), wanted.max());
         cells.setRooms(ctx, counter, true, wanted.min() == null ? null : 0L, wanted.max() == null ? null : 0L);
         cells.setRooms(ctx, counter, false, roomDown, roomUp);
-        bounds.update(ctx, counter, wanted, now);
+        bounds.update(ctx, counter, wanted, false, now);
     }
 
     /** A bounded counter's value and the units of its open holds toward each bound. */
@@ -705,14 +705,14 @@ public final class JooqCounterStore
     @Override
     public Optional<EscrowState> seal(CounterName counter, Instant now) {
         return runner.transaction("seal", counter, 0, ctx -> {
-            Optional<Bounds> stored = bounds.readForUpdate(ctx, counter);
+            Optional<BoundQueries.Stored> stored = bounds.readForUpdate(ctx, counter);
             if (stored.isEmpty()) {
                 return Optional.empty();
             }
             Totals totals = lockedTotals(ctx, counter);
             long max = exact(counter, () -> Math.addExact(totals.value(), totals.heldDown()));
             cells.closeRoomUp(ctx, counter);
-            bounds.update(ctx, counter, new Bounds(stored.get().min(), max), now);
+            bounds.update(ctx, counter, new Bounds(stored.get().bounds().min(), max), true, now);
             return cells.state(ctx, counter, now);
         });
     }

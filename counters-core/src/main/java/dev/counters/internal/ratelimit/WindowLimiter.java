@@ -34,7 +34,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link Escrow#seal}: no change toward its maximum passes any more, so its value is final; a slice never used is
  * created sealed at 0) and binds slice {@code i} with {@code max = permits − Σ value(i−S+1 … i−1)}, so every {@code S}
  * consecutive slices admit at most the permits. Once bound, a slice is never bound again with other bounds here: a
- * process that finds it stored uses it as stored.
+ * process that finds it stored uses it as stored; and a bind that raced a seal (its process had not seen the slice
+ * end yet) leaves the seal as it is, the store never opening a sealed counter again.
  *
  * <p>A refusal is remembered until the window ends, for that many permits or more: within a window its room only
  * shrinks, every acquisition adding to it.
@@ -43,8 +44,6 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
 
     /** How long an ended window is kept past the time it decides anything, before the purge deletes it. */
     static final Duration GRACE = Duration.ofMinutes(1);
-    /** The most {@link #margin} can be: the steady times of processes agree far closer (their tickers' drift). */
-    static final Duration MARGIN = Duration.ofMillis(5);
     /** Decisions tried in successive windows, each one's window having ended before it was made, at most. */
     static final int MAX_ATTEMPTS = 5;
 
@@ -58,8 +57,6 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
     private final BoundedStrategy strategy;
     /** Per key, the smallest refused number of permits and the window of that refusal. */
     private final ConcurrentHashMap<String, Refusal> refusals = new ConcurrentHashMap<>();
-    /** How long before its end a slice is no longer bound: the clocks of processes agree within it. */
-    private final Duration margin;
     /** The start of the window that forgot the ones before it, here. */
     private volatile Instant current = Instant.MIN;
 
@@ -82,8 +79,6 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
         this.windows = new RateWindows(limit);
         this.sliding = limit.algorithm() == RateLimit.Algorithm.SLIDING_WINDOW;
         this.time = context.time();
-        Duration slice = limit.period().dividedBy(limit.subWindows());
-        this.margin = slice.dividedBy(10).compareTo(MARGIN) < 0 ? slice.dividedBy(10) : MARGIN;
         this.store = context.store();
         this.escrow = context.require(Escrow.class);
         this.strategy = new BoundedStrategy(context, settings.withBounds(0L, limit.permits()), this);
@@ -227,23 +222,6 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
         String key = RateWindows.key(limiter, name);
         return Optional.of(new Bounds(
                 0L, Math.max(0, limit.permits() - used(key == null ? "" : key, start, now, true))));
-    }
-
-    /**
-     * A slice is sealed only once it ended (by the sealer's steady time), so a bind made before its end minus
-     * {@link #margin} re-opened no seal. A later one may have: the slice is sealed again, and the decision goes to the
-     * slice of now. (Permits others committed meanwhile are seen by their own check after the commit, and given back.)
-     */
-    @Override
-    public void bound(CounterName name) {
-        if (sliding) {
-            Instant end = windows.end(RateWindows.start(name).orElseThrow());
-            Instant now = time.steady();
-            if (!now.isBefore(end.minus(margin))) {
-                escrow.seal(name, now);
-                throw WindowEnded.INSTANCE;
-            }
-        }
     }
 
     @Override

@@ -114,9 +114,6 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
 
         /** The rate (units a second) to start {@code name}'s rate toward its maximum at. */
         double rate(CounterName name);
-
-        /** Called once this process bound {@code name} with {@link #bounds}, before any change of it here. */
-        void bound(CounterName name);
     }
 
     /** A strategy whose counters are bound by {@code binding}, not by the settings' bounds, which give only the sides. */
@@ -789,7 +786,6 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
             Optional<Bounds> wanted = binding.bounds(name); // a window's name: never a counting counter's
             if (wanted.isPresent()) {
                 own = escrow.bind(name, wanted.get(), settings.initial(), nodeCell, time.steady());
-                binding.bound(name);
             } else {
                 own = Optional.ofNullable(escrow.escrowCells(name).get(nodeCell));
             }

@@ -42,6 +42,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -89,9 +90,14 @@ public abstract class WindowLimiterContract {
 
     /** A limiter of windows on {@code store} (a node of its own) whose steady time starts at {@code start}. */
     private WindowLimiter limiter(CounterStore store, RateLimit limit, Instant start) {
+        return limiter(store, limit, start, ticker::get);
+    }
+
+    /** As {@link #limiter(CounterStore, RateLimit, Instant)}, its steady time moved by a ticker of its own. */
+    private WindowLimiter limiter(CounterStore store, RateLimit limit, Instant start, LongSupplier ownTicker) {
         StrategyContext context = new StrategyContext(
                 store,
-                new Time(new MutableClock(start), ticker::get),
+                new Time(new MutableClock(start), ownTicker),
                 new SplittableRandom(1),
                 UniqueIds.create(),
                 Threads.daemon("test-"),
@@ -464,7 +470,7 @@ public abstract class WindowLimiterContract {
     }
 
     @Test
-    void aBindOvertakenByTheSealOfItsSliceSealsItAgainAndDecidesInTheSliceOfNow() {
+    void aBindOvertakenByTheSealOfItsSliceLeavesTheSealAndDecidesInTheSliceOfNow() {
         RateLimit limit = RateLimit.of(4, Duration.ofSeconds(2))
                 .withAlgorithm(RateLimit.Algorithm.SLIDING_WINDOW)
                 .withSubWindows(2);
@@ -494,7 +500,46 @@ public abstract class WindowLimiterContract {
                         .state(RateWindows.name(limiter, "k", start), Instant.now())
                         .orElseThrow()
                         .bounds())
-                .as("sealed again")
+                .as("sealed as it was")
+                .isEqualTo(new Bounds(0L, 2L));
+    }
+
+    @Test
+    void aBindOfASliceAnotherProcessAlreadySealedLeavesTheSealWhateverTheClocksSay() {
+        RateLimit limit = RateLimit.of(4, Duration.ofSeconds(2))
+                .withAlgorithm(RateLimit.Algorithm.SLIDING_WINDOW)
+                .withSubWindows(2);
+        Instant start = Instant.parse("2026-05-01T10:00:00Z");
+        WindowLimiter other = limiter(fixture.store(), limit, start);
+        AtomicBoolean overtake = new AtomicBoolean(true);
+        CounterStore late = new ForwardingCounterStore(fixture.anotherStore()) {
+            @Override
+            public Optional<Escrow.EscrowCell> bind(
+                    CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
+                if (overtake.getAndSet(false)) {
+                    // Between this process's read (slice 0 absent) and its bind, another, whose clock is a second
+                    // ahead, admits 2 in slice 0 and 2 in slice 1, sealing slice 0 at 2.
+                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+                    advance(Duration.ofSeconds(1));
+                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+                }
+                return super.bind(counter, bounds, initial, nodeCell, now);
+            }
+        };
+        // Its clock stays half a second into slice 0: the slice it binds has not ended for it.
+        WindowLimiter behind = limiter(late, limit, start.plusMillis(500), () -> 0L);
+
+        RateDecision decision = behind.tryAcquire("k", 2);
+
+        assertThat(decision.outcome()).as("slice 0 is sealed at 2").isEqualTo(Outcome.REFUSED);
+        RateWindows slices = new RateWindows(limit);
+        assertThat(value(start, "k", limit) + value(slices.end(start), "k", limit))
+                .as("never more than the permits in two consecutive slices")
+                .isEqualTo(4);
+        assertThat(escrow(fixture.store())
+                        .state(RateWindows.name(limiter, "k", start), Instant.now())
+                        .orElseThrow()
+                        .bounds())
                 .isEqualTo(new Bounds(0L, 2L));
     }
 

@@ -8,3 +8,7 @@ CREATE TABLE ${prefix}counter_rate_tat (
     PRIMARY KEY (limiter, k),
     INDEX ${prefix}counter_rate_tat_tat (tat)
 ) ENGINE = InnoDB;
+
+-- A sliding window's ended slice is sealed: its value is final, and a bind with other bounds (a process that had not
+-- seen it yet) must not open it again. 1 sealed, 0 not.
+ALTER TABLE ${prefix}counter_bounds ADD COLUMN sealed SMALLINT DEFAULT 0 NOT NULL;
