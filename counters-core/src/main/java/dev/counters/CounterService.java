@@ -162,6 +162,17 @@ public interface CounterService extends AutoCloseable {
     /** The rate limiters made so far, in the order they were made: for metrics and the Actuator endpoint. */
     List<RateLimiter> rateLimiters();
 
+    /**
+     * The membership counter of that name: a set of members (the users who liked a post) and its count, changed
+     * together. Its rule must count members ({@link CounterRule#countingMembers()}; in the starter,
+     * {@code counters.counters."[post.*.likes]".members: true}). Its value ({@link #get(String)}) is its count; an
+     * increment of it is refused.
+     *
+     * @throws IllegalArgumentException for a bad name
+     * @throws IllegalStateException if no rule makes the counter count members
+     */
+    MembershipCounter members(String name);
+
     /** Operations for operators and tools: a counter's cells, growing a sharded counter's shards. */
     CounterAdmin admin();
 

@@ -13,6 +13,7 @@ import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
 import dev.counters.spi.Leases;
 import dev.counters.spi.Maxima;
+import dev.counters.spi.Members;
 import dev.counters.spi.RateLimits;
 import dev.counters.spi.Sequences;
 import dev.counters.spi.ShardCounts;
@@ -52,7 +53,8 @@ public final class InMemoryCounterStore
                 Sequences,
                 Escrow,
                 Holds,
-                RateLimits {
+                RateLimits,
+                Members {
 
     // Each counter's cells are an immutable map replaced atomically, so reads need no lock.
     private final ConcurrentHashMap<CounterName, Map<String, VersionedValue>> counters = new ConcurrentHashMap<>();
@@ -67,6 +69,8 @@ public final class InMemoryCounterStore
     private final ConcurrentHashMap<CounterName, ConcurrentHashMap<String, Delta>> deltas = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Map<Integer, Long>> maxShards = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<CounterName, Long> sequences = new ConcurrentHashMap<>();
+    /** Each membership counter's members, changed under the store's lock with its count. */
+    private final ConcurrentHashMap<CounterName, ConcurrentSkipListSet<String>> members = new ConcurrentHashMap<>();
 
     // Bounded counters: each escrow cell's rooms beside its value in the cells map. Written only under the store's
     // lock, so that every escrow write sees and changes the value and the rooms of a cell together.
@@ -184,8 +188,9 @@ public final class InMemoryCounterStore
         shardCounts.remove(counter);
         maxShards.remove(counter);
         forgetEscrow(counter);
+        boolean hadMembers = members.remove(counter) != null;
         boolean hadDeltas = deltas.remove(counter) != null;
-        return counters.remove(counter) != null || hadDeltas;
+        return counters.remove(counter) != null || hadDeltas || hadMembers;
     }
 
     /** Removes the counter's bounds, rooms, operations and allowance registrations; called holding the lock. */
@@ -935,5 +940,42 @@ public final class InMemoryCounterStore
             }
         }
         return deleted;
+    }
+
+    // ---- members ----
+
+    @Override
+    public synchronized List<Boolean> changeMembers(CounterName counter, String cell, List<MemberChange> changes) {
+        ConcurrentSkipListSet<String> set = members.computeIfAbsent(counter, name -> new ConcurrentSkipListSet<>());
+        List<Boolean> changed = new ArrayList<>(changes.size());
+        long delta = 0;
+        for (MemberChange change : changes) {
+            boolean done = change.add() ? set.add(change.member()) : set.remove(change.member());
+            changed.add(done);
+            delta += done ? (change.add() ? 1 : -1) : 0;
+        }
+        if (delta != 0) {
+            addToCell(counter, cell, delta);
+        }
+        if (set.isEmpty()) {
+            members.remove(counter);
+        }
+        return List.copyOf(changed);
+    }
+
+    @Override
+    public boolean isMember(CounterName counter, String member) {
+        ConcurrentSkipListSet<String> set = members.get(counter);
+        return set != null && set.contains(member);
+    }
+
+    @Override
+    public List<String> members(CounterName counter, @Nullable String after, int limit) {
+        ConcurrentSkipListSet<String> set = members.get(counter);
+        if (set == null) {
+            return List.of();
+        }
+        return (after == null ? set : set.tailSet(after, false))
+                .stream().limit(limit).toList();
     }
 }

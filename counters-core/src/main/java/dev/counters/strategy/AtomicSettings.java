@@ -19,6 +19,11 @@ public record AtomicSettings() implements StrategySettings {
     }
 
     @Override
+    public boolean countsMembers() {
+        return true;
+    }
+
+    @Override
     public <R> R accept(Visitor<R> visitor) {
         return visitor.atomic(this);
     }

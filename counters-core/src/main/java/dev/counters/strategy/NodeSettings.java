@@ -53,6 +53,11 @@ public record NodeSettings(@Nullable String nodeId, boolean decrements, Duration
     }
 
     @Override
+    public boolean countsMembers() {
+        return true;
+    }
+
+    @Override
     public <R> R accept(Visitor<R> visitor) {
         return visitor.node(this);
     }

@@ -100,6 +100,11 @@ public record ShardedSettings(
     }
 
     @Override
+    public boolean countsMembers() {
+        return true;
+    }
+
+    @Override
     public <R> R accept(Visitor<R> visitor) {
         return visitor.sharded(this);
     }

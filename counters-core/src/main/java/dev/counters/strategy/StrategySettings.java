@@ -56,6 +56,14 @@ public sealed interface StrategySettings
         return true;
     }
 
+    /**
+     * Whether the strategy can keep a membership counter's count ({@link dev.counters.MembershipCounter}): it writes
+     * cells in a transaction of its own per write, which the membership rows can share (atomic, sharded, node).
+     */
+    default boolean countsMembers() {
+        return false;
+    }
+
     /** Calls the visitor's method for this strategy. */
     <R> R accept(Visitor<R> visitor);
 

@@ -11,6 +11,7 @@ import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
 import dev.counters.spi.Leases;
 import dev.counters.spi.Maxima;
+import dev.counters.spi.Members;
 import dev.counters.spi.RateLimits;
 import dev.counters.spi.Sequences;
 import dev.counters.spi.SessionLocks;
@@ -43,7 +44,8 @@ public abstract class ForwardingCounterStore
                 SessionLocks,
                 Escrow,
                 Holds,
-                RateLimits {
+                RateLimits,
+                Members {
 
     private final CounterStore delegate;
 
@@ -332,5 +334,20 @@ public abstract class ForwardingCounterStore
     @Override
     public int deleteIdle(long beforeNanos, int limit) {
         return delegate(RateLimits.class).deleteIdle(beforeNanos, limit);
+    }
+
+    @Override
+    public List<Boolean> changeMembers(CounterName counter, String cell, List<MemberChange> changes) {
+        return delegate(Members.class).changeMembers(counter, cell, changes);
+    }
+
+    @Override
+    public boolean isMember(CounterName counter, String member) {
+        return delegate(Members.class).isMember(counter, member);
+    }
+
+    @Override
+    public List<String> members(CounterName counter, @Nullable String after, int limit) {
+        return delegate(Members.class).members(counter, after, limit);
     }
 }

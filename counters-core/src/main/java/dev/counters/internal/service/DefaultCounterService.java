@@ -13,6 +13,7 @@ import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.Hold;
 import dev.counters.IdempotencyKey;
+import dev.counters.MembershipCounter;
 import dev.counters.RateLimit;
 import dev.counters.RateLimiter;
 import dev.counters.StrategyStatistics;
@@ -199,6 +200,11 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     @Override
     public List<RateLimiter> rateLimiters() {
         return rateLimiters.all();
+    }
+
+    @Override
+    public MembershipCounter members(String name) {
+        throw new UnsupportedOperationException("membership counters: issue 36, under way"); // replaced by the engine
     }
 
     @Override
