@@ -42,6 +42,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -471,54 +472,41 @@ public abstract class WindowLimiterContract {
 
     @Test
     void aBindOvertakenByTheSealOfItsSliceLeavesTheSealAndDecidesInTheSliceOfNow() {
-        RateLimit limit = RateLimit.of(4, Duration.ofSeconds(2))
-                .withAlgorithm(RateLimit.Algorithm.SLIDING_WINDOW)
-                .withSubWindows(2);
-        Instant start = Instant.parse("2026-05-01T10:00:00Z");
-        WindowLimiter other = limiter(fixture.store(), limit, start);
-        AtomicBoolean overtake = new AtomicBoolean(true);
-        CounterStore late = new ForwardingCounterStore(fixture.anotherStore()) {
-            @Override
-            public Optional<Escrow.EscrowCell> bind(
-                    CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
-                if (overtake.getAndSet(false)) {
-                    // Between this process's read (slice 0 absent) and its bind, another creates slice 0, and in
-                    // the next slice seals it by binding slice 1.
-                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
-                    advance(Duration.ofSeconds(1));
-                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
-                }
-                return super.bind(counter, bounds, initial, nodeCell, now);
-            }
-        };
-        WindowLimiter overtaken = limiter(late, limit, start);
-        assertThat(overtaken.tryAcquire("k", 2).outcome()).isEqualTo(Outcome.REFUSED); // slice 1 has 4 - 2 - 2
-        RateWindows slices = new RateWindows(limit);
-        assertThat(value(start, "k", limit) + value(slices.end(start), "k", limit))
-                .isEqualTo(4);
-        assertThat(escrow(fixture.store())
-                        .state(RateWindows.name(limiter, "k", start), Instant.now())
-                        .orElseThrow()
-                        .bounds())
-                .as("sealed as it was")
-                .isEqualTo(new Bounds(0L, 2L));
+        RateDecision decision = decidedByABindOvertakenByASeal(late -> limiter(late, TWO_SLICES, SLICE_0));
+
+        assertThat(decision.outcome()).as("slice 1 has 4 - 2 - 2").isEqualTo(Outcome.REFUSED);
     }
 
     @Test
     void aBindOfASliceAnotherProcessAlreadySealedLeavesTheSealWhateverTheClocksSay() {
-        RateLimit limit = RateLimit.of(4, Duration.ofSeconds(2))
-                .withAlgorithm(RateLimit.Algorithm.SLIDING_WINDOW)
-                .withSubWindows(2);
-        Instant start = Instant.parse("2026-05-01T10:00:00Z");
-        WindowLimiter other = limiter(fixture.store(), limit, start);
+        // Its clock stays half a second into slice 0: the slice it binds has not ended for it.
+        RateDecision decision =
+                decidedByABindOvertakenByASeal(late -> limiter(late, TWO_SLICES, SLICE_0.plusMillis(500), () -> 0L));
+
+        assertThat(decision.outcome()).as("slice 0 is sealed at 2").isEqualTo(Outcome.REFUSED);
+    }
+
+    /** 4 permits in any 2 seconds, in slices of a second. */
+    private static final RateLimit TWO_SLICES = RateLimit.of(4, Duration.ofSeconds(2))
+            .withAlgorithm(RateLimit.Algorithm.SLIDING_WINDOW)
+            .withSubWindows(2);
+
+    private static final Instant SLICE_0 = Instant.parse("2026-05-01T10:00:00Z");
+
+    /**
+     * The decision for 2 permits of a limiter that {@code overtaken} makes on a store whose first bind is overtaken:
+     * between its read (slice 0 absent) and its bind, another process admits 2 in slice 0 and, a second later, 2 in
+     * slice 1, which seals slice 0 at 2. Whatever it decided, slice 0 stays sealed as it was, and slices 0 and 1 hold
+     * the 4 permits, no more.
+     */
+    private RateDecision decidedByABindOvertakenByASeal(Function<CounterStore, WindowLimiter> overtaken) {
+        WindowLimiter other = limiter(fixture.store(), TWO_SLICES, SLICE_0);
         AtomicBoolean overtake = new AtomicBoolean(true);
         CounterStore late = new ForwardingCounterStore(fixture.anotherStore()) {
             @Override
             public Optional<Escrow.EscrowCell> bind(
                     CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
                 if (overtake.getAndSet(false)) {
-                    // Between this process's read (slice 0 absent) and its bind, another, whose clock is a second
-                    // ahead, admits 2 in slice 0 and 2 in slice 1, sealing slice 0 at 2.
                     assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
                     advance(Duration.ofSeconds(1));
                     assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
@@ -526,21 +514,20 @@ public abstract class WindowLimiterContract {
                 return super.bind(counter, bounds, initial, nodeCell, now);
             }
         };
-        // Its clock stays half a second into slice 0: the slice it binds has not ended for it.
-        WindowLimiter behind = limiter(late, limit, start.plusMillis(500), () -> 0L);
 
-        RateDecision decision = behind.tryAcquire("k", 2);
+        RateDecision decision = overtaken.apply(late).tryAcquire("k", 2);
 
-        assertThat(decision.outcome()).as("slice 0 is sealed at 2").isEqualTo(Outcome.REFUSED);
-        RateWindows slices = new RateWindows(limit);
-        assertThat(value(start, "k", limit) + value(slices.end(start), "k", limit))
+        RateWindows slices = new RateWindows(TWO_SLICES);
+        assertThat(value(SLICE_0, "k", TWO_SLICES) + value(slices.end(SLICE_0), "k", TWO_SLICES))
                 .as("never more than the permits in two consecutive slices")
                 .isEqualTo(4);
         assertThat(escrow(fixture.store())
-                        .state(RateWindows.name(limiter, "k", start), Instant.now())
+                        .state(RateWindows.name(limiter, "k", SLICE_0), Instant.now())
                         .orElseThrow()
                         .bounds())
+                .as("sealed as it was")
                 .isEqualTo(new Bounds(0L, 2L));
+        return decision;
     }
 
     @Test
