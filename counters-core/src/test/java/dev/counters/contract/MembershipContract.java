@@ -526,6 +526,42 @@ public abstract class MembershipContract extends ContractSupport {
         }
     }
 
+    static Stream<Arguments> oneCellStrategies() {
+        return Stream.of(
+                Arguments.of("atomic", AtomicSettings.defaults()), Arguments.of("node", NodeSettings.defaults()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("oneCellStrategies")
+    void concurrentChangesOfOneCellShareATransaction(String label, StrategySettings settings) {
+        FaultyMembers faulty = new FaultyMembers(store());
+        try (CounterService counters = service(faulty, settings)) {
+            MembershipCounter likes = counters.members(name("likes"));
+            CountDownLatch hold = new CountDownLatch(1);
+            faulty.hold = hold;
+            List<Thread> threads = new ArrayList<>();
+            Map<String, Boolean> answers = new ConcurrentHashMap<>();
+            for (int i = 0; i < 8; i++) {
+                String member = i < 6 ? "fan-" + i : "fan-0"; // two repeats among them
+                int caller = i;
+                threads.add(TestThreads.start(() -> answers.put(caller + "/" + member, likes.add(member))));
+            }
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> threads.stream().allMatch(thread -> thread.getState() == Thread.State.TIMED_WAITING));
+            faulty.hold = null;
+            hold.countDown();
+            join(threads);
+            assertThat(faulty.transactions)
+                    .as("the first caller's, then one for the seven waiting")
+                    .hasValue(2);
+            assertThat(answers).hasSize(8);
+            assertThat(answers.values().stream().filter(changed -> changed))
+                    .as("one answer per member says it changed")
+                    .hasSize(6);
+            assertThat(likes.count()).isEqualTo(6);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
     void aFailureThatSurelyWroteNothingIsRetriedOrReportedAsNotApplied(String label, StrategySettings settings) {
