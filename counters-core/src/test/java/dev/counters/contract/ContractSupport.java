@@ -81,7 +81,9 @@ abstract class ContractSupport {
 
     /**
      * Repeats a store call while it fails in a way that surely wrote nothing, as a strategy's retry does: a store
-     * tries each call once, and concurrent writers of a new row make the database roll some of them back.
+     * tries each call once, and concurrent writers of a new row make the database roll some of them back. Each repeat
+     * waits a random time up to {@code attempt} milliseconds, as a strategy's retry backs off with jitter: repeated at
+     * once, writers of the same few rows on a loaded machine can collide again every time.
      */
     protected static <T> T retried(java.util.function.Supplier<T> call) {
         for (int attempt = 1; ; attempt++) {
@@ -91,7 +93,8 @@ abstract class ContractSupport {
                 if (attempt >= 20) {
                     throw e;
                 }
-                Thread.onSpinWait();
+                java.util.concurrent.locks.LockSupport.parkNanos(
+                        java.util.concurrent.ThreadLocalRandom.current().nextLong(attempt * 1_000_000L));
             }
         }
     }
