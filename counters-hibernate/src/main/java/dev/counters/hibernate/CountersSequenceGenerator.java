@@ -44,7 +44,7 @@ public final class CountersSequenceGenerator implements BeforeExecutionGenerator
     /** Called by Hibernate for each id annotated with {@link CountersSequence}. */
     public CountersSequenceGenerator(CountersSequence config, Member member, GeneratorCreationContext context) {
         this.sequenceName = config.value();
-        this.attribute = context.getPersistentClass().getEntityName() + "." + member.getName();
+        this.attribute = context.getPersistentClass().getEntityName() + "." + attributeName(member);
         Class<?> type = type(member, context);
         this.intId = INT_TYPES.contains(type);
         if (!intId && !LONG_TYPES.contains(type)) {
@@ -69,6 +69,18 @@ public final class CountersSequenceGenerator implements BeforeExecutionGenerator
                     + SequenceService.class.getName() + " or a Supplier of one, and holds a "
                     + configured.getClass().getName());
         }
+    }
+
+    /** The attribute's name: the field's, or the getter's without get or is. */
+    private static String attributeName(Member member) {
+        String name = member.getName();
+        if (member instanceof Method) {
+            int prefix = name.startsWith("get") ? 3 : name.startsWith("is") ? 2 : 0;
+            if (prefix > 0 && name.length() > prefix) {
+                return Character.toLowerCase(name.charAt(prefix)) + name.substring(prefix + 1);
+            }
+        }
+        return name;
     }
 
     private static Class<?> type(Member member, GeneratorCreationContext context) {
