@@ -16,7 +16,8 @@ final class TestDatabases {
         "counters.sequences.invoices.max-block-size=16",
         "spring.jpa.properties.hibernate.jdbc.batch_size=50",
         "spring.jpa.properties.hibernate.order_inserts=true",
-        "spring.jpa.properties.hibernate.generate_statistics=true"
+        "spring.jpa.properties.hibernate.generate_statistics=true",
+        "spring.jpa.open-in-view=false"
     };
 
     static final String DIALECT = "spring.jpa.database-platform";
