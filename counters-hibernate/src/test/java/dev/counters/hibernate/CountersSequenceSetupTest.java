@@ -68,6 +68,15 @@ class CountersSequenceSetupTest {
     }
 
     @Test
+    void aNameTheLibraryRefusesFailsTheBuild() {
+        assertThatThrownBy(() -> Units.unit(TestDatabase.H2, dataSource, BadlyNamed.class)
+                        .property(CountersSequence.SEQUENCE_SERVICE, sequences)
+                        .createEntityManagerFactory())
+                .hasStackTraceContaining(
+                        "@CountersSequence(\"no spaces allowed\") on dev.counters.hibernate.BadlyNamed.id: Sequence name");
+    }
+
+    @Test
     void aGaplessSequenceFailsTheBuild() {
         assertThatThrownBy(() -> Units.unit(TestDatabase.H2, dataSource, Order.class)
                         .property(CountersSequence.SEQUENCE_SERVICE, sequences)
