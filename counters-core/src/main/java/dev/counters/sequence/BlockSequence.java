@@ -75,6 +75,11 @@ final class BlockSequence implements Sequence {
         return name.value();
     }
 
+    @Override
+    public SequenceSettings settings() {
+        return settings;
+    }
+
     /**
      * A number from the current block without a lock, or else under the refill lock: from the block another caller
      * put in meanwhile, or from a new one whose first number is this caller's. So a call reserves at most one block

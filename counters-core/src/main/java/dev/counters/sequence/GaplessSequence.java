@@ -48,6 +48,11 @@ final class GaplessSequence implements Sequence {
     }
 
     @Override
+    public SequenceSettings settings() {
+        return settings;
+    }
+
+    @Override
     public long next() {
         return next(1).first();
     }

@@ -6,6 +6,9 @@ public interface Sequence {
     /** The sequence's name. */
     String name();
 
+    /** The settings the sequence's name selected when it was created: its mode, block sizes, start and step. */
+    SequenceSettings settings();
+
     /**
      * The next number: never handed out before by this sequence, in any process; greater than every number this
      * thread got from it before.
