@@ -3,6 +3,7 @@ package dev.counters.benchmarks;
 import dev.counters.benchmarks.jpa.JpaApplication;
 import dev.counters.benchmarks.jpa.Order;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -40,19 +41,16 @@ final class JpaOrders implements AutoCloseable {
     @SuppressWarnings("unchecked")
     JpaOrders(IdGenerator generator, DataSource dataSource, BenchDatabase database) throws Exception {
         this.generator = generator;
-        AutoCloseable[] own = new AutoCloseable[1];
-        this.application = JpaApplication.start(
-                new JpaApplication.Settings(
-                        dataSource,
-                        Map.of(
-                                "hibernate.dialect", JpaVersionWorkload.dialect(database),
-                                "hibernate.boot.allow_jdbc_metadata_access", "false",
-                                // Hibernate's tables, dropped and created: each point starts from empty ones.
-                                "hibernate.hbm2ddl.auto", "create",
-                                "hibernate.jdbc.batch_size", Integer.toString(PER_TRANSACTION),
-                                "hibernate.order_inserts", "true")),
-                context -> own[0] = generator.ownTables().register(context, dataSource));
-        this.ownTables = own[0];
+        IdGenerator.Own own = generator.own().open(dataSource);
+        this.ownTables = own.closer();
+        Map<String, Object> hibernate = new HashMap<>(own.hibernate());
+        hibernate.put("hibernate.dialect", JpaVersionWorkload.dialect(database));
+        hibernate.put("hibernate.boot.allow_jdbc_metadata_access", "false");
+        // Hibernate's tables, dropped and created: each point starts from empty ones.
+        hibernate.put("hibernate.hbm2ddl.auto", "create");
+        hibernate.put("hibernate.jdbc.batch_size", Integer.toString(PER_TRANSACTION));
+        hibernate.put("hibernate.order_inserts", "true");
+        this.application = JpaApplication.start(new JpaApplication.Settings(dataSource, hibernate));
         this.repository = (JpaRepository<Order, Long>) application.getBean(generator.repository());
         this.transactions = application.getBean(TransactionTemplate.class);
         this.sessions = application

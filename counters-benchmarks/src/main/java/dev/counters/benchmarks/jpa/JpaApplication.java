@@ -2,7 +2,6 @@ package dev.counters.benchmarks.jpa;
 
 import jakarta.persistence.EntityManagerFactory;
 import java.util.Map;
-import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -26,15 +25,10 @@ public class JpaApplication {
     /** The pool and Hibernate's settings, registered before the context starts. */
     public record Settings(DataSource dataSource, Map<String, Object> hibernate) {}
 
-    /**
-     * Starts an application on {@code settings}; {@code beans} registers any more beans (the application's
-     * {@code SequenceService}).
-     */
-    public static AnnotationConfigApplicationContext start(
-            Settings settings, Consumer<AnnotationConfigApplicationContext> beans) {
+    /** Starts an application on {@code settings}. */
+    public static AnnotationConfigApplicationContext start(Settings settings) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
         context.registerBean(Settings.class, () -> settings);
-        beans.accept(context);
         context.register(JpaApplication.class);
         context.refresh();
         return context;

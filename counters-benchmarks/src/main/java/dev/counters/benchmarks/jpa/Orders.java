@@ -7,6 +7,8 @@ public final class Orders {
 
     private Orders() {}
 
+    public interface Counters extends JpaRepository<CountersOrder, Long> {}
+
     public interface Sequences extends JpaRepository<SequenceOrder, Long> {}
 
     public interface Tables extends JpaRepository<TableOrder, Long> {}
