@@ -44,7 +44,7 @@ public final class CountersSequenceGenerator implements BeforeExecutionGenerator
     /** Called by Hibernate for each id annotated with {@link CountersSequence}. */
     public CountersSequenceGenerator(CountersSequence config, Member member, GeneratorCreationContext context) {
         this.sequenceName = config.value();
-        this.attribute = context.getPersistentClass().getEntityName() + "." + member.getName();
+        this.attribute = context.getPersistentClass().getEntityName() + "." + attributeName(member);
         Class<?> type = type(member, context);
         this.intId = INT_TYPES.contains(type);
         if (!intId && !LONG_TYPES.contains(type)) {
@@ -56,7 +56,7 @@ public final class CountersSequenceGenerator implements BeforeExecutionGenerator
                 .getSettings()
                 .get(CountersSequence.SEQUENCE_SERVICE);
         if (configured instanceof SequenceService) {
-            this.sequence = checked(((SequenceService) configured).sequence(sequenceName));
+            this.sequence = sequenceOf((SequenceService) configured);
         } else if (configured instanceof Supplier) {
             this.pending = (Supplier<?>) configured;
         } else if (configured == null) {
@@ -71,6 +71,18 @@ public final class CountersSequenceGenerator implements BeforeExecutionGenerator
         }
     }
 
+    /** The attribute's name: the field's, or the getter's without get or is. */
+    private static String attributeName(Member member) {
+        String name = member.getName();
+        if (member instanceof Method) {
+            int prefix = name.startsWith("get") ? 3 : name.startsWith("is") ? 2 : 0;
+            if (prefix > 0 && name.length() > prefix) {
+                return Character.toLowerCase(name.charAt(prefix)) + name.substring(prefix + 1);
+            }
+        }
+        return name;
+    }
+
     private static Class<?> type(Member member, GeneratorCreationContext context) {
         if (member instanceof Field) {
             return ((Field) member).getType();
@@ -81,8 +93,18 @@ public final class CountersSequenceGenerator implements BeforeExecutionGenerator
         return context.getType().getReturnedClass();
     }
 
-    /** Refuses a gapless sequence: its number would join the entity's transaction, and hold its row until the end. */
-    private Sequence checked(Sequence sequence) {
+    /**
+     * The sequence from the service; refused when its name is not a valid one, or when it is gapless: a gapless
+     * number would join the entity's transaction, and hold the sequence's row until it ends.
+     */
+    private Sequence sequenceOf(SequenceService service) {
+        Sequence sequence;
+        try {
+            sequence = service.sequence(sequenceName);
+        } catch (IllegalArgumentException e) {
+            throw new MappingException(
+                    "@CountersSequence(\"" + sequenceName + "\") on " + attribute + ": " + e.getMessage(), e);
+        }
         if (sequence.settings().mode() == SequenceSettings.Mode.GAPLESS) {
             throw new MappingException("@CountersSequence(\"" + sequenceName + "\") on " + attribute
                     + " needs a block sequence, and sequence '" + sequenceName + "' is gapless: a gapless number is"
@@ -127,7 +149,7 @@ public final class CountersSequenceGenerator implements BeforeExecutionGenerator
                     + "' must give a " + SequenceService.class.getName() + ", and gave "
                     + (service == null ? "null" : service.getClass().getName()));
         }
-        current = checked(((SequenceService) service).sequence(sequenceName));
+        current = sequenceOf((SequenceService) service);
         sequence = current;
         pending = null;
         return current;

@@ -1,0 +1,13 @@
+package dev.counters.spring.jpa;
+
+import dev.counters.jdbc.testing.TestDatabase;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+class H2InvoiceSliceTest extends InvoiceSliceContract {
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        TestDatabases.register(registry, TestDatabase.H2);
+    }
+}
