@@ -31,8 +31,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -279,7 +281,14 @@ public abstract class MembershipContract extends ContractSupport {
                         .rule(name("likes.*"), CounterRule.countingMembers())
                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("idle");
+                .hasMessageContaining("expire after idling");
+        assertThatThrownBy(() -> CounterService.builder(store())
+                        .rule(name("likes.*"), CounterRule.countingMembers())
+                        .rule(name("likes.old"), CounterRule.expiringAfterIdle(Duration.ofHours(1)))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(name("likes.old"))
+                .hasMessageContaining("expire after idling");
         // Rules the build cannot see conflict: a name that a members pattern and a buffered exact rule both meet.
         try (CounterService counters = CounterService.builder(store())
                 .rule(name("likes.*"), CounterRule.countingMembers())
@@ -593,14 +602,15 @@ public abstract class MembershipContract extends ContractSupport {
         Tally tally = new Tally();
         CounterService counters = service(store(), settings);
         MembershipCounter likes = counters.members(name("likes"));
-        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
         AtomicInteger refused = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             SplittableRandom random = new SplittableRandom(t);
             threads.add(TestThreads.start(() -> {
                 try {
-                    while (true) {
+                    while (!stop.get()) {
                         tally.toggle(likes, pool.get(random.nextInt(pool.size())), random.nextBoolean());
                     }
                 } catch (IllegalStateException e) {
@@ -612,7 +622,11 @@ public abstract class MembershipContract extends ContractSupport {
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> tally.answers.get() >= 200 || !failures.isEmpty());
         counters.close();
-        join(threads);
+        try {
+            join(threads);
+        } finally {
+            stop.set(true); // a toggler that never saw the service closed
+        }
         assertThat(failures).isEmpty();
         assertThat(refused).as("every toggler saw the service closed").hasValue(4);
         assertThatThrownBy(() -> likes.add("late")).isInstanceOf(IllegalStateException.class);
