@@ -36,6 +36,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -735,17 +736,21 @@ public final class JooqCounterStore
         if (family != SQLDialect.MARIADB && family != SQLDialect.MYSQL) {
             return runner.run("state", counter, 0, ctx -> cells.state(ctx, counter, now));
         }
-        return runner.run(
-                "state",
-                counter,
-                0,
-                ctx -> ctx.connectionResult(connection -> {
-                    DSLContext on = DSL.using(ctx.configuration().derive(new DefaultConnectionProvider(connection)));
-                    // Asked with a connection in hand: acquiring the first one is what finds out.
-                    return galera.getAsBoolean()
-                            ? ClientPreparedOnGalera.causalRead(connection, () -> cells.state(on, counter, now))
-                            : cells.state(on, counter, now);
-                }));
+        return runner.run("state", counter, 0, ctx -> causally(ctx, on -> cells.state(on, counter, now)));
+    }
+
+    /**
+     * {@code read} on one connection; on a Galera node a causal read, which first applies what the cluster committed
+     * before it began, so that a write committed through another node is seen.
+     */
+    private <T> T causally(DSLContext ctx, Function<DSLContext, T> read) {
+        return ctx.connectionResult(connection -> {
+            DSLContext on = DSL.using(ctx.configuration().derive(new DefaultConnectionProvider(connection)));
+            // Asked with a connection in hand: acquiring the first one is what finds out.
+            return galera.getAsBoolean()
+                    ? ClientPreparedOnGalera.causalRead(connection, () -> read.apply(on))
+                    : read.apply(on);
+        });
     }
 
     @Override
@@ -980,8 +985,9 @@ public final class JooqCounterStore
      * members named, sorted (so that two transactions lock them in one order), one delete and one plain insert that
      * bring each member's row to what its last change asks, then the cell's upsert by the net change. Whether each
      * change changed membership follows from the rows as found, replayed in order. A deadlock (concurrent first inserts
-     * locking one gap on MySQL and MariaDB) or a row inserted meanwhile rolls it all back: a
-     * {@link TransientStoreException}, safe to retry.
+     * locking one gap on MySQL and MariaDB), a row inserted meanwhile or a row to delete found gone rolls it all back: a
+     * {@link TransientStoreException}, safe to retry. So every row written is guarded by its own write, as Galera needs
+     * (a locking read excludes only on its node), and a member left as it was was found so by a causal read.
      */
     @Override
     public List<Boolean> changeMembers(CounterName counter, String cell, List<MemberChange> changes) {
@@ -996,7 +1002,8 @@ public final class JooqCounterStore
         List<String> named = new ArrayList<>(wanted.keySet());
         named.sort(null);
         return runner.transaction("changeMembers", counter, 0, ctx -> {
-            Set<String> present = members.lockPresent(ctx, counter, named);
+            // Causal on Galera: a member found as asked gets no write, so what it says must be current.
+            Set<String> present = causally(ctx, on -> members.lockPresent(on, counter, named));
             List<String> removed = new ArrayList<>();
             List<String> added = new ArrayList<>();
             for (String member : named) {
@@ -1028,7 +1035,8 @@ public final class JooqCounterStore
     @Override
     public boolean isMember(CounterName counter, String member) {
         return storableMember(member)
-                && runner.run("isMember", counter, 0, ctx -> members.isMember(ctx, counter, member));
+                && runner.run(
+                        "isMember", counter, 0, ctx -> causally(ctx, on -> members.isMember(on, counter, member)));
     }
 
     @Override

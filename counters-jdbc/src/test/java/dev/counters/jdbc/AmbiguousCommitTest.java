@@ -7,8 +7,10 @@ import static org.awaitility.Awaitility.await;
 import dev.counters.BufferFullException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
+import dev.counters.CounterRule;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
+import dev.counters.MembershipCounter;
 import dev.counters.RateDecision.Outcome;
 import dev.counters.RateLimit;
 import dev.counters.RateLimitRule;
@@ -24,11 +26,15 @@ import dev.counters.spi.CounterStore;
 import dev.counters.spi.RateLimits;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.strategy.DeltaLogSettings;
+import dev.counters.strategy.ShardedSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -242,6 +248,57 @@ class AmbiguousCommitTest {
             }
         }
         assertThat(stores.store().get(counter)).isGreaterThan(30);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void membershipChangesRepeatedAfterAmbiguousCommitsCountOnce(TestDatabase database) {
+        // A change whose commit outcome is unknown fails as "may have been applied", and repeating it is safe: the
+        // repeat answers from the rows, so the count moves once per change of membership, whatever the faults.
+        JooqStores stores = JooqStores.shared(database);
+        FaultInjectingDataSource faulty = new FaultInjectingDataSource(database.dataSource());
+        faulty.failEvery(3, Fault.ALTERNATE);
+        String counter = "members" + System.nanoTime();
+        Set<String> expected = ConcurrentHashMap.newKeySet();
+        AtomicLong repeats = new AtomicLong();
+        try (CounterService counters = CounterService.builder(faultyStore(stores, faulty))
+                .rule(
+                        counter + "*",
+                        CounterRule.of(ShardedSettings.defaults().withShards(2)).withMembers())
+                .build()) {
+            MembershipCounter likes = counters.members(counter);
+            Concurrently.run(4, thread -> {
+                Random random = new Random(thread);
+                for (int i = 0; i < 60; i++) {
+                    // Each thread toggles members of its own, so it knows what each change must do.
+                    String member = "u" + thread + "-" + random.nextInt(5);
+                    boolean add = !expected.contains(member);
+                    for (int attempt = 1; ; attempt++) {
+                        try {
+                            boolean changed = add ? likes.add(member) : likes.remove(member);
+                            assertThat(changed || attempt > 1)
+                                    .as("a first attempt acknowledged changed membership")
+                                    .isTrue();
+                            break;
+                        } catch (CounterStoreException e) {
+                            assertThat(e.mayHaveBeenApplied()).as(e.toString()).isTrue();
+                            repeats.incrementAndGet();
+                        }
+                    }
+                    if (add) {
+                        expected.add(member);
+                    } else {
+                        expected.remove(member);
+                    }
+                }
+            });
+        }
+        CounterName name = CounterName.of(counter);
+        assertThat(stores.store().members(name, null, 1_000)).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(stores.store().get(name)).as("the count").isEqualTo(expected.size());
+        assertThat(repeats.get()).as("changes repeated after a failed commit").isPositive();
+        assertThat(faulty.injectedAfterCommit.get()).isPositive();
+        assertThat(faulty.injectedBeforeCommit.get()).isPositive();
     }
 
     @ParameterizedTest

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 36, the way a deployment runs: four application processes ({@link ChildMemberToggler}) add and remove the same
- * few members of one hot membership counter on MariaDB, each on a cell of its own, three threads each; one is killed
- * with {@code kill -9} mid-run, whatever it had in flight. Each process prints every call as it is invoked and as it
+ * few members of one hot membership counter on MariaDB through the public API (a {@code sharded} rule with members),
+ * three threads each; one is killed with {@code kill -9} mid-run, whatever it had in flight. Each process prints every call as it is invoked and as it
  * completes, with the results it was given, and its reads of a member and of the count. From those lines the history
  * checker ({@link CounterChecker}) sees each member as a counter of 0 or 1 and the count as one more: a change reported
  * as changing membership is a delta of +1 or -1, acknowledged; one reported as changing nothing is none; a call whose
@@ -118,7 +118,7 @@ class MultiProcessMembersTest {
         boolean valid = results.stream().allMatch(CounterChecker.Result::valid) && count == rows.size();
         ReliabilityReport.row(
                 "4 processes toggling the same members of one hot counter, one killed -9",
-                "membership counter (store) on " + database,
+                "membership counter (sharded) on " + database,
                 run + " | " + (valid ? "valid" : "INVALID"));
         SoftAssertions.assertSoftly(softly -> {
             softly.assertThat(count)
@@ -149,8 +149,8 @@ class MultiProcessMembersTest {
     }
 
     /**
-     * The processes' lines, tab-separated: {@code I session id invokedAt user-1+,user-2-} as a call is invoked,
-     * {@code C session id completedAt tf|FAILED|UNKNOWN} as it completes, {@code R session subject invokedAt completedAt
+     * The processes' lines, tab-separated: {@code I session id invokedAt user-1+} (or {@code -}) as a call is invoked,
+     * {@code C session id completedAt t|f|FAILED|UNKNOWN} as it completes, {@code R session subject invokedAt completedAt
      * value} for a read; turned into the lines of {@link History#merge}.
      */
     private static final class Calls {
