@@ -18,6 +18,9 @@ import java.util.Map;
  * redis [--quick]      (docs/benchmarks-redis.md: monotonic with its cache on Redis beside Redis INCR and the database)
  * bounded [--quick]    (docs/benchmarks-bounded.md: bounded counters beside the guarded update and Redis, and sell-outs)
  * ratelimits [--quick] (docs/benchmarks-ratelimits.md and its summary in docs/benchmarks.md: rate limiters beside Bucket4j)
+ * jpa [--quick]        (docs/benchmarks-jpa.md: @CountersSequence beside Hibernate's id generators, and membership
+ *                       counters beside a hand-written INSERT + UPDATE)
+ * jpa-point --database mariadb-durable --scenario inserts --workload counters,table --threads 64 --warmup 2s --duration 4s
  * load      --database mariadb-durable --workload atomic,plain-update --threads 1,8,64,256v --counters 1,100
  *           --warmup 5s --duration 5s      (256v: 256 callers on virtual threads)
  * sequences --database mariadb --workload sequence-block,auto-increment --threads 1,8 --duration 2s
@@ -50,6 +53,8 @@ public final class Benchmarks {
             case "redis" -> redis(options.containsKey("quick"));
             case "bounded" -> bounded(options.containsKey("quick"));
             case "ratelimits" -> ratelimits(options.containsKey("quick"));
+            case "jpa" -> jpa(options.containsKey("quick"));
+            case "jpa-point" -> jpaPoints(options);
             default -> throw new IllegalArgumentException("Unknown command '" + args[0] + "'");
         };
         System.exit(correct ? 0 : 1);
@@ -166,6 +171,44 @@ public final class Benchmarks {
         RateLimitReport report = new RateLimitReport(Path.of("docs"), quick);
         report.run();
         return report.allWithinBounds();
+    }
+
+    private static boolean jpa(boolean quick) throws Exception {
+        JpaReport report = new JpaReport(Path.of("docs"), quick);
+        report.run();
+        return report.allExact();
+    }
+
+    /** Chosen points of the JPA report, printed: {@code --scenario} inserts, ids or toggles. */
+    private static boolean jpaPoints(Map<String, String> options) throws Exception {
+        String scenario = options.getOrDefault("scenario", JpaDriver.INSERTS);
+        boolean exact = true;
+        for (BenchDatabase database : databases(options)) {
+            for (int threads : ints(options.getOrDefault("threads", "64"))) {
+                for (String workload :
+                        options.getOrDefault("workload", "counters").split(",")) {
+                    JpaDriver.Result result = switch (scenario) {
+                        case JpaDriver.INSERTS ->
+                            JpaDriver.inserts(
+                                    database, IdGenerator.named(workload), threads, warmup(options), duration(options));
+                        case JpaDriver.IDS ->
+                            JpaDriver.ids(
+                                    database, IdGenerator.named(workload), threads, warmup(options), duration(options));
+                        case JpaDriver.TOGGLES ->
+                            JpaDriver.toggles(
+                                    database,
+                                    ToggleWorkload.named(workload),
+                                    threads,
+                                    warmup(options),
+                                    duration(options));
+                        default -> throw new IllegalArgumentException("Unknown scenario '" + scenario + "'");
+                    };
+                    System.out.println(result.line());
+                    exact &= result.exact();
+                }
+            }
+        }
+        return exact;
     }
 
     /** Prints the sales and answers whether all were exact. */

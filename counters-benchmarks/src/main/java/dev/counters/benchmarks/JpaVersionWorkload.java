@@ -26,15 +26,7 @@ final class JpaVersionWorkload implements Workload {
     JpaVersionWorkload(DataSource dataSource, BenchDatabase database, int counters) {
         Configuration configuration = new Configuration().addAnnotatedClass(JpaCounter.class);
         configuration.getProperties().put(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, dataSource);
-        // Named, not detected: Connector/J's keyword metadata query fails on MariaDB, and detection needs it.
-        configuration.setProperty(
-                AvailableSettings.DIALECT,
-                switch (database.vendor()) {
-                    case H2 -> "org.hibernate.dialect.H2Dialect";
-                    case MARIADB -> "org.hibernate.dialect.MariaDBDialect";
-                    case POSTGRES -> "org.hibernate.dialect.PostgreSQLDialect";
-                    default -> throw new IllegalStateException(database + " is not a vendor");
-                });
+        configuration.setProperty(AvailableSettings.DIALECT, dialect(database));
         configuration.setProperty("hibernate.boot.allow_jdbc_metadata_access", "false");
         configuration.setProperty(AvailableSettings.HBM2DDL_AUTO, "create");
         configuration.setProperty(AvailableSettings.SHOW_SQL, "false");
@@ -45,6 +37,19 @@ final class JpaVersionWorkload implements Workload {
                 session.persist(new JpaCounter(i));
             }
         });
+    }
+
+    /**
+     * Hibernate's dialect for {@code database}: named, not detected (with {@code allow_jdbc_metadata_access=false}),
+     * because Connector/J's keyword metadata query fails on MariaDB, and detection needs it.
+     */
+    static String dialect(BenchDatabase database) {
+        return switch (database.vendor()) {
+            case H2 -> "org.hibernate.dialect.H2Dialect";
+            case MARIADB -> "org.hibernate.dialect.MariaDBDialect";
+            case POSTGRES -> "org.hibernate.dialect.PostgreSQLDialect";
+            default -> throw new IllegalStateException(database + " is not a vendor");
+        };
     }
 
     @Override

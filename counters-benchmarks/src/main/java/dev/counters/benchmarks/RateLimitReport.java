@@ -162,7 +162,7 @@ final class RateLimitReport {
     }
 
     /** The one-minute load average, from /proc/loadavg; "unknown" elsewhere. */
-    private static String loadAverage() {
+    static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         } catch (IOException | RuntimeException e) {
