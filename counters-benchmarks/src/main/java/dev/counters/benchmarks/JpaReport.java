@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  * Writes docs/benchmarks-jpa.md: entity inserts through Spring Data JPA with {@code @CountersSequence} beside
  * Hibernate's own generators, the generators' ids alone, and likes toggled on a hot post by a
  * {@code MembershipCounter} beside the hand-written membership row and {@code UPDATE}, on the production-like MariaDB
- * and PostgreSQL, in one run. As {@link RateLimitReport}: a first point thrown away, then the plan twice, the second
+ * and PostgreSQL, in one run. As {@link RateLimitReport}: a first point on each database thrown away, then the plan twice, the second
  * time in reverse order; each ratio within one repetition.
  */
 final class JpaReport {
@@ -66,8 +66,11 @@ final class JpaReport {
     void measure() throws Exception {
         Duration warmup = Duration.ofMillis(quick ? 200 : 2_000);
         Duration duration = Duration.ofMillis(quick ? 400 : 4_000);
-        // A JVM's first point runs while the JIT is still compiling: run one and throw it away.
-        JpaDriver.inserts(databases.getFirst(), IdGenerator.all().getFirst(), THREADS, warmup, duration);
+        // A JVM's first point runs while the JIT is still compiling, and a database's first on a cold server: run one
+        // on each database and throw it away.
+        for (BenchDatabase database : databases) {
+            JpaDriver.inserts(database, IdGenerator.all().getFirst(), THREADS, warmup, duration);
+        }
         for (int repetition = 0; repetition < REPETITIONS; repetition++) {
             for (IdGenerator generator : inOrder(IdGenerator.all(), repetition)) {
                 for (BenchDatabase database : databases) {
@@ -120,7 +123,8 @@ final class JpaReport {
                 .append(THREADS)
                 .append(" threads. ")
                 .append(quick ? "Short points" : "2 s of warm-up, then 4 s measured")
-                .append("; a first point thrown away, then the plan twice, the second time in reverse order.\n");
+                .append(
+                        "; a first point on each database thrown away, then the plan twice, the second time in reverse order.\n");
         md.append("- The machine has ")
                 .append(Runtime.getRuntime().availableProcessors())
                 .append(" cores, shared by the client (this JVM) and the database")
