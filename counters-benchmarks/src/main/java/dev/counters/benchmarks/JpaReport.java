@@ -15,8 +15,8 @@ import java.util.stream.Collectors;
  * Writes docs/benchmarks-jpa.md: entity inserts through Spring Data JPA with {@code @CountersSequence} beside
  * Hibernate's own generators, the generators' ids alone, and likes toggled on a hot post by a
  * {@code MembershipCounter} beside the hand-written membership row and {@code UPDATE}, on the production-like MariaDB
- * and PostgreSQL, in one run. As {@link RateLimitReport}: a first point on each database thrown away, then the plan twice, the second
- * time in reverse order; each ratio within one repetition.
+ * and PostgreSQL, in one run. As {@link RateLimitReport}: a first point on each database thrown away, then the plan
+ * twice, the second time in reverse order; each ratio within one repetition.
  */
 final class JpaReport {
 
