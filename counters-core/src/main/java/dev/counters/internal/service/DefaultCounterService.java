@@ -24,6 +24,7 @@ import dev.counters.internal.ratelimit.RateLimiters;
 import dev.counters.internal.ratelimit.RateWindows;
 import dev.counters.internal.strategy.Bounding;
 import dev.counters.internal.strategy.CounterStrategy;
+import dev.counters.internal.strategy.CountsMembers;
 import dev.counters.internal.strategy.Resharding;
 import dev.counters.spi.CounterStore;
 import java.time.Duration;
@@ -48,6 +49,9 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
     private final CounterStore store;
     private final Cache<String, Handle> handles;
     private final NameRules<Optional<Windows>> windows;
+    /** Whether a rule makes a name count members: only the rules that do are in it, so the first match says so. */
+    private final NameRules<Boolean> members;
+
     private final Time time;
     /**
      * The handles used last, by the hash of their name, in front of the cache: a hit is an array read and a string
@@ -71,6 +75,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
             CounterStore store,
             int maxCachedHandles,
             NameRules<Optional<Windows>> windows,
+            NameRules<Boolean> members,
             Time time,
             Housekeeping housekeeping,
             StrategyFamilies families,
@@ -81,6 +86,7 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         this.housekeeping = housekeeping;
         this.families = families;
         this.windows = windows;
+        this.members = members;
         this.time = time;
         this.router = router;
         this.routes = List.copyOf(routes);
@@ -204,7 +210,12 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
 
     @Override
     public MembershipCounter members(String name) {
-        throw new UnsupportedOperationException("membership counters: issue 36, under way"); // replaced by the engine
+        if (handle(name) instanceof MembershipHandle membership) {
+            return membership;
+        }
+        throw new IllegalStateException("Counter '" + name + "' does not count members: no rule that matches it says"
+                + " so; give one CounterRule.countingMembers() (or .withMembers()), in the starter"
+                + " counters.counters.[<name or pattern>].members: true");
     }
 
     @Override
@@ -303,7 +314,9 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
             CounterName counterName = CounterName.of(name);
             Optional<Windows.Window> window = Windows.parse(counterName)
                     .filter(stored -> windows.select(stored.counter().value()).isPresent());
-            if (window.isPresent()) {
+            if (members.select(name)) {
+                counter = membership(counterName);
+            } else if (window.isPresent()) {
                 // One window by its stored name (as listed by counterNames): a counter of its counter's strategy.
                 counter =
                         routed(counterName, router.select(window.get().counter().value()));
@@ -325,6 +338,27 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
         }
         recent[index] = counter;
         return counter;
+    }
+
+    /**
+     * A membership counter's handle, once its rules are known to agree: a strategy that counts members, no windows
+     * (the service's build checks the rules' names and patterns themselves; this, every name they match).
+     */
+    private MembershipHandle membership(CounterName name) {
+        Route route = router.select(name.value());
+        if (!route.settings().countsMembers() || !(route.strategy() instanceof CountsMembers strategy)) {
+            throw new IllegalStateException("Counter '" + name + "' counts members, but takes the "
+                    + route.strategyName() + " strategy from rule '" + route.rule() + "', which cannot count them: give"
+                    + " it the atomic, sharded or node strategy");
+        }
+        Optional<Windows> windowed = windows.select(name.value());
+        if (windowed.isPresent()) {
+            throw new IllegalStateException("Counter '" + name + "' counts members, and takes windows from rule '"
+                    + windowed.get().rule + "'; a membership counter has no windows: keep the windowed rule's pattern"
+                    + " from matching it");
+        }
+        families.check(name, route);
+        return new MembershipHandle(name, route, strategy, this::checkOpen);
     }
 
     /** A counter's handle, once its stored data is known to be of its strategy's family. */

@@ -16,6 +16,7 @@ import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.internal.strategy.StrategyRegistry;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.IdleCounters;
+import dev.counters.spi.Members;
 import dev.counters.spi.MonotonicCache;
 import dev.counters.spi.RateLimits;
 import dev.counters.spi.TotalCache;
@@ -25,6 +26,7 @@ import io.github.resilience4j.retry.RetryRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,6 +94,7 @@ public final class ServiceAssembly {
             Map<String, Windows> windowed = new LinkedHashMap<>();
             Map<String, Optional<Windows>> windowRules = new LinkedHashMap<>();
             Map<String, Duration> expiries = new LinkedHashMap<>();
+            Map<String, Boolean> memberRules = new LinkedHashMap<>();
             plan.rules().forEach((nameOrPattern, rule) -> {
                 if (rule.settings() != null) {
                     routes.put(
@@ -104,6 +107,9 @@ public final class ServiceAssembly {
                 if (rule.expireAfterIdle() != null) {
                     expiries.put(nameOrPattern, rule.expireAfterIdle());
                 }
+                if (rule.members()) {
+                    memberRules.put(nameOrPattern, true);
+                }
             });
             Route fallback = route(
                     plan, StrategyStatistics.DEFAULT_RULE, plan.defaultStrategy(), time, ids, strategies, created);
@@ -115,6 +121,8 @@ public final class ServiceAssembly {
                 }
             });
             NameRules<Optional<Windows>> windowSelection = NameRules.of(windowRules, Optional.empty());
+            NameRules<Boolean> members = NameRules.of(memberRules, false);
+            checkMemberRules(store, memberRules.keySet(), router, windowSelection, expiries);
             List<Housekeeping.Task> tasks = new ArrayList<>();
             if (!windowed.isEmpty()) {
                 tasks.add(new WindowPurge(store, router, windowSelection, windowed));
@@ -146,6 +154,7 @@ public final class ServiceAssembly {
                     store,
                     plan.maxCachedHandles(),
                     windowSelection,
+                    members,
                     time,
                     housekeeping,
                     families,
@@ -175,6 +184,48 @@ public final class ServiceAssembly {
             }
         });
         return new IdleExpiry(store, idle, router, windowSelection, expiries);
+    }
+
+    /**
+     * Each rule that makes counters count members, against the other rules its name or pattern meets: a strategy that
+     * counts members, no windows, no idle expiry; and a store that keeps members. The service checks each name again.
+     */
+    private static void checkMemberRules(
+            CounterStore store,
+            Collection<String> memberRules,
+            NameRules<Route> router,
+            NameRules<Optional<Windows>> windowSelection,
+            Map<String, Duration> expiries) {
+        if (memberRules.isEmpty()) {
+            return;
+        }
+        if (store.capability(Members.class).isEmpty()) {
+            throw new IllegalStateException("Membership counters need a store that offers " + Members.class.getName()
+                    + ", and " + store.getClass().getName() + " does not (the JDBC and in-memory stores do)");
+        }
+        Map<String, Boolean> expiring = new LinkedHashMap<>();
+        expiries.keySet().forEach(nameOrPattern -> expiring.put(nameOrPattern, true));
+        NameRules<Boolean> expiry = NameRules.of(expiring, false);
+        for (String nameOrPattern : memberRules) {
+            Route route = router.select(nameOrPattern);
+            if (!route.settings().countsMembers()) {
+                throw new IllegalArgumentException("Counters '" + nameOrPattern + "' count members, but take the "
+                        + route.strategyName() + " strategy from "
+                        + (route.rule().equals(StrategyStatistics.DEFAULT_RULE)
+                                ? "the default strategy"
+                                : "rule '" + route.rule() + "'")
+                        + ", which cannot count them: give them the atomic, sharded or node strategy");
+            }
+            Optional<Windows> windows = windowSelection.select(nameOrPattern);
+            if (windows.isPresent()) {
+                throw new IllegalArgumentException("Counters '" + nameOrPattern + "' count members, and take windows"
+                        + " from rule '" + windows.get().rule + "'; a membership counter has no windows");
+            }
+            if (expiry.select(nameOrPattern)) {
+                throw new IllegalArgumentException("Counters '" + nameOrPattern + "' count members, and a rule gives"
+                        + " them an idle expiry; a membership counter cannot expire after idling");
+            }
+        }
     }
 
     /** What the rate limiters' Resilience4j instances are named by: {@code counters-ratelimit[<rule>]}. */

@@ -13,7 +13,7 @@ import java.util.function.LongConsumer;
  * can repeat. Outside one, the concurrent increments of a counter in this JVM share upserts ({@link Combiner}): while
  * one upsert waits for its commit, the deltas arriving meanwhile queue up for the next.
  */
-public final class AtomicStrategy extends CellStrategy {
+public final class AtomicStrategy extends CellStrategy implements CountsMembers {
 
     /** The one cell of atomic and optimistic counters, so that a counter can move between the two. */
     public static final String CELL = "main";
@@ -56,6 +56,12 @@ public final class AtomicStrategy extends CellStrategy {
         public void accept(long delta) {
             increment(name, combiner, delta);
         }
+    }
+
+    /** A membership change goes to the one cell, in a transaction of its own (never the caller's). */
+    @Override
+    String memberCell(CounterName name) {
+        return CELL;
     }
 
     @Override

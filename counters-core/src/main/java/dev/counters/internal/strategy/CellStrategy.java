@@ -8,14 +8,19 @@ import dev.counters.StrategyStatistics;
 import dev.counters.internal.Retries;
 import dev.counters.observation.CountersObservationContext.Operation;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.Members;
+import dev.counters.spi.Members.MemberChange;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reads shared by the counting strategies (atomic, optimistic, sharded, node, delta-log): a counter is the sum of
@@ -33,6 +38,10 @@ abstract class CellStrategy implements CounterStrategy {
     // Weak values: a cell nobody is incrementing needs no combiner, and one in use is held by its callers.
     private final Cache<Cell, Combiner> combiners =
             Caffeine.newBuilder().weakValues().build();
+    // Membership changes of a cell, likewise: a membership counter's cells take no increments.
+    private final Cache<Cell, MemberCombiner> memberCombiners =
+            Caffeine.newBuilder().weakValues().build();
+    private final @Nullable Members members;
 
     CellStrategy(StrategyContext context, RetryConfig retryDefaults) {
         this.store = context.store();
@@ -40,6 +49,7 @@ abstract class CellStrategy implements CounterStrategy {
         this.retry = context.retry(retryDefaults);
         this.retry.getEventPublisher().onRetry(event -> retries.increment());
         this.keyed = new KeyedIncrements(context);
+        this.members = store.capability(Members.class).orElse(null);
     }
 
     @Override
@@ -90,8 +100,13 @@ abstract class CellStrategy implements CounterStrategy {
 
     /** Whether a combined write of the cell is in flight in this JVM. */
     final boolean busy(CounterName name, String cell) {
-        Combiner combiner = combiners.getIfPresent(new Cell(name, cell));
-        return combiner != null && combiner.busy();
+        Cell key = new Cell(name, cell);
+        Combiner combiner = combiners.getIfPresent(key);
+        if (combiner != null) {
+            return combiner.busy();
+        }
+        MemberCombiner changes = memberCombiners.getIfPresent(key);
+        return changes != null && changes.busy();
     }
 
     /**
@@ -153,6 +168,58 @@ abstract class CellStrategy implements CounterStrategy {
     }
 
     private record Cell(CounterName name, String cell) {}
+
+    // ---- membership counters ({@link CountsMembers}, for the strategies that declare it) ----
+
+    /** How long a membership change waits for the transaction of another caller before it gives up. */
+    static final Duration MEMBER_WAIT = Duration.ofSeconds(30);
+
+    /**
+     * The cell a membership change of the counter goes to now: the one an increment would. Overridden by the
+     * strategies that count members.
+     */
+    String memberCell(CounterName name) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " counts no members");
+    }
+
+    /** After a membership change that changed, or may have changed, the counter's value. */
+    void membersChanged(CounterName name) {}
+
+    public final boolean change(CounterName name, MemberChange change) {
+        Members store = members();
+        String cell = memberCell(name);
+        MemberCombiner combiner = memberCombiners.get(
+                new Cell(name, cell),
+                key -> new MemberCombiner(
+                        name,
+                        changes -> context.observe(
+                                Operation.WRITE, name, () -> retrying(() -> store.changeMembers(name, cell, changes))),
+                        MEMBER_WAIT));
+        try {
+            boolean changed = combiner.apply(change);
+            if (changed) {
+                membersChanged(name);
+            }
+            return changed;
+        } catch (RuntimeException e) {
+            membersChanged(name); // its outcome may be unknown
+            throw e;
+        }
+    }
+
+    public final boolean isMember(CounterName name, String member) {
+        Members store = members();
+        return retrying(() -> store.isMember(name, member));
+    }
+
+    public final List<String> members(CounterName name, @Nullable String after, int limit) {
+        Members store = members();
+        return retrying(() -> store.members(name, after, limit));
+    }
+
+    private Members members() {
+        return members != null ? members : context.require(Members.class); // which throws, naming what is missing
+    }
 
     final long retries() {
         return retries.sum();

@@ -3,10 +3,6 @@ package dev.counters.internal.strategy;
 import dev.counters.CounterOverflowException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Folds the concurrent increments of one stored row in this JVM into one write ("Poor man's distributed counter": "a
@@ -21,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * of range, or a write refuses a batch whose members may fit alone ({@link SplitBatch}), each delta is written on its
  * own, so that only the deltas that do not fit are refused.
  */
-public final class Combiner {
+public final class Combiner extends FlatCombining<Combiner.Pending> {
 
     /** One write of a batch: the row's total after it (or anything, when no caller needs the total). */
     @FunctionalInterface
@@ -42,60 +38,22 @@ public final class Combiner {
         }
     }
 
-    /** If a wake-up is missed, a waiting caller looks again this soon. */
-    private static final long PARK_NANOS = 1_000_000;
-
-    private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean writing = new AtomicBoolean();
     private final Write write;
 
     public Combiner(Write write) {
         this.write = write;
     }
 
-    /** Whether a write is in flight: a caller that can choose another row may prefer one that is free. */
-    boolean busy() {
-        return writing.get();
-    }
-
     /** Adds {@code delta} through a combined write; returns the total after it, as described above. */
     public long submit(long delta, boolean needsTotal) {
-        Pending mine = new Pending(delta, needsTotal, Thread.currentThread());
-        queue.add(mine);
-        boolean interrupted = false;
-        while (!mine.done) {
-            if (writing.compareAndSet(false, true)) {
-                try {
-                    // Our delta stays queued until a batch takes it, and only the writer takes batches.
-                    while (!mine.done) {
-                        writeBatch();
-                    }
-                } finally {
-                    writing.set(false);
-                    Pending next = queue.peek();
-                    if (next != null) {
-                        LockSupport.unpark(next.thread); // hand the row to the next waiting caller
-                    }
-                }
-            } else {
-                // Not interruptible: a queued delta may still be written, and its caller must learn the outcome.
-                LockSupport.parkNanos(this, PARK_NANOS);
-                interrupted |= Thread.interrupted();
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        if (mine.failure instanceof RuntimeException e) {
-            throw e;
-        }
-        if (mine.failure instanceof Error e) {
-            throw e;
-        }
+        Pending mine = new Pending(delta, needsTotal);
+        await(mine, Long.MAX_VALUE);
+        mine.rethrowFailure();
         return mine.total;
     }
 
-    private void writeBatch() {
+    @Override
+    void writeBatch() {
         Batch batch = new Batch();
         batch.takeQueued(); // at least the writer's own delta, whatever the write does
         try {
@@ -183,36 +141,20 @@ public final class Combiner {
         }
     }
 
-    private static final class Pending {
+    static final class Pending extends FlatCombining.Waiter {
 
         final long delta;
         final boolean needsTotal;
-        final Thread thread;
-        volatile boolean done;
         long total;
 
-        @Nullable
-        Throwable failure;
-
-        Pending(long delta, boolean needsTotal, Thread thread) {
+        Pending(long delta, boolean needsTotal) {
             this.delta = delta;
             this.needsTotal = needsTotal;
-            this.thread = thread;
         }
 
         void complete(long total) {
             this.total = total;
             finish();
-        }
-
-        void fail(Throwable failure) {
-            this.failure = failure;
-            finish();
-        }
-
-        private void finish() {
-            done = true; // publishes total and failure, written before it
-            LockSupport.unpark(thread);
         }
     }
 }

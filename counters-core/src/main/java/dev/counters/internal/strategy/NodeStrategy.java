@@ -21,7 +21,7 @@ import java.util.function.LongConsumer;
  * whose session locks hold on one node only (the store offers none there). A service holds one claim per node id,
  * shared by all its {@code node} rules ({@link NodeClaim}).
  */
-public final class NodeStrategy extends CellStrategy {
+public final class NodeStrategy extends CellStrategy implements CountsMembers {
 
     private final String nodeId;
     private final boolean decrements;
@@ -81,6 +81,19 @@ public final class NodeStrategy extends CellStrategy {
     @Override
     KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
         return KeyedIncrements.KeyedCellWrite.add(name, cellFor(name, delta), delta);
+    }
+
+    /**
+     * This node's increment cell, under its claim, whatever the sign of the change: a membership counter's count is
+     * kept by its member rows, so each node's row holds the net of its changes, and removes need no PN form.
+     */
+    @Override
+    String memberCell(CounterName name) {
+        if (closed.get()) {
+            throw new IllegalStateException("The CounterService is closed: node '" + nodeId + "' released its claim,"
+                    + " and the members of counter '" + name + "' were not changed");
+        }
+        return cellFor(name, 1);
     }
 
     private String cellFor(CounterName name, long delta) {

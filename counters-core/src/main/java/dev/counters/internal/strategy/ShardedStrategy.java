@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * exists. An optional cached total plays the write-up's memcache ({@link TotalCache}: in this JVM, or shared). Concurrent increments of one shard in this JVM share
  * writes ({@link Combiner}), and a random pick avoids a shard whose write is in flight.
  */
-public final class ShardedStrategy extends CellStrategy implements Resharding {
+public final class ShardedStrategy extends CellStrategy implements Resharding, CountsMembers {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardedStrategy.class);
     private static final String[] CELLS = new String[ShardedSettings.MAX_SHARDS];
@@ -160,6 +160,20 @@ public final class ShardedStrategy extends CellStrategy implements Resharding {
     KeyedIncrements.KeyedCellWrite keyedWrite(CounterName name, long delta) {
         return KeyedIncrements.KeyedCellWrite.add(
                 name, CELLS[pickShard(name, shardCounts.get(name), NO_COMBINERS)], delta);
+    }
+
+    /** A shard picked as for an increment: at random avoiding one whose write is in flight here, or by thread. */
+    @Override
+    String memberCell(CounterName name) {
+        return CELLS[pickShard(name, shardCounts.get(name), NO_COMBINERS)];
+    }
+
+    /** As after a keyed increment: the cached total is read again ({@code count()} reads the store anyway). */
+    @Override
+    void membersChanged(CounterName name) {
+        if (totals != null) {
+            cached(() -> totals.remove(name), name);
+        }
     }
 
     /** A keyed increment may or may not have added to the total: the cached one is read again. */

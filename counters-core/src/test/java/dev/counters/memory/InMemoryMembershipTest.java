@@ -1,0 +1,10 @@
+package dev.counters.memory;
+
+import dev.counters.contract.MembershipContract;
+
+class InMemoryMembershipTest extends MembershipContract {
+
+    InMemoryMembershipTest() {
+        super(InMemoryFixture.INSTANCE);
+    }
+}
