@@ -13,12 +13,16 @@ import dev.counters.spi.Holds;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
+import dev.counters.spi.Members;
+import dev.counters.spi.Members.MemberChange;
 import dev.counters.spi.RateLimits;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Random;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -1534,6 +1538,176 @@ public abstract class CounterStoreContract extends ContractSupport {
         assertThat(limits.deleteIdle(1_000_000, 1_020)).as("more than a page").isEqualTo(1_020);
         assertThat(limits.deleteIdle(1_000_000, 1_000_000)).isEqualTo(30);
         assertThat(limits.tat(many, "k1049")).isEmpty();
+    }
+
+    // ---- members ----
+
+    private static Members members(CounterStore store) {
+        return capability(store, Members.class);
+    }
+
+    private static MemberChange add(String member) {
+        return new MemberChange(member, true);
+    }
+
+    private static MemberChange remove(String member) {
+        return new MemberChange(member, false);
+    }
+
+    /** Every member of the counter, paged through {@code pageSize} at a time. */
+    private static List<String> allMembers(CounterStore store, CounterName counter, int pageSize) {
+        List<String> all = new ArrayList<>();
+        for (List<String> page = members(store).members(counter, null, pageSize);
+                !page.isEmpty();
+                page = members(store).members(counter, page.get(page.size() - 1), pageSize)) {
+            assertThat(page.size()).as("a page").isLessThanOrEqualTo(pageSize);
+            all.addAll(page);
+        }
+        return all;
+    }
+
+    @Test
+    void membersChangeOnceInABatchAndAcrossBatchesAndTheCountFollows() {
+        CounterName likes = name("likes");
+        Members members = members(store());
+        assertThat(members.changeMembers(likes, "main", List.of(add("ann"), add("bob"), remove("cid"))))
+                .as("two adds, a remove of no member")
+                .containsExactly(true, true, false);
+        assertThat(store().get(likes)).isEqualTo(2);
+        assertThat(members.changeMembers(likes, "main", List.of(add("ann"), remove("bob"), add("cid"))))
+                .as("a repeat, a remove, an add")
+                .containsExactly(false, true, true);
+        assertThat(members(anotherStore()).changeMembers(likes, "main", List.of(remove("bob"), add("cid"))))
+                .as("repeats through another instance write nothing")
+                .containsExactly(false, false);
+        assertThat(store().get(likes)).isEqualTo(2);
+        assertThat(members.isMember(likes, "ann")).isTrue();
+        assertThat(members(anotherStore()).isMember(likes, "bob")).isFalse();
+        assertThat(members.isMember(likes, "cid")).isTrue();
+        assertThat(members.isMember(name("other"), "ann"))
+                .as("members of their own counter")
+                .isFalse();
+        assertThat(members.changeMembers(likes, "main", List.of())).isEmpty();
+        assertThat(allMembers(store(), likes, 10)).containsExactlyInAnyOrder("ann", "cid");
+    }
+
+    @Test
+    void aMemberNamedTwiceInABatchChangesAsTheOrderSays() {
+        CounterName votes = name("votes");
+        Members members = members(store());
+        members.changeMembers(votes, "main", List.of(add("kept")));
+        assertThat(members.changeMembers(
+                        votes,
+                        "main",
+                        List.of(
+                                add("new"),
+                                add("new"),
+                                remove("kept"),
+                                add("kept"),
+                                add("gone"),
+                                remove("gone"),
+                                remove("gone"),
+                                remove("absent"),
+                                add("absent"),
+                                remove("absent"))))
+                .containsExactly(true, false, true, true, true, true, false, false, true, true);
+        assertThat(store().get(votes)).as("kept and new").isEqualTo(2);
+        assertThat(allMembers(store(), votes, 10)).containsExactlyInAnyOrder("kept", "new");
+        assertThat(members.changeMembers(votes, "main", List.of(remove("new"), add("new"), remove("new"))))
+                .containsExactly(true, true, true);
+        assertThat(store().get(votes)).isEqualTo(1);
+        assertThat(allMembers(store(), votes, 10)).containsExactly("kept");
+    }
+
+    @Test
+    void theNetChangeGoesToTheGivenCellOnlyAndNoneWritesNoCell() {
+        CounterName follows = name("follows");
+        Members members = members(store());
+        store().add(follows, "s0", 5);
+        members.changeMembers(follows, "s1", List.of(add("a"), add("b"), add("c")));
+        assertThat(store().cells(follows)).containsExactlyInAnyOrderEntriesOf(Map.of("s0", 5L, "s1", 3L));
+        members.changeMembers(follows, "s2", List.of(remove("a"), remove("b"), add("d")));
+        assertThat(store().cells(follows)).containsExactlyInAnyOrderEntriesOf(Map.of("s0", 5L, "s1", 3L, "s2", -1L));
+        members.changeMembers(follows, "s3", List.of(remove("c"), add("a"), add("d"), remove("x")));
+        assertThat(store().cells(follows))
+                .as("a net change of 0 writes no cell")
+                .containsExactlyInAnyOrderEntriesOf(Map.of("s0", 5L, "s1", 3L, "s2", -1L));
+        assertThat(store().read(follows, "s1")).map(VersionedValue::value).hasValue(3L);
+    }
+
+    @Test
+    void deleteRemovesTheMembersWithTheCells() {
+        CounterName likes = name("likes");
+        CounterName kept = name("kept");
+        Members members = members(store());
+        members.changeMembers(likes, "main", List.of(add("ann"), add("bob")));
+        members.changeMembers(kept, "main", List.of(add("ann")));
+        assertThat(store().delete(likes)).isTrue();
+        assertThat(store().get(likes)).isZero();
+        assertThat(members.isMember(likes, "ann")).isFalse();
+        assertThat(allMembers(store(), likes, 10)).isEmpty();
+        assertThat(members.isMember(kept, "ann"))
+                .as("another counter's members stay")
+                .isTrue();
+        assertThat(members.changeMembers(likes, "main", List.of(add("ann"))))
+                .as("added again after the delete")
+                .containsExactly(true);
+        assertThat(store().get(likes)).isEqualTo(1);
+    }
+
+    @Test
+    void membersArePagedInOrderEachOnce() {
+        CounterName likes = name("likes");
+        List<MemberChange> adds = new ArrayList<>();
+        for (int i = 24; i >= 0; i--) {
+            adds.add(add(String.format("m%02d", i)));
+        }
+        adds.add(add("x".repeat(128)));
+        members(store()).changeMembers(likes, "main", adds);
+        List<String> expected = new ArrayList<>(
+                new TreeSet<>(adds.stream().map(MemberChange::member).toList()));
+        assertThat(members(store()).members(likes, null, 7)).containsExactlyElementsOf(expected.subList(0, 7));
+        assertThat(members(store()).members(likes, "m06", 7)).containsExactlyElementsOf(expected.subList(7, 14));
+        assertThat(members(store()).members(likes, "m065", 3))
+                .as("after a value that is no member")
+                .containsExactly("m07", "m08", "m09");
+        assertThat(allMembers(anotherStore(), likes, 4)).containsExactlyElementsOf(expected);
+        assertThat(members(store()).members(likes, "x".repeat(128), 10)).isEmpty();
+        assertThat(store().get(likes)).isEqualTo(26);
+    }
+
+    @Test
+    void concurrentBatchesFromTwoStoresOnTheSameMembersStayExact() {
+        CounterName hot = name("hot");
+        int threads = 6;
+        int memberCount = 12;
+        int batches = Math.max(50, incrementsPerThread() / 50);
+        // Per member, the adds and removes reported as changing it: they must alternate, so add - remove is 0 or 1.
+        AtomicLongArray changedBy = new AtomicLongArray(memberCount);
+        Concurrently.run(threads, thread -> {
+            Members mine = members(thread % 2 == 0 ? store() : anotherStore());
+            Random random = new Random(thread);
+            for (int b = 0; b < batches; b++) {
+                List<MemberChange> batch = new ArrayList<>();
+                for (int i = 1 + random.nextInt(4); i > 0; i--) {
+                    batch.add(new MemberChange("u" + random.nextInt(memberCount), random.nextBoolean()));
+                }
+                List<Boolean> changed = retried(() -> mine.changeMembers(hot, "s" + thread % 3, batch));
+                for (int i = 0; i < batch.size(); i++) {
+                    if (changed.get(i)) {
+                        int member = Integer.parseInt(batch.get(i).member().substring(1));
+                        changedBy.addAndGet(member, batch.get(i).add() ? 1 : -1);
+                    }
+                }
+            }
+        });
+        List<String> rows = allMembers(store(), hot, 5);
+        assertThat(store().get(hot)).as("the count is the number of members").isEqualTo(rows.size());
+        for (int member = 0; member < memberCount; member++) {
+            assertThat(changedBy.get(member))
+                    .as("u" + member + "'s reported adds minus removes")
+                    .isEqualTo(rows.contains("u" + member) ? 1 : 0);
+        }
     }
 
     // ---- bad input through the service: a clear error, and nothing written ----

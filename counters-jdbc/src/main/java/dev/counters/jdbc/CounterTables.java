@@ -107,6 +107,11 @@ final class CounterTables {
     final Field<String> rateTatKey;
     final Field<Long> rateTatTat;
 
+    // counter_members: the members of membership counters, one row each.
+    final Table<Record> members;
+    final Field<String> membersName;
+    final Field<String> membersMember;
+
     CounterTables(String prefix) {
         this.prefix = validatePrefix(prefix);
         this.cells = table(unquotedName(prefix + "counter_cells"));
@@ -178,6 +183,10 @@ final class CounterTables {
         this.rateTatLimiter = column(rateTat, "limiter", SQLDataType.VARCHAR(48));
         this.rateTatKey = column(rateTat, "k", SQLDataType.VARCHAR(48));
         this.rateTatTat = column(rateTat, "tat", SQLDataType.BIGINT);
+
+        this.members = table(unquotedName(prefix + "counter_members"));
+        this.membersName = column(members, "counter_name", SQLDataType.VARCHAR(128));
+        this.membersMember = column(members, "member_id", SQLDataType.VARCHAR(128));
     }
 
     private static <T> Field<T> column(Table<?> table, String name, DataType<T> type) {
@@ -213,7 +222,8 @@ final class CounterTables {
                                 holdsExpiresAt,
                                 holdsRecordedAt,
                                 holdsSettledAt)),
-                new TableColumns(rateTat, List.of(rateTatLimiter, rateTatKey, rateTatTat)));
+                new TableColumns(rateTat, List.of(rateTatLimiter, rateTatKey, rateTatTat)),
+                new TableColumns(members, List.of(membersName, membersMember)));
     }
 
     record TableColumns(Table<?> table, List<Field<?>> columns) {}

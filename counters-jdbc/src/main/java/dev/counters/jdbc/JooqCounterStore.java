@@ -15,6 +15,7 @@ import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
 import dev.counters.spi.Leases;
 import dev.counters.spi.Maxima;
+import dev.counters.spi.Members;
 import dev.counters.spi.RateLimits;
 import dev.counters.spi.Sequences;
 import dev.counters.spi.SessionLocks;
@@ -24,12 +25,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
@@ -81,6 +85,7 @@ public final class JooqCounterStore
                 Escrow,
                 Holds,
                 RateLimits,
+                Members,
                 DatabaseClock {
 
     /** Names per statement in reads of many counters, so that no statement grows without bound. */
@@ -99,6 +104,7 @@ public final class JooqCounterStore
     private final AllowanceQueries allowances;
     private final HoldQueries holds;
     private final RateLimitQueries rateLimits;
+    private final MemberQueries members;
     private final @Nullable CallerTransactions callerTransactions;
     /** What the provider of a caller's connection is wrapped in (see {@link ClientPreparedOnGalera}). */
     private final UnaryOperator<ConnectionProvider> callerConnections;
@@ -129,6 +135,7 @@ public final class JooqCounterStore
         this.allowances = new AllowanceQueries(tables);
         this.holds = new HoldQueries(tables);
         this.rateLimits = new RateLimitQueries(tables);
+        this.members = new MemberQueries(tables);
         this.callerTransactions = callerTransactions;
         this.callerConnections = callerConnections;
         this.sessionLocks = sessionLocks;
@@ -151,6 +158,7 @@ public final class JooqCounterStore
         this.allowances = store.allowances;
         this.holds = store.holds;
         this.rateLimits = store.rateLimits;
+        this.members = store.members;
         this.callerTransactions = null;
         this.callerConnections = UnaryOperator.identity();
         this.sessionLocks = Optional::empty;
@@ -300,7 +308,7 @@ public final class JooqCounterStore
         return runner.transaction("delete", counter, 0, ctx -> {
             maxima.delete(ctx, counter);
             deleteEscrow(ctx, counter);
-            return deltas.delete(ctx, counter) + cells.delete(ctx, counter) > 0;
+            return members.deleteAll(ctx, counter) + deltas.delete(ctx, counter) + cells.delete(ctx, counter) > 0;
         });
     }
 
@@ -960,6 +968,90 @@ public final class JooqCounterStore
         return !part.isEmpty()
                 && part.length() <= MAX_RATE_KEY_LENGTH
                 && part.chars().allMatch(c -> c > ' ' && c < 127);
+    }
+
+    // ---- members ----
+
+    /** The longest member: the column's width. */
+    static final int MAX_MEMBER_LENGTH = 128;
+
+    /**
+     * One transaction of a handful of statements whatever the number of changes: a locking read of the rows of the
+     * members named, sorted (so that two transactions lock them in one order), one delete and one plain insert that
+     * bring each member's row to what its last change asks, then the cell's upsert by the net change. Whether each
+     * change changed membership follows from the rows as found, replayed in order. A deadlock (concurrent first inserts
+     * locking one gap on MySQL and MariaDB) or a row inserted meanwhile rolls it all back: a
+     * {@link TransientStoreException}, safe to retry.
+     */
+    @Override
+    public List<Boolean> changeMembers(CounterName counter, String cell, List<MemberChange> changes) {
+        Map<String, Boolean> wanted = new LinkedHashMap<>();
+        for (MemberChange change : changes) {
+            checkMember(change.member());
+            wanted.put(change.member(), change.add());
+        }
+        if (changes.isEmpty()) {
+            return List.of();
+        }
+        List<String> named = new ArrayList<>(wanted.keySet());
+        named.sort(null);
+        return runner.transaction("changeMembers", counter, 0, ctx -> {
+            Set<String> present = members.lockPresent(ctx, counter, named);
+            List<String> removed = new ArrayList<>();
+            List<String> added = new ArrayList<>();
+            for (String member : named) {
+                boolean wantedIn = Objects.requireNonNull(wanted.get(member));
+                if (wantedIn && !present.contains(member)) {
+                    added.add(member);
+                } else if (!wantedIn && present.contains(member)) {
+                    removed.add(member);
+                }
+            }
+            if (!removed.isEmpty() && members.delete(ctx, counter, removed) != removed.size()) {
+                throw new TransientStoreException(
+                        "Members of counter '" + counter + "' were removed meanwhile; nothing was written", null);
+            }
+            members.insert(ctx, counter, added);
+            if (added.size() != removed.size()) {
+                cells.add(ctx, counter, cell, added.size() - removed.size());
+            }
+            Set<String> state = new HashSet<>(present);
+            List<Boolean> changed = new ArrayList<>(changes.size());
+            for (MemberChange change : changes) {
+                changed.add(change.add() ? state.add(change.member()) : state.remove(change.member()));
+            }
+            return List.copyOf(changed);
+        });
+    }
+
+    /** A member that no change could have stored is not one. */
+    @Override
+    public boolean isMember(CounterName counter, String member) {
+        return storableMember(member)
+                && runner.run("isMember", counter, 0, ctx -> members.isMember(ctx, counter, member));
+    }
+
+    @Override
+    public List<String> members(CounterName counter, @Nullable String after, int limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("limit must not be negative, not " + limit);
+        }
+        return limit == 0
+                ? List.of()
+                : runner.run("members", counter, 0, ctx -> members.page(ctx, counter, after, limit));
+    }
+
+    private static void checkMember(String member) {
+        if (!storableMember(member)) {
+            throw new IllegalArgumentException("A member must be 1 to " + MAX_MEMBER_LENGTH
+                    + " printable ASCII characters without spaces, not '" + member + "'");
+        }
+    }
+
+    private static boolean storableMember(String member) {
+        return !member.isEmpty()
+                && member.length() <= MAX_MEMBER_LENGTH
+                && member.chars().allMatch(c -> c >= '!' && c <= '~');
     }
 
     // ---- maxima ----
