@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import dev.counters.CounterService;
 import dev.counters.MembershipCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.IntStream;
@@ -14,11 +16,15 @@ import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * Membership counters from {@code members: true} rules, in the {@code counters} endpoint: which counters count members,
- * their count and a page of members, or whether one is a member; hidden as values are.
+ * Membership counters from {@code members: true} rules, in the meters ({@code counters.members.changes} by rule and
+ * outcome, never by counter or member) and in the {@code counters} endpoint: which counters count members, their count
+ * and a page of members, or whether one is a member; hidden as values are.
  */
 class MembershipObservabilityTest {
 
@@ -28,8 +34,60 @@ class MembershipObservabilityTest {
                     "counters.counters.[post.*.likes].strategy=sharded",
                     "counters.counters.[post.*.likes].members=true",
                     "counters.counters.[followers.*].strategy=node",
-                    "counters.counters.[followers.*].members=true")
-            .withConfiguration(AutoConfigurations.of(CountersAutoConfiguration.class));
+                    "counters.counters.[followers.*].members=true",
+                    "counters.counters.[views.*].strategy=sharded")
+            .withConfiguration(AutoConfigurations.of(
+                    MetricsAutoConfiguration.class,
+                    CompositeMeterRegistryAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class,
+                    CountersAutoConfiguration.class,
+                    CountersMetricsAutoConfiguration.class));
+
+    @Test
+    void changesAreCountedByRuleAndOutcome() {
+        runner.run(context -> {
+            CounterService counters = context.getBean(CounterService.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            MembershipCounter one = counters.members("post.1.likes");
+            MembershipCounter two = counters.members("post.2.likes");
+            one.add("ann");
+            one.add("ann");
+            two.add("ann");
+            two.add("bob");
+            one.remove("ann");
+            one.remove("ann");
+            two.remove("carl");
+            counters.members("followers.ann").add("bob");
+
+            assertThat(changes(registry, "post.*.likes", "added")).isEqualTo(3);
+            assertThat(changes(registry, "post.*.likes", "removed")).isEqualTo(1);
+            assertThat(changes(registry, "post.*.likes", "unchanged")).isEqualTo(3);
+            assertThat(changes(registry, "followers.*", "added")).isEqualTo(1);
+            assertThat(registry.find("counters.members.changes").meters())
+                    .hasSize(6)
+                    .allSatisfy(meter -> assertThat(meter.getId().getTags())
+                            .extracting(Tag::getKey)
+                            .containsExactlyInAnyOrder("rule", "strategy", "outcome"));
+            assertThat(registry.find("counters.members.changes")
+                            .tag("rule", "views.*")
+                            .meters())
+                    .as("a rule that counts no members")
+                    .isEmpty();
+            assertThat(registry.get("counters.increments")
+                            .tag("rule", "post.*.likes")
+                            .functionCounter()
+                            .count())
+                    .as("each change of membership, an increment of the count")
+                    .isEqualTo(4);
+        });
+    }
+
+    private static double changes(MeterRegistry registry, String rule, String outcome) {
+        return registry.get("counters.members.changes")
+                .tags("rule", rule, "outcome", outcome)
+                .functionCounter()
+                .count();
+    }
 
     @Test
     void rulesWithMembersTrueMakeMembershipCountersOfTheirStrategy() {
