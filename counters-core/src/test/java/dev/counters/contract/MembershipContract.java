@@ -31,8 +31,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -526,6 +528,42 @@ public abstract class MembershipContract extends ContractSupport {
         }
     }
 
+    static Stream<Arguments> oneCellStrategies() {
+        return Stream.of(
+                Arguments.of("atomic", AtomicSettings.defaults()), Arguments.of("node", NodeSettings.defaults()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("oneCellStrategies")
+    void concurrentChangesOfOneCellShareATransaction(String label, StrategySettings settings) {
+        FaultyMembers faulty = new FaultyMembers(store());
+        try (CounterService counters = service(faulty, settings)) {
+            MembershipCounter likes = counters.members(name("likes"));
+            CountDownLatch hold = new CountDownLatch(1);
+            faulty.hold = hold;
+            List<Thread> threads = new ArrayList<>();
+            Map<String, Boolean> answers = new ConcurrentHashMap<>();
+            for (int i = 0; i < 8; i++) {
+                String member = i < 6 ? "fan-" + i : "fan-0"; // two repeats among them
+                int caller = i;
+                threads.add(TestThreads.start(() -> answers.put(caller + "/" + member, likes.add(member))));
+            }
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> threads.stream().allMatch(thread -> thread.getState() == Thread.State.TIMED_WAITING));
+            faulty.hold = null;
+            hold.countDown();
+            join(threads);
+            assertThat(faulty.transactions)
+                    .as("the first caller's, then one for the seven waiting")
+                    .hasValue(2);
+            assertThat(answers).hasSize(8);
+            assertThat(answers.values().stream().filter(changed -> changed))
+                    .as("one answer per member says it changed")
+                    .hasSize(6);
+            assertThat(likes.count()).isEqualTo(6);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("strategies")
     void aFailureThatSurelyWroteNothingIsRetriedOrReportedAsNotApplied(String label, StrategySettings settings) {
@@ -557,14 +595,15 @@ public abstract class MembershipContract extends ContractSupport {
         Tally tally = new Tally();
         CounterService counters = service(store(), settings);
         MembershipCounter likes = counters.members(name("likes"));
-        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
         AtomicInteger refused = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             SplittableRandom random = new SplittableRandom(t);
             threads.add(TestThreads.start(() -> {
                 try {
-                    while (true) {
+                    while (!stop.get()) {
                         tally.toggle(likes, pool.get(random.nextInt(pool.size())), random.nextBoolean());
                     }
                 } catch (IllegalStateException e) {
@@ -576,7 +615,11 @@ public abstract class MembershipContract extends ContractSupport {
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> tally.answers.get() >= 200 || !failures.isEmpty());
         counters.close();
-        join(threads);
+        try {
+            join(threads);
+        } finally {
+            stop.set(true); // a toggler that never saw the service closed
+        }
         assertThat(failures).isEmpty();
         assertThat(refused).as("every toggler saw the service closed").hasValue(4);
         assertThatThrownBy(() -> likes.add("late")).isInstanceOf(IllegalStateException.class);
