@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -168,8 +167,8 @@ class ExamplePageBrowserTest {
     }
 
     /**
-     * The like toggle, clicked ten times as fast as the browser takes clicks: an even number, so the article is not
-     * liked, as before, and the page shows the count the database holds; three more, and it is.
+     * The like toggle, clicked ten times at once: an even number, so the article is not liked, as before, and the page
+     * shows the count the database holds; three more clicks, one by one, and it is.
      */
     @Test
     void tenFastClicksOfTheLikeToggleLeaveItAsItWasWithTheStoredCount() {
@@ -181,11 +180,13 @@ class ExamplePageBrowserTest {
         wait.until(textToBe(By.id("liked-by-write-behind"), "1"));
         assertThat(browser.findElement(toggle).getText()).isEqualTo("♡ Like");
 
-        clickFast(toggle, 10);
+        clickAtOnce(toggle, 10);
         assertShowsWhatIsStored(toggle, likedBy, visitor, false);
         assertThat(likedBy.count()).as("another visitor's like").isEqualTo(1);
 
-        clickFast(toggle, 3);
+        for (int i = 0; i < 3; i++) {
+            browser.findElement(toggle).click();
+        }
         assertShowsWhatIsStored(toggle, likedBy, visitor, true);
         assertThat(likedBy.count()).isEqualTo(2);
 
@@ -195,12 +196,13 @@ class ExamplePageBrowserTest {
         wait.until(textToBe(By.id("liked-by-write-behind"), "2"));
     }
 
-    /** Clicks the element {@code times}, each as soon as the browser took the one before, waiting for nothing. */
-    private void clickFast(By element, int times) {
-        WebElement button = browser.findElement(element);
-        for (int i = 0; i < times; i++) {
-            button.click();
-        }
+    /**
+     * Clicks the element {@code times} in one script, faster than any visitor: every click after the first comes while
+     * the request of the first is on its way.
+     */
+    private void clickAtOnce(By element, int times) {
+        browser.executeScript(
+                "for (let i = 0; i < arguments[1]; i++) arguments[0].click();", browser.findElement(element), times);
     }
 
     /** Once the page's requests are answered, it shows the visitor's stored like and the stored count. */
