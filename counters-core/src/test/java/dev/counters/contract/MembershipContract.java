@@ -281,7 +281,14 @@ public abstract class MembershipContract extends ContractSupport {
                         .rule(name("likes.*"), CounterRule.countingMembers())
                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("idle");
+                .hasMessageContaining("expire after idling");
+        assertThatThrownBy(() -> CounterService.builder(store())
+                        .rule(name("likes.*"), CounterRule.countingMembers())
+                        .rule(name("likes.old"), CounterRule.expiringAfterIdle(Duration.ofHours(1)))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(name("likes.old"))
+                .hasMessageContaining("expire after idling");
         // Rules the build cannot see conflict: a name that a members pattern and a buffered exact rule both meet.
         try (CounterService counters = CounterService.builder(store())
                 .rule(name("likes.*"), CounterRule.countingMembers())

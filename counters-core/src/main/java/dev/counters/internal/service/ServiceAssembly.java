@@ -94,7 +94,7 @@ public final class ServiceAssembly {
             Map<String, Windows> windowed = new LinkedHashMap<>();
             Map<String, Optional<Windows>> windowRules = new LinkedHashMap<>();
             Map<String, Duration> expiries = new LinkedHashMap<>();
-            Map<String, Boolean> memberRules = new LinkedHashMap<>();
+            List<String> memberRules = new ArrayList<>();
             plan.rules().forEach((nameOrPattern, rule) -> {
                 if (rule.settings() != null) {
                     routes.put(
@@ -108,7 +108,7 @@ public final class ServiceAssembly {
                     expiries.put(nameOrPattern, rule.expireAfterIdle());
                 }
                 if (rule.members()) {
-                    memberRules.put(nameOrPattern, true);
+                    memberRules.add(nameOrPattern);
                 }
             });
             Route fallback = route(
@@ -121,8 +121,8 @@ public final class ServiceAssembly {
                 }
             });
             NameRules<Optional<Windows>> windowSelection = NameRules.of(windowRules, Optional.empty());
-            NameRules<Boolean> members = NameRules.of(memberRules, false);
-            checkMemberRules(store, memberRules.keySet(), router, windowSelection, expiries);
+            NameRules<Boolean> members = NameRules.of(marked(memberRules), false);
+            checkMemberRules(store, memberRules, router, windowSelection, expiries);
             List<Housekeeping.Task> tasks = new ArrayList<>();
             if (!windowed.isEmpty()) {
                 tasks.add(new WindowPurge(store, router, windowSelection, windowed));
@@ -203,9 +203,15 @@ public final class ServiceAssembly {
             throw new IllegalStateException("Membership counters need a store that offers " + Members.class.getName()
                     + ", and " + store.getClass().getName() + " does not (the JDBC and in-memory stores do)");
         }
-        Map<String, Boolean> expiring = new LinkedHashMap<>();
-        expiries.keySet().forEach(nameOrPattern -> expiring.put(nameOrPattern, true));
-        NameRules<Boolean> expiry = NameRules.of(expiring, false);
+        NameRules<Boolean> expiry = NameRules.of(marked(expiries.keySet()), false);
+        // Both ways: an expiry's idle counters are deleted by name, and their members would stay.
+        NameRules<Boolean> counting = NameRules.of(marked(memberRules), false);
+        for (String nameOrPattern : expiries.keySet()) {
+            if (counting.select(nameOrPattern)) {
+                throw new IllegalArgumentException("Counters '" + nameOrPattern + "' expire after idling, and a rule"
+                        + " makes them count members; a membership counter cannot expire after idling");
+            }
+        }
         for (String nameOrPattern : memberRules) {
             Route route = router.select(nameOrPattern);
             if (!route.settings().countsMembers()) {
@@ -226,6 +232,13 @@ public final class ServiceAssembly {
                         + " them an idle expiry; a membership counter cannot expire after idling");
             }
         }
+    }
+
+    /** A rule of each name or pattern, for {@link NameRules} that only say whether one matches. */
+    private static Map<String, Boolean> marked(Collection<String> namesOrPatterns) {
+        Map<String, Boolean> marked = new LinkedHashMap<>();
+        namesOrPatterns.forEach(nameOrPattern -> marked.put(nameOrPattern, true));
+        return marked;
     }
 
     /** What the rate limiters' Resilience4j instances are named by: {@code counters-ratelimit[<rule>]}. */

@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * The reads shared by the counting strategies (atomic, optimistic, sharded, node, delta-log): a counter is the sum of
  * its cells and unfolded deltas in the store, whichever strategy wrote them, so they differ only in what they write,
  * and a counter moved from one to another keeps its value. Each owns one Resilience4j {@link Retry}, the only place its
- * store calls are repeated.
+ * store calls are repeated. The membership counters of those that count members ({@link CountsMembers}) are written
+ * here too, each change to the cell the strategy names ({@link #memberCell}).
  */
 abstract class CellStrategy implements CounterStrategy {
 
