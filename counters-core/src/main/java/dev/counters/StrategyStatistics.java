@@ -11,11 +11,27 @@ import org.jspecify.annotations.Nullable;
  * @param strategy the strategy's type, for example {@code buffered}
  * @param increments increments accepted since the service started
  * @param activity what the strategy reports of itself
+ * @param membersAdded adds of members of its membership counters ({@link MembershipCounter}) that made a member, each
+ *     counted as an increment too
+ * @param membersRemoved removes that took a member out, each counted as an increment too
+ * @param membersUnchanged adds and removes that found the member as asked, and wrote nothing
  */
-public record StrategyStatistics(String rule, String strategy, long increments, Activity activity) {
+public record StrategyStatistics(
+        String rule,
+        String strategy,
+        long increments,
+        Activity activity,
+        long membersAdded,
+        long membersRemoved,
+        long membersUnchanged) {
 
     /** The rule of counters no name or pattern matches. Not a valid counter name, so it cannot clash with one. */
     public static final String DEFAULT_RULE = "(default)";
+
+    /** The statistics of a rule whose counters count no members. */
+    public StrategyStatistics(String rule, String strategy, long increments, Activity activity) {
+        this(rule, strategy, increments, activity, 0, 0, 0);
+    }
 
     /**
      * What a strategy has done since it started and, for write-behind strategies, what it holds now: the raw

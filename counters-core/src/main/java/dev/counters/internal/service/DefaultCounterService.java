@@ -280,7 +280,10 @@ public final class DefaultCounterService implements CounterService, CounterAdmin
                         route.rule(),
                         route.strategyName(),
                         route.increments(),
-                        route.strategy().activity()))
+                        route.strategy().activity(),
+                        route.memberChanges().added.sum(),
+                        route.memberChanges().removed.sum(),
+                        route.memberChanges().unchanged.sum()))
                 .toList();
     }
 

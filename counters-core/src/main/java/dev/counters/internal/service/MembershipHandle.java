@@ -89,6 +89,7 @@ final class MembershipHandle implements Handle, MembershipCounter {
         if (changed) {
             route.count();
         }
+        route.memberChanges().count(add, changed);
         return changed;
     }
 

@@ -58,7 +58,7 @@ record CounterRules(
         Duration shutdownTimeout) {
 
     private static final CounterProperties NO_RULE = new CounterProperties(
-            null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+            null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, false);
 
     /**
      * Maps and checks {@code properties}. {@code monotonicCache} and {@code totalCache} say whether the application
@@ -85,7 +85,8 @@ record CounterRules(
                 null,
                 null,
                 null,
-                null);
+                null,
+                false);
         checkCaches("counters", top, monotonicCache, totalCache);
         for (StrategyType type : StrategyType.values()) {
             checked("counters." + name(type), () -> settings(type, top, NO_RULE));
@@ -130,7 +131,10 @@ record CounterRules(
                 shutdownTimeout);
     }
 
-    /** A rule's strategy (the default one unless it names one), with its windows and idle expiry. */
+    /**
+     * A rule's strategy (the default one unless it names one), with its windows and idle expiry, and whether its
+     * counters count members.
+     */
     private static CounterRule rule(
             String property, CounterProperties top, CounterProperties rule, StrategyType defaultType) {
         StrategyType chosen = rule.strategy();
@@ -151,9 +155,11 @@ record CounterRules(
                 property + ".window",
                 () -> windows(rule).map(strategy::withWindow).orElse(strategy));
         Duration idle = rule.expireAfterIdle();
-        return idle == null
+        CounterRule expiring = idle == null
                 ? windowed
                 : checked(property + ".expire-after-idle", () -> windowed.withExpireAfterIdle(idle));
+        // Last, so that a refusal (a strategy that cannot count members, windows, an expiry) names members: true.
+        return rule.members() ? checked(property + ".members", expiring::withMembers) : expiring;
     }
 
     /**

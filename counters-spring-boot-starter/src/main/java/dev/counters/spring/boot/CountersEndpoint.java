@@ -4,6 +4,7 @@ import dev.counters.BoundedState;
 import dev.counters.Counter;
 import dev.counters.CounterBoundException;
 import dev.counters.CounterService;
+import dev.counters.MembershipCounter;
 import dev.counters.RateDecision;
 import dev.counters.RateLimiter;
 import dev.counters.StrategyStatistics;
@@ -33,7 +34,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * {@code /actuator/counters}: the configured rules with their strategies, the rate limiters with their decisions, the
  * stored counters with their values (a page at a time), one counter with its cells, or several by name; what a rate
- * limiter's key has ({@code /actuator/counters/limiters/{name}/{key}}). Incrementing and resetting a counter, and
+ * limiter's key has ({@code /actuator/counters/limiters/{name}/{key}}); a membership counter's count and a page of its
+ * members, or whether one is a member ({@code /actuator/counters/members/{name}}). Incrementing and resetting a counter, and
  * resetting a limiter's key, are write operations, refused unless
  * {@code management.endpoint.counters.access=unrestricted}. Stored names (which may be user
  * ids) and values are shown as {@code management.endpoint.counters.show-values} says (Boot's {@link Show}, never by
@@ -76,12 +78,9 @@ public class CountersEndpoint {
         List<String> listed = names != null ? Arrays.asList(names) : counters.counterNames(after, PAGE_SIZE);
         List<CounterDescriptor> values = new ArrayList<>();
         if (shown) {
-            counters.get(listed)
-                    .forEach((name, value) -> values.add(
-                            new CounterDescriptor(name, counters.counter(name).strategy(), value, null, null, null)));
+            counters.get(listed).forEach((name, value) -> values.add(CounterDescriptor.of(counters, name, value)));
         } else {
-            listed.forEach(name -> values.add(
-                    new CounterDescriptor(name, counters.counter(name).strategy(), null, null, null, null)));
+            listed.forEach(name -> values.add(CounterDescriptor.of(counters, name, null)));
         }
         String next = names == null && listed.size() == PAGE_SIZE ? listed.get(listed.size() - 1) : null;
         return new CountersDescriptor(rules, limiters, values, next);
@@ -130,19 +129,77 @@ public class CountersEndpoint {
     /** The path segment of rate limiters' keys. */
     static final String LIMITERS = "limiters";
 
+    /** The path segment of membership counters' members. */
+    static final String MEMBERS = "members";
+
+    /** Members listed per page. */
+    static final int MEMBERS_PAGE_SIZE = 100;
+
+    /**
+     * A membership counter's count and its first page of members, the page after {@code after}, or, given
+     * {@code member}, whether that one is a member ({@code /members/{name}}): one indexed read each. Not found for a
+     * counter that does not count members. Members (user ids, perhaps) and the count are hidden as values are; a
+     * member the caller gives is echoed.
+     */
+    @ReadOperation
+    public @Nullable MembersDescriptor members(
+            SecurityContext securityContext,
+            @Selector String members,
+            @Selector String name,
+            @Nullable String member,
+            @Nullable String after) {
+        boolean shown = shown(securityContext);
+        return validated(() -> {
+            if (!members.equals(MEMBERS)) {
+                throw new IllegalArgumentException(
+                        "Unknown section '" + members + "': /" + MEMBERS + "/{name}, /" + LIMITERS + "/{name}/{key}");
+            }
+            MembershipCounter counter = membership(name);
+            if (counter == null) {
+                return null;
+            }
+            String strategy = counters.counter(name).strategy();
+            if (!shown) {
+                return new MembersDescriptor(name, strategy, null, null, null, member, null);
+            }
+            if (member != null) {
+                return new MembersDescriptor(
+                        name, strategy, counter.count(), null, null, member, counter.contains(member));
+            }
+            List<String> page = counter.members(after, MEMBERS_PAGE_SIZE);
+            String next = page.size() == MEMBERS_PAGE_SIZE ? page.get(page.size() - 1) : null;
+            return new MembersDescriptor(name, strategy, counter.count(), page, next, null, null);
+        });
+    }
+
+    /** The counter's members, or null if no rule makes it count members. */
+    private @Nullable MembershipCounter membership(String name) {
+        return membership(counters, name);
+    }
+
+    private static @Nullable MembershipCounter membership(CounterService counters, String name) {
+        try {
+            return counters.members(name);
+        } catch (IllegalStateException e) {
+            return null; // CounterService.members's answer for a counter whose rules do not count members
+        }
+    }
+
     @ReadOperation
     public CounterDescriptor counter(SecurityContext securityContext, @Selector String name) {
         boolean shown = shown(securityContext);
         return validated(() -> {
             Counter counter = counters.counter(name);
+            boolean members = membership(name) != null;
             if (!shown) {
-                return new CounterDescriptor(name, counter.strategy(), null, null, null, null);
+                return new CounterDescriptor(name, counter.strategy(), members, null, null, null, null);
             }
             if (counter.strategy().equals(BOUNDED)) {
                 BoundedState state = counters.bounded(name).state();
                 return new CounterDescriptor(
                         name,
                         counter.strategy(),
+                        false,
                         state.value(),
                         counters.admin().cells(name),
                         null,
@@ -151,6 +208,7 @@ public class CountersEndpoint {
             return new CounterDescriptor(
                     name,
                     counter.strategy(),
+                    members,
                     counter.get(),
                     counters.admin().cells(name),
                     counter instanceof WindowedCounter windowed ? recentWindows(windowed) : null,
@@ -169,7 +227,7 @@ public class CountersEndpoint {
         return validated(() -> {
             Counter counter = counters.counter(name);
             long value = counter.incrementAndGet(delta == null ? 1 : delta);
-            return new CounterDescriptor(name, counter.strategy(), shown ? value : null, null, null, null);
+            return CounterDescriptor.of(counters, name, shown ? value : null);
         });
     }
 
@@ -180,7 +238,7 @@ public class CountersEndpoint {
         return validated(() -> {
             Counter counter = counters.counter(name);
             counter.delete();
-            return new CounterDescriptor(name, counter.strategy(), shown ? counter.get() : null, null, null, null);
+            return CounterDescriptor.of(counters, name, shown ? counter.get() : null);
         });
     }
 
@@ -270,18 +328,46 @@ public class CountersEndpoint {
     }
 
     /**
-     * A counter, its strategy and value, and when one counter is read its stored cells and, for a windowed counter
-     * (whose value is its current window's), its recent windows, and for a bounded counter (whose value is the
-     * available one) its bounds, held units and allowances. Without value, cells, windows and bounds when values are
-     * hidden.
+     * A counter, its strategy, whether it counts members ({@code /members/{name}} reads them; its value is their
+     * count) and its value, and when one counter is read its stored cells and, for a windowed counter (whose value is
+     * its current window's), its recent windows, and for a bounded counter (whose value is the available one) its
+     * bounds, held units and allowances. Without value, cells, windows and bounds when values are hidden.
      */
     public record CounterDescriptor(
             String name,
             String strategy,
+            boolean members,
             @Nullable Long value,
             @Nullable Map<String, Long> cells,
             @Nullable List<WindowDescriptor> windows,
-            @Nullable BoundedDescriptor bounded) {}
+            @Nullable BoundedDescriptor bounded) {
+
+        /** A counter in a listing, or as a write left it. */
+        static CounterDescriptor of(CounterService counters, String name, @Nullable Long value) {
+            return new CounterDescriptor(
+                    name,
+                    counters.counter(name).strategy(),
+                    membership(counters, name) != null,
+                    value,
+                    null,
+                    null,
+                    null);
+        }
+    }
+
+    /**
+     * A membership counter: its strategy, its count, and a page of its members with the one to pass as {@code after}
+     * for the next ({@code next}, null on the last page), or whether {@code member} is one ({@code contains}). Without
+     * count, members and {@code contains} when values are hidden.
+     */
+    public record MembersDescriptor(
+            String name,
+            String strategy,
+            @Nullable Long count,
+            @Nullable List<String> members,
+            @Nullable String next,
+            @Nullable String member,
+            @Nullable Boolean contains) {}
 
     /**
      * A bounded counter's bounds, the units open reservations hold toward each, and where its room lies: the shared

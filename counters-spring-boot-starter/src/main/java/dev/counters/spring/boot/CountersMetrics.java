@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
@@ -21,11 +22,15 @@ import java.util.function.ToDoubleFunction;
  * {@code (default)}) and {@code strategy}: the configuration bounds their number, where counter names would not.
  * They read {@link CounterService#statistics()} when the registry asks, so counting costs nothing extra. Rate
  * limiters' decisions are counted per limiter and outcome, never per key; a limiter made after startup gets its meters
- * when the registry next reads {@code counters.ratelimit.limiters} (at its next publication or scrape).
+ * when the registry next reads {@code counters.ratelimit.limiters} (at its next publication or scrape). The rules
+ * whose counters count members ({@code members: true}) count their changes by outcome, never per counter or member.
  */
 final class CountersMetrics implements MeterBinder {
 
     private final CounterService counters;
+
+    /** The rules whose counters count members. */
+    private final Set<String> memberRules;
 
     /** The registries bound, to register the meters of limiters made later. */
     private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
@@ -33,8 +38,9 @@ final class CountersMetrics implements MeterBinder {
     /** How many limiters have their meters. */
     private int boundLimiters;
 
-    CountersMetrics(CounterService counters) {
+    CountersMetrics(CounterService counters, Set<String> memberRules) {
         this.counters = counters;
+        this.memberRules = Set.copyOf(memberRules);
     }
 
     @Override
@@ -69,6 +75,9 @@ final class CountersMetrics implements MeterBinder {
             }
             if (initial.activity().escrow() != null) {
                 bindEscrow(registry, tags, rule);
+            }
+            if (memberRules.contains(rule)) {
+                bindMembers(registry, tags, rule);
             }
         }
         registries.add(registry);
@@ -158,6 +167,31 @@ final class CountersMetrics implements MeterBinder {
                 tags,
                 rule,
                 s -> buffer(s).maxPendingCounters());
+    }
+
+    private void bindMembers(MeterRegistry registry, Tags tags, String rule) {
+        String description = "Adds and removes of members: added, removed, or unchanged (the member was as asked)";
+        count(
+                registry,
+                "counters.members.changes",
+                description,
+                tags.and("outcome", "added"),
+                rule,
+                s -> s.membersAdded());
+        count(
+                registry,
+                "counters.members.changes",
+                description,
+                tags.and("outcome", "removed"),
+                rule,
+                s -> s.membersRemoved());
+        count(
+                registry,
+                "counters.members.changes",
+                description,
+                tags.and("outcome", "unchanged"),
+                rule,
+                s -> s.membersUnchanged());
     }
 
     private void bindEscrow(MeterRegistry registry, Tags tags, String rule) {

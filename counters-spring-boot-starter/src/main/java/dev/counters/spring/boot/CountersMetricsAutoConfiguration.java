@@ -2,6 +2,10 @@ package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -22,8 +26,22 @@ public final class CountersMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CountersMetrics countersMetrics(CounterService counterService) {
-        return new CountersMetrics(counterService);
+    CountersMetrics countersMetrics(CounterService counterService, ObjectProvider<CounterRules> rules) {
+        return new CountersMetrics(counterService, memberRules(rules.getIfAvailable()));
+    }
+
+    /** The rules under {@code counters.counters} with {@code members: true}; none for a service of the application's. */
+    private static Set<String> memberRules(@Nullable CounterRules rules) {
+        if (rules == null) {
+            return Set.of();
+        }
+        Set<String> members = new LinkedHashSet<>();
+        rules.rules().forEach((rule, settings) -> {
+            if (settings.members()) {
+                members.add(rule);
+            }
+        });
+        return members;
     }
 
     /**

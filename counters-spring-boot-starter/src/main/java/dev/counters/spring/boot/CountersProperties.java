@@ -33,7 +33,7 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
  *     character; in YAML, a key with dots or wildcards in brackets: '"[orders.*]"'). A rule takes 'strategy', the
  *     settings group of that strategy to override ('optimistic', 'sharded', 'node', 'buffered', 'delta-log' or
  *     'monotonic' or 'bounded', for example 'sharded.shards'), 'min', 'max' and 'initial' of a bounded counter,
- *     'window', 'retention' or 'retained-windows', 'zone' and 'expire-after-idle'.
+ *     'window', 'retention' or 'retained-windows', 'zone', 'expire-after-idle' and 'members'.
  * @param optimistic Settings of the optimistic strategy.
  * @param sharded Settings of the sharded strategy.
  * @param node Settings of the node strategy.
@@ -99,6 +99,9 @@ public record CountersProperties(
      * @param retainedWindows Number of windows kept, instead of a retention.
      * @param zone Zone whose midnight the windows are aligned to. By default UTC.
      * @param expireAfterIdle Idle time after which these counters are removed: at least 1m. Unset, never.
+     * @param members Whether these counters count the members of a set (CounterService.members: the visitors who
+     *     liked a post), changing only when a member is added or removed. Their strategy must be 'atomic', 'sharded'
+     *     or 'node'; they take no increments, windows or idle expiry.
      */
     public record CounterProperties(
             @Nullable StrategyType strategy,
@@ -116,7 +119,8 @@ public record CountersProperties(
             @Nullable Duration retention,
             @Nullable Integer retainedWindows,
             @Nullable ZoneId zone,
-            @Nullable Duration expireAfterIdle) {}
+            @Nullable Duration expireAfterIdle,
+            boolean members) {}
 
     /** The strategies that can be chosen in configuration, each with its settings group. */
     public enum StrategyType {

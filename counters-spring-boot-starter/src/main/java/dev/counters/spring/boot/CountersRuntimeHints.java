@@ -27,6 +27,7 @@ final class CountersRuntimeHints implements RuntimeHintsRegistrar {
                         CountersEndpoint.BoundedDescriptor.class,
                         CountersEndpoint.RoomDescriptor.class,
                         CountersEndpoint.LimiterDescriptor.class,
-                        CountersEndpoint.KeyDescriptor.class);
+                        CountersEndpoint.KeyDescriptor.class,
+                        CountersEndpoint.MembersDescriptor.class);
     }
 }

@@ -59,6 +59,8 @@ class BadConfigurationTest {
             counters.counters.[api.*].window=7m                 | counters.counters.[api.*].window | window must be a whole number of seconds from 1s to 1d that divides a day
             counters.counters.[api.*].retention=1h              | counters.counters.[api.*].window | set window too
             counters.counters.[api.*].window=1m & counters.counters.[api.*].retention=1h & counters.counters.[api.*].retained-windows=5 | counters.counters.[api.*].window | not both
+            counters.counters.[post.*.likes].strategy=monotonic & counters.counters.[post.*.likes].members=true | counters.counters.[post.*.likes].members | The monotonic strategy cannot count members
+            counters.counters.[post.*.likes].members=maybe      | counters.counters[post.*.likes].members | maybe
             counters.rate-limits.limiters.[likes].limit=5 per minute | counters.rate-limits.limiters.[likes].limit | 5 per minute' is not a rate limit
             counters.rate-limits.limiters.[likes].limit=5/1m & counters.rate-limits.limiters.[likes].algorithm=leaky | counters.rate-limits.limiters[likes].algorithm | leaky
             counters.rate-limits.on-store-failure=maybe             | counters.rate-limits.on-store-failure | maybe

@@ -195,6 +195,23 @@ class CounterRulesTest {
     }
 
     @Test
+    void membersTrueMakesARuleCountMembersWithItsStrategy() {
+        CounterRules rules = rules(Map.of(
+                "counters.sharded.shards", "8",
+                "counters.counters.[post.*.likes].strategy", "sharded",
+                "counters.counters.[post.*.likes].members", "true",
+                "counters.counters.[followers.*].members", "true",
+                "counters.counters.[views.*].strategy", "sharded"));
+        assertThat(rules.rules().get("post.*.likes"))
+                .isEqualTo(
+                        CounterRule.of(ShardedSettings.defaults().withShards(8)).withMembers());
+        assertThat(rules.rules().get("followers.*"))
+                .as("the default strategy")
+                .isEqualTo(CounterRule.of(AtomicSettings.defaults()).withMembers());
+        assertThat(rules.rules().get("views.*").members()).as("unset: false").isFalse();
+    }
+
+    @Test
     void rulesKeepTheirOrderForPatternsMatchInIt() {
         Map<String, String> properties = new LinkedHashMap<>();
         for (String pattern : new String[] {"z.*", "a.*", "m.*"}) {
@@ -311,6 +328,10 @@ class CounterRulesTest {
             counters.monotonic.cache=redis | counters.monotonic.cache is redis, but there is no MonotonicCache bean
             counters.counters.[c].retained-windows=0 & counters.counters.[c].window=1m | counters.counters.[c].window:
             counters.counters.[c].strategy=buffered & counters.counters.[c].buffered.flush-threshold=0 & counters.counters.[c].expire-after-idle=10s | counters.counters.[c].buffered: buffered flush-threshold must be >= 1
+            counters.counters.[l].strategy=buffered & counters.counters.[l].members=true | counters.counters.[l].members: The buffered strategy cannot count members: a membership counter takes the atomic, sharded or node strategy
+            counters.default-strategy=delta-log & counters.counters.[l].members=true | counters.counters.[l].members: The delta-log strategy cannot count members
+            counters.counters.[l].members=true & counters.counters.[l].window=1m | counters.counters.[l].members: A membership counter has no windows
+            counters.counters.[l].members=true & counters.counters.[l].expire-after-idle=1h | counters.counters.[l].members: A membership counter cannot expire after idling
             counters.sequences.[s].increment=0 | counters.sequences.[s]:
             counters.default-strategy=bounded | counters.default-strategy is bounded, but bounds are set per counter
             counters.counters.[s].min=0 | counters.counters.[s].min is a bound, but these counters use the atomic strategy

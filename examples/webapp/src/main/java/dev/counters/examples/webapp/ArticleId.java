@@ -26,4 +26,9 @@ record ArticleId(String value) {
     String likesCounter() {
         return "likes." + value;
     }
+
+    /** A membership counter in application.yml: the visitors who like the article, and how many they are. */
+    String likedByCounter() {
+        return "liked-by." + value;
+    }
 }

@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -26,8 +28,17 @@ class StatsController {
     /** Enough for a page of articles; a bound keeps one request from asking for an unbounded query. */
     static final int MAX_ARTICLES = 100;
 
-    /** {@code likes} counts every like this node took; {@code likesInDatabase} those already flushed. */
-    record ArticleStats(long views, long likes, long likesInDatabase) {}
+    /**
+     * {@code likes} counts every like this node took; {@code likesInDatabase} those already flushed. {@code likedBy}
+     * is the number of visitors who like the article, and {@code liked} whether the visitor asking is one of them
+     * (null without {@code X-Visitor}).
+     */
+    record ArticleStats(
+            long views,
+            long likes,
+            long likesInDatabase,
+            long likedBy,
+            @Nullable Boolean liked) {}
 
     /** The buffered likes' write-behind: increments not yet written, and how long the oldest of them has waited. */
     record Buffer(long pendingIncrements, long flushLagMillis, long flushes) {}
@@ -49,7 +60,9 @@ class StatsController {
     }
 
     @GetMapping("/api/stats")
-    Stats stats(@RequestParam(defaultValue = "") List<String> articles) {
+    Stats stats(
+            @RequestParam(defaultValue = "") List<String> articles,
+            @RequestHeader(name = ArticleController.VISITOR, required = false) @Nullable String visitor) {
         List<String> distinct = articles.stream().distinct().toList();
         if (distinct.size() > MAX_ARTICLES) {
             throw new IllegalArgumentException("At most " + MAX_ARTICLES + " articles at once, got " + distinct.size());
@@ -59,6 +72,7 @@ class StatsController {
         ids.forEach(id -> {
             names.add(id.viewsCounter());
             names.add(id.likesCounter());
+            names.add(id.likedByCounter()); // a membership counter's value is its count
         });
         names.add(OrderController.ORDERS);
         names.add(Checkout.PAID_ORDERS);
@@ -68,7 +82,13 @@ class StatsController {
         ids.forEach(id -> byArticle.put(
                 id.value(),
                 new ArticleStats(
-                        values.get(id.viewsCounter()), values.get(id.likesCounter()), inDatabase(id.likesCounter()))));
+                        values.get(id.viewsCounter()),
+                        values.get(id.likesCounter()),
+                        inDatabase(id.likesCounter()),
+                        values.get(id.likedByCounter()),
+                        visitor == null
+                                ? null
+                                : counters.members(id.likedByCounter()).contains(visitor))));
         List<Window> reads = counters.windowed(READS).last(CHART_WINDOWS).stream()
                 .map(window -> new Window(window.start(), window.value()))
                 .toList();

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.http.HttpMethod;
 import org.springframework.test.json.JsonCompareMode;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
@@ -74,6 +75,60 @@ class DemoApiTest {
                             "other": {"views": 0, "likes": 1},
                             "never-seen": {"views": 0, "likes": 0}}}
                         """);
+    }
+
+    /**
+     * A like of the toggle sets a state: repeated, it changes nothing, and the count is the number of visitors who
+     * like the article, as the stats say to each of them.
+     */
+    @Test
+    void aVisitorsLikeIsAStateThatRepeatsDoNotCountTwice() {
+        for (int i = 0; i < 2; i++) {
+            liked("PUT", "toggled", "ann").json("{\"article\":\"toggled\",\"liked\":true,\"likedBy\":1}");
+        }
+        liked("PUT", "toggled", "bob").json("{\"liked\":true,\"likedBy\":2}");
+        for (int i = 0; i < 2; i++) {
+            liked("DELETE", "toggled", "ann").json("{\"liked\":false,\"likedBy\":1}");
+        }
+        liked("DELETE", "toggled", "carl").json("{\"liked\":false,\"likedBy\":1}");
+        assertThat(counters.members(new ArticleId("toggled").likedByCounter()).members(null, 10))
+                .containsExactly("bob");
+        assertThat(counters.counter("liked-by.toggled").strategy()).isEqualTo("sharded");
+
+        http.get()
+                .uri("/api/stats?articles=toggled")
+                .header(VISITOR, "bob")
+                .exchange()
+                .expectBody()
+                .json("{\"articles\": {\"toggled\": {\"likedBy\": 1, \"liked\": true}}}");
+        http.get()
+                .uri("/api/stats?articles=toggled")
+                .header(VISITOR, "ann")
+                .exchange()
+                .expectBody()
+                .json("{\"articles\": {\"toggled\": {\"likedBy\": 1, \"liked\": false}}}");
+    }
+
+    @Test
+    void aLikeWithoutAVisitorOrWithABadOneIsRefusedAndChangesNothing() {
+        http.put().uri("/api/articles/unliked/liked").exchange().expectStatus().isBadRequest();
+        http.put()
+                .uri("/api/articles/unliked/liked")
+                .header(VISITOR, "two words")
+                .exchange()
+                .expectStatus()
+                .isBadRequest();
+        assertThat(counters.get("liked-by.unliked")).isZero();
+    }
+
+    private RestTestClient.BodyContentSpec liked(String method, String article, String visitor) {
+        return http.method(HttpMethod.valueOf(method))
+                .uri("/api/articles/" + article + "/liked")
+                .header(VISITOR, visitor)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody();
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.openqa.selenium.support.ui.ExpectedConditions.textToBePresentI
 
 import dev.counters.BoundedCounter;
 import dev.counters.CounterService;
+import dev.counters.MembershipCounter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,6 +100,11 @@ class ExamplePageBrowserTest {
         wait.until(textToBePresentInElementLocated(By.id("notice"), "counted in memory"));
         wait.until(textToBe(By.id("stored-hello-counters"), "1"));
 
+        // The like toggle: liked, and one visitor likes the article.
+        browser.findElement(By.id("toggle-like-hello-counters")).click();
+        wait.until(textToBe(By.id("toggle-like-hello-counters"), "♥ Liked"));
+        wait.until(textToBe(By.id("liked-by-hello-counters"), "1"));
+
         // A durable like answers once it is in the database.
         browser.findElement(By.id("like-durable-one-hot-row")).click();
         wait.until(textToBePresentInElementLocated(By.id("notice"), "Durable like answered"));
@@ -158,6 +164,55 @@ class ExamplePageBrowserTest {
         wait.until(textToBe(By.id("stored-write-behind"), "5"));
         assertThat(browser.findElement(By.id("likes-write-behind")).getText()).isEqualTo("5");
         assertThat(counters.get("likes.write-behind")).isEqualTo(5);
+    }
+
+    /**
+     * The like toggle, clicked ten times at once: an even number, so the article is not liked, as before, and the page
+     * shows the count the database holds; three more clicks, one by one, and it is.
+     */
+    @Test
+    void tenFastClicksOfTheLikeToggleLeaveItAsItWasWithTheStoredCount() {
+        // Its own article: the other tests toggle, or like, others.
+        MembershipCounter likedBy = counters.members(new ArticleId("write-behind").likedByCounter());
+        likedBy.add("another-visitor");
+        String visitor = (String) browser.executeScript("return localStorage.getItem('visitor')");
+        By toggle = By.id("toggle-like-write-behind");
+        wait.until(textToBe(By.id("liked-by-write-behind"), "1"));
+        assertThat(browser.findElement(toggle).getText()).isEqualTo("♡ Like");
+
+        clickAtOnce(toggle, 10);
+        assertShowsWhatIsStored(toggle, likedBy, visitor, false);
+        assertThat(likedBy.count()).as("another visitor's like").isEqualTo(1);
+
+        for (int i = 0; i < 3; i++) {
+            browser.findElement(toggle).click();
+        }
+        assertShowsWhatIsStored(toggle, likedBy, visitor, true);
+        assertThat(likedBy.count()).isEqualTo(2);
+
+        // Read again from the database by a fresh page, the visitor's like is there.
+        browser.navigate().refresh();
+        wait.until(textToBe(toggle, "♥ Liked"));
+        wait.until(textToBe(By.id("liked-by-write-behind"), "2"));
+    }
+
+    /**
+     * Clicks the element {@code times} in one script, faster than any visitor: every click after the first comes while
+     * the request of the first is on its way.
+     */
+    private void clickAtOnce(By element, int times) {
+        browser.executeScript(
+                "for (let i = 0; i < arguments[1]; i++) arguments[0].click();", browser.findElement(element), times);
+    }
+
+    /** Once the page's requests are answered, it shows the visitor's stored like and the stored count. */
+    private void assertShowsWhatIsStored(By toggle, MembershipCounter likedBy, String visitor, boolean liked) {
+        wait.until(driver -> "true".equals(driver.findElement(toggle).getDomAttribute("data-settled")));
+        assertThat(likedBy.contains(visitor)).as("stored").isEqualTo(liked);
+        assertThat(browser.findElement(toggle).getText()).isEqualTo(liked ? "♥ Liked" : "♡ Like");
+        assertThat(browser.findElement(toggle).getDomAttribute("aria-pressed")).isEqualTo(String.valueOf(liked));
+        assertThat(browser.findElement(By.id("liked-by-write-behind")).getText())
+                .isEqualTo(String.valueOf(likedBy.count()));
     }
 
     /** A unit held while the buyer pays: cancelled, left to expire, and the last one sold. */
