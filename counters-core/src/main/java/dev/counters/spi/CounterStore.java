@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link SessionLocks}: locks the database frees when their session ends ({@code node}, {@code bounded});</li>
  *   <li>{@link Escrow}: cells with rooms to a counter's bounds ({@code bounded});</li>
  *   <li>{@link Holds}: keyed changes and reservations of bounded counters;</li>
- *   <li>{@link RateLimits}: rate limits by GCRA, one guarded write per decision.</li>
+ *   <li>{@link RateLimits}: rate limits by GCRA, one guarded write per decision;</li>
+ *   <li>{@link Failovers}: values that would repeat after a change of primary skip ahead instead.</li>
  * </ul>
  * A store offers a capability by implementing its interface, or, when it wraps another store or offers it only on
  * some databases, by overriding {@link #capability}. A strategy asks for the capability it needs with

@@ -9,6 +9,7 @@ import dev.counters.spi.CounterStore;
 import dev.counters.spi.DatabaseClock;
 import dev.counters.spi.DeltaLog;
 import dev.counters.spi.Escrow;
+import dev.counters.spi.Failovers;
 import dev.counters.spi.Holds;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.IdempotentBatches;
@@ -88,6 +89,9 @@ public final class JooqCounterStore
                 RateLimits,
                 Members,
                 DatabaseClock {
+
+    /** {@link Builder#failoverSkipAhead(long)} unless set. */
+    static final long DEFAULT_FAILOVER_SKIP_AHEAD = 1_000_000;
 
     /** Names per statement in reads of many counters, so that no statement grows without bound. */
     private static final int MAX_NAMES_PER_QUERY = 1_000;
@@ -1176,6 +1180,8 @@ public final class JooqCounterStore
         private boolean migrateSchema;
         private @Nullable CallerTransactions callerTransactions;
         private int poolSize;
+        /** Values a drawn row skips after a change of history; see {@link #failoverSkipAhead(long)}. */
+        private long failoverSkipAhead = DEFAULT_FAILOVER_SKIP_AHEAD;
 
         private Builder(@Nullable DataSource dataSource, @Nullable DSLContext dsl) {
             this.dataSource = dataSource;
@@ -1243,6 +1249,19 @@ public final class JooqCounterStore
                 throw new IllegalArgumentException("poolSize must be at least 1, not " + maximumPoolSize);
             }
             this.poolSize = maximumPoolSize;
+            return this;
+        }
+
+        /**
+         * How far a sequence (in its own steps) or a monotonic counter's maximum jumps ahead when it is next drawn
+         * after a change of the database's primary that may have lost commits ({@link Failovers}): values repeat only
+         * if the failover lost more than this. 1,000,000 unless set; 0 turns the protection off.
+         */
+        public Builder failoverSkipAhead(long values) {
+            if (values < 0) {
+                throw new IllegalArgumentException("failoverSkipAhead must be >= 0, not " + values);
+            }
+            this.failoverSkipAhead = values;
             return this;
         }
 
