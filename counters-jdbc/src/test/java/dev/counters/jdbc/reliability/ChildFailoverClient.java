@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -41,8 +42,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code stock.<i>}), two drawers each from a block and a gapless sequence, and a monotonic counter of its own
  * ({@code monotonic.<session>}: the default cache is per JVM) whose service is rebuilt every second, so that it starts
  * cold from what the database holds, after a failover too. Then it closes (a buffered strategy flushes) and writes its
- * history and the numbers it was handed to files. Every acknowledged write that reached the database stamps the
- * machine's monotonic clock in {@code progressFile}, so that the test sees when each process writes again. Arguments:
+ * history and the numbers it was handed to files. {@code progressFile} holds when (the machine's monotonic clock) the
+ * latest write that reached the database and was acknowledged was invoked, so that the test sees when each process
+ * writes again. Arguments:
  * jdbcUrl user password tablePrefix session historyFile numbersFile progressFile stopFile.
  */
 public final class ChildFailoverClient {
@@ -93,6 +95,7 @@ public final class ChildFailoverClient {
         Map<String, List<Long>> numbers = Workload.newNumbers();
         List<AutoCloseable> services = new ArrayList<>();
         SplittableRandom random = new SplittableRandom();
+        AtomicLong latestWrite = new AtomicLong();
         try (HikariDataSource dataSource = ChildPool.of(args, 40)) {
             JooqCounterStore store =
                     JooqCounterStore.builder(dataSource).tablePrefix(prefix).build();
@@ -117,9 +120,10 @@ public final class ChildFailoverClient {
                         workload.increments(
                                 writer,
                                 (counter, delta) -> {
+                                    long invoked = System.nanoTime();
                                     increment.increment(counter, delta);
                                     if (!buffered) {
-                                        progress.putLong(0, System.nanoTime());
+                                        progress.putLong(0, latestWrite.accumulateAndGet(invoked, Math::max));
                                     }
                                 },
                                 history,
@@ -142,6 +146,10 @@ public final class ChildFailoverClient {
                 List<String> stocks = Workload.names("stock.", 2);
                 UniqueDeltas units = UniqueDeltas.between(random.split(), 1, 1L << 13, false);
                 workload.repeating(2, () -> shoppers.operate(shop, session + "/stock", history, stocks, units));
+                workload.repeating(1, () -> {
+                    String stock = stocks.get(ThreadLocalRandom.current().nextInt(stocks.size()));
+                    history.read(session + "/stock", stock, () -> shop.get(stock));
+                });
                 for (SequenceSettings settings : List.of(BLOCK, SequenceSettings.gapless())) {
                     SequenceService sequences = SequenceService.builder(store)
                             .defaultSettings(settings)
