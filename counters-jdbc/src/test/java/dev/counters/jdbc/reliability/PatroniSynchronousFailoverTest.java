@@ -223,7 +223,7 @@ class PatroniSynchronousFailoverTest {
             ReliabilityReport.row(
                     "Patroni synchronous: time to write again",
                     event.getKey(),
-                    String.join(", ", times) + " | " + events);
+                    String.join(", ", times) + " | " + events + " | both processes wrote again");
         }
         assertThat(problems).as("what the failover broke").isEmpty();
     }
