@@ -508,11 +508,12 @@ public final class PatroniCluster implements AutoCloseable {
         Optional<ProcessHandle> postmaster = node.postmaster();
         Process process = node.patroni;
         if (process != null) {
-            process.children().forEach(ProcessHandle::destroyForcibly);
-            postmaster.ifPresent(ProcessHandle::destroyForcibly);
-            ServerProcesses.kill(process);
+            process.children().forEach(ProcessHandle::destroyForcibly); // Patroni first: it would restart PostgreSQL
         }
         postmaster.ifPresent(ProcessHandle::destroyForcibly);
+        if (process != null) {
+            ServerProcesses.kill(process); // runuser, and whatever Patroni was running (pg_rewind, pg_basebackup)
+        }
         await(node + "'s postmaster gone", TIMEOUT, () -> node.postmaster().isEmpty() ? node : null);
     }
 
