@@ -65,7 +65,9 @@ public final class PatroniCluster implements AutoCloseable {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     private final Path directory;
-    private final Builder options;
+    private final boolean synchronousMode;
+    private final long maximumLagOnFailover;
+    private final Map<String, String> parameters;
     private final int etcdPort;
     private final int etcdPeerPort;
     private final List<Node> nodes = new ArrayList<>();
@@ -219,7 +221,9 @@ public final class PatroniCluster implements AutoCloseable {
 
     private PatroniCluster(Path directory, Builder options) throws IOException {
         this.directory = directory;
-        this.options = options;
+        this.synchronousMode = options.synchronousMode;
+        this.maximumLagOnFailover = options.maximumLagOnFailover;
+        this.parameters = new LinkedHashMap<>(options.parameters);
         this.etcdPort = ServerProcesses.freePort();
         this.etcdPeerPort = ServerProcesses.freePort();
         for (int i = 0; i < options.nodes; i++) {
@@ -275,19 +279,19 @@ public final class PatroniCluster implements AutoCloseable {
 
     /** Patroni's configuration of {@code node}: the cluster's dynamic configuration (used by the first node only). */
     private String config(Node node) {
-        Map<String, String> parameters = new LinkedHashMap<>();
-        parameters.put("wal_level", "replica");
-        parameters.put("hot_standby", "on");
-        parameters.put("wal_log_hints", "on"); // pg_rewind
-        parameters.put("max_connections", "200");
-        parameters.put("shared_buffers", "32MB");
-        parameters.put("max_wal_senders", "10");
-        parameters.put("max_replication_slots", "10");
-        parameters.put("wal_keep_size", "128MB");
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("wal_level", "replica");
+        settings.put("hot_standby", "on");
+        settings.put("wal_log_hints", "on"); // pg_rewind
+        settings.put("max_connections", "200");
+        settings.put("shared_buffers", "32MB");
+        settings.put("max_wal_senders", "10");
+        settings.put("max_replication_slots", "10");
+        settings.put("wal_keep_size", "128MB");
         // A standby's base backup asks for a fast checkpoint (below) but waits for a spread one in progress, and a
         // spread checkpoint takes most of checkpoint_timeout (a standby once took 93 s to start).
-        parameters.put("checkpoint_timeout", "30s");
-        parameters.putAll(options.parameters);
+        settings.put("checkpoint_timeout", "30s");
+        settings.putAll(parameters); // the test's, in place of these
         String peers = "127.0.0.1:" + etcdPort;
         String address = "127.0.0.1:";
         StringBuilder yaml = new StringBuilder();
@@ -310,11 +314,11 @@ public final class PatroniCluster implements AutoCloseable {
                 .append(TTL_SECONDS)
                 .append("\n    loop_wait: 1\n    retry_timeout: 4\n")
                 .append("    maximum_lag_on_failover: ")
-                .append(options.maximumLagOnFailover)
+                .append(maximumLagOnFailover)
                 .append("\n    synchronous_mode: ")
-                .append(options.synchronousMode)
+                .append(synchronousMode)
                 .append("\n    postgresql:\n      use_pg_rewind: true\n      use_slots: true\n      parameters:\n");
-        parameters.forEach((name, value) -> yaml.append("        ")
+        settings.forEach((name, value) -> yaml.append("        ")
                 .append(name)
                 .append(": ")
                 .append(quoted(value))
@@ -477,7 +481,7 @@ public final class PatroniCluster implements AutoCloseable {
                     ResultSet row = statement.executeQuery("select count(*) filter (where state = 'streaming'),"
                             + " count(*) filter (where sync_state = 'sync') from pg_stat_replication")) {
                 row.next();
-                boolean synced = !options.synchronousMode || standbys == 0 || row.getLong(2) >= 1;
+                boolean synced = !synchronousMode || standbys == 0 || row.getLong(2) >= 1;
                 return row.getLong(1) == standbys && synced ? primary : null;
             } catch (SQLException e) {
                 return null; // the primary is restarting
@@ -562,7 +566,7 @@ public final class PatroniCluster implements AutoCloseable {
      * A standby a switchover may go to: the synchronous standby in synchronous mode, else any streaming standby.
      */
     public Node switchoverCandidate() {
-        String role = options.synchronousMode ? "/sync" : "/replica";
+        String role = synchronousMode ? "/sync" : "/replica";
         return await(
                 "a standby to switch over to (" + role + ")",
                 FAILOVER_TIMEOUT,
@@ -571,6 +575,11 @@ public final class PatroniCluster implements AutoCloseable {
                         .filter(node -> status(node, role) == 200)
                         .findFirst()
                         .orElse(null));
+    }
+
+    /** Whether Patroni runs in synchronous mode ({@link Builder#synchronousMode}). */
+    public boolean synchronousMode() {
+        return synchronousMode;
     }
 
     /** The directory of every node's data and logs. */
