@@ -26,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -83,6 +84,14 @@ class PatroniSynchronousFailoverTest {
         }
     }
 
+    private final List<Client> clients = new ArrayList<>();
+
+    /** A test that failed midway leaves no process writing on. */
+    @AfterEach
+    void stopClients() {
+        clients.forEach(client -> client.jvm().process().destroyForcibly());
+    }
+
     /** An application process, the files it reports through, and what it wrote. */
     private record Client(String session, ChildJvm jvm, Path history, Path numbers, Path progress) {
 
@@ -90,6 +99,9 @@ class PatroniSynchronousFailoverTest {
             Path history = Files.createTempFile("counters-patroni-history-", ".tsv");
             Path numbers = Files.createTempFile("counters-patroni-numbers-", ".tsv");
             Path progress = Files.createTempFile("counters-patroni-progress-", ".bin");
+            for (Path file : List.of(history, numbers, progress)) {
+                file.toFile().deleteOnExit();
+            }
             ChildJvm jvm = ChildJvm.start(
                     ChildFailoverClient.class,
                     cluster.jdbcUrl(),
@@ -116,7 +128,6 @@ class PatroniSynchronousFailoverTest {
         String prefix = "p" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
         JooqCounterStore.builder(pool).tablePrefix(prefix).migrateSchema(true).build();
         Path stop = Files.createTempDirectory("counters-patroni-").resolve("stop");
-        List<Client> clients = new ArrayList<>();
         for (String session : List.of("app0", "app1")) {
             clients.add(Client.start(session, prefix, stop));
         }
