@@ -562,6 +562,13 @@ public final class PatroniCluster implements AutoCloseable {
         awaitPrimary(leader, FAILOVER_TIMEOUT);
     }
 
+    /** A switchover to {@link #switchoverCandidate()}; returns the new primary. */
+    public Node switchover() throws IOException, InterruptedException {
+        Node candidate = switchoverCandidate();
+        switchover(candidate);
+        return candidate;
+    }
+
     /**
      * A standby a switchover may go to: the synchronous standby in synchronous mode, else any streaming standby.
      */
