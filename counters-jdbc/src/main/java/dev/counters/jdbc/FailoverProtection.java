@@ -27,6 +27,11 @@ final class FailoverProtection {
 
     private static final Logger LOG = LoggerFactory.getLogger(FailoverProtection.class);
 
+    /** The kinds of rows that skip, as the log line names them. */
+    static final String SEQUENCE = "Sequence";
+
+    static final String MAXIMUM = "Monotonic counter";
+
     /** PostgreSQL's synchronous_commit values that wait for the standbys of synchronous_standby_names. */
     private static final Set<String> WAITING_COMMITS = Set.of("on", "remote_write", "remote_apply");
 
@@ -89,9 +94,6 @@ final class FailoverProtection {
                 skip.to(),
                 skip.values());
     }
-
-    static final String SEQUENCE = "Sequence";
-    static final String MAXIMUM = "Monotonic counter";
 
     Failovers.Skips skips() {
         return new Failovers.Skips(sequences.sum(), maxima.sum());

@@ -60,7 +60,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link CounterStore} on H2, MySQL, MariaDB (a Galera cluster too) or PostgreSQL, through jOOQ, offering every
- * capability (and {@link SessionLocks} on MySQL, MariaDB outside Galera, and PostgreSQL).
+ * capability (and {@link SessionLocks} on MySQL, MariaDB outside Galera, and PostgreSQL; {@link Failovers} on all but
+ * H2).
  *
  * <pre>{@code
  * CounterStore store = JooqCounterStore.builder(dataSource).tablePrefix("app_").migrateSchema(true).build();

@@ -28,6 +28,9 @@ final class SchemaMigrations {
 
     static final String LOCATION = "classpath:dev/counters/jdbc/migration/";
 
+    /** The migration that adds the history columns. */
+    private static final String HISTORY_VERSION = "9";
+
     private SchemaMigrations() {}
 
     static MigrateResult migrate(DataSource dataSource, SQLDialect dialect, String prefix) {
@@ -69,9 +72,6 @@ final class SchemaMigrations {
         }
         return result;
     }
-
-    /** The migration that adds the history columns. */
-    private static final String HISTORY_VERSION = "9";
 
     private static Flyway flyway(DataSource dataSource, SQLDialect dialect, String prefix) {
         return Flyway.configure(SchemaMigrations.class.getClassLoader())
