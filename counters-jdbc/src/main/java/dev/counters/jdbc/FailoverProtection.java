@@ -101,7 +101,11 @@ final class FailoverProtection {
 
     /** What the database's settings say a commit survives: a few reads, no privilege beyond a connection. */
     static Durability durability(DSLContext ctx) {
-        return ctx.dialect().family() == SQLDialect.POSTGRES ? postgreSqlDurability(ctx) : mySqlDurability(ctx);
+        return switch (ctx.dialect().family()) {
+            case POSTGRES -> postgreSqlDurability(ctx);
+            case MYSQL, MARIADB -> mySqlDurability(ctx);
+            default -> new Durability(Replication.NONE, Map.of()); // H2: in-process, no replica
+        };
     }
 
     private static Durability postgreSqlDurability(DSLContext ctx) {

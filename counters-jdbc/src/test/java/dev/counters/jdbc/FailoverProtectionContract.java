@@ -235,6 +235,7 @@ abstract class FailoverProtectionContract {
                     .isEqualTo(Failovers.Replication.NONE);
             assertThat(durability.settings()).containsKey(database == TestDatabase.POSTGRES ? "standbys" : "replicas");
         }
+        assertThat(store.durability().replication()).isEqualTo(Failovers.Replication.NONE);
         assertThat(store.skipAhead()).isEqualTo(SKIP);
         assertThat(store(0).skipAhead()).isZero();
     }
