@@ -1172,14 +1172,13 @@ public final class JooqCounterStore
     private Optional<Reservation> reserveInOneStatement(
             CounterName sequence, long count, long increment, long maxValue) {
         return runner.run(
-                        "reserve",
-                        sequence,
-                        0,
-                        ctx -> sequences.reserveInOneStatement(ctx, sequence, count, increment, maxValue))
-                .map(this::made);
+                "reserve",
+                sequence,
+                0,
+                ctx -> sequences.reserveInOneStatement(ctx, sequence, count, increment, maxValue));
     }
 
-    /** The reservation, once the skip made before it (if any) is counted and logged. */
+    /** The reservation, once the skip made before it in its transaction (if any) is counted and logged. */
     private Reservation made(SequenceQueries.Drawn drawn) {
         protection.made(drawn.skip());
         return drawn.reservation();

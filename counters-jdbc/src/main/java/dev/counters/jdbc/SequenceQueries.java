@@ -63,19 +63,17 @@ final class SequenceQueries {
      * through it shifted into 1 .. 2^64 - 1, order kept: {@code (v as unsigned XOR 2^63) + 1}. Every signed value a
      * sequence can hold before it is exhausted ({@code next_value <= maxValue < Long.MAX_VALUE}) has its own id.
      */
-    Optional<Drawn> reserveInOneStatement(
+    Optional<Reservation> reserveInOneStatement(
             DSLContext ctx,
             CounterName sequence,
             long count,
             long increment,
             long maxValue) { // empty when there is no row: create it with create(), in a statement of its own
-        FailoverProtection.Skip skip = null;
         // Two rounds at most: the second finds the row stamped, by this caller's skip or by a racer's.
         for (int round = 0; round < 2; round++) {
             Long previous = reserveIfCurrent(ctx, sequence, count, increment, maxValue);
             if (previous != null) {
-                return Optional.of(
-                        new Drawn(Reservation.starting(sequence, previous, count, increment, maxValue), skip));
+                return Optional.of(Reservation.starting(sequence, previous, count, increment, maxValue));
             }
             // No row matched: find out why, off the hot path.
             Record3<Long, String, String> row = ctx.select(t.sequencesNext, t.sequencesHistory, protection.live)
@@ -101,15 +99,15 @@ final class SequenceQueries {
                                         t.sequencesHistory.eq(row.value2()))
                                 .execute()
                         == 1;
-                if (moved && skipped != next) {
-                    skip = new FailoverProtection.Skip(
+                if (moved && skipped != next) { // committed: the statement ran on its own
+                    protection.made(new FailoverProtection.Skip(
                             FailoverProtection.SEQUENCE,
                             sequence,
                             row.value2(),
                             row.value3(),
                             protection.skipAhead,
                             next,
-                            skipped);
+                            skipped));
                 }
             }
         }
