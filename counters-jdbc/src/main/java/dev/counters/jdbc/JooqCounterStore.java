@@ -1132,7 +1132,7 @@ public final class JooqCounterStore
         MaximaQueries.Skipped skipped =
                 runner.transaction("maxOfShards", counter, 0, ctx -> maxima.skipStale(ctx, counter));
         protection.made(skipped.skip());
-        return OptionalLong.of(skipped.max());
+        return skipped.max();
     }
 
     // ---- sequences ----

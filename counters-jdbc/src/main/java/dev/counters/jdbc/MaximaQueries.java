@@ -104,8 +104,8 @@ final class MaximaQueries {
                 .filter(shard -> FailoverProtection.stale(shard.value2(), shard.value3()))
                 .findFirst()
                 .orElse(null);
-        if (stale == null) {
-            return new Skipped(max, null); // a racer skipped it first
+        if (stale == null) { // a racer skipped it first, or deleted the counter
+            return new Skipped(shards.isEmpty() ? OptionalLong.empty() : OptionalLong.of(max), null);
         }
         long skipped;
         try {
@@ -119,7 +119,7 @@ final class MaximaQueries {
                 .where(t.maxShardsName.eq(counter.value()))
                 .execute();
         return new Skipped(
-                skipped,
+                OptionalLong.of(skipped),
                 protection.skipAhead == 0
                         ? null
                         : new FailoverProtection.Skip(
@@ -132,7 +132,7 @@ final class MaximaQueries {
                                 skipped));
     }
 
-    record Skipped(long max, FailoverProtection.@Nullable Skip skip) {}
+    record Skipped(OptionalLong max, FailoverProtection.@Nullable Skip skip) {}
 
     void delete(DSLContext ctx, CounterName counter) {
         ctx.deleteFrom(t.shards).where(t.shardsName.eq(counter.value())).execute();
