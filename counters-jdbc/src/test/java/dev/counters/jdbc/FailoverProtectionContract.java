@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.counters.CounterName;
 import dev.counters.SequenceExhaustedException;
 import dev.counters.contract.Concurrently;
+import dev.counters.jdbc.testing.FaultInjectingDataSource;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.sequence.Reservation;
@@ -119,6 +120,37 @@ abstract class FailoverProtectionContract {
                     .isEqualTo(1);
             assertThat(new HashSet<>(values)).as("no value twice").hasSameSizeAs(values);
         }
+    }
+
+    /** The hot path sends what it sent before the protection: one statement on MariaDB, the row lock and the update elsewhere. */
+    @Test
+    void aDrawFromACurrentRowSendsNoExtraStatementAndOnlyTheSkipDoes() {
+        FaultInjectingDataSource counted = new FaultInjectingDataSource(database.dataSource());
+        JooqCounterStore counting = JooqCounterStore.builder(counted)
+                .tablePrefix(prefix)
+                .failoverSkipAhead(SKIP)
+                .build();
+        CounterName name = unique("statements");
+        counting.reserve(name, 10, 1, 1, MAX);
+        long hot = database == TestDatabase.MARIADB ? 1 : 2;
+
+        assertThat(statements(counted, () -> counting.reserve(name, 10, 1, 1, MAX)))
+                .isEqualTo(hot);
+        stamp("counter_sequences", "sequence_name", name, "an-earlier-history");
+        assertThat(statements(counted, () -> counting.reserve(name, 10, 1, 1, MAX)))
+                .as("the skip: on MariaDB the guarded statement, the read of why, the skip and the statement again")
+                .isEqualTo(database == TestDatabase.MARIADB ? 4 : 2);
+        assertThat(statements(counted, () -> counting.reserve(name, 10, 1, 1, MAX)))
+                .isEqualTo(hot);
+
+        counting.raiseShard(name, 0, 5);
+        assertThat(statements(counted, () -> counting.maxOfShards(name))).isEqualTo(1);
+    }
+
+    private static long statements(FaultInjectingDataSource counted, Runnable work) {
+        long before = counted.statements.get();
+        work.run();
+        return counted.statements.get() - before;
     }
 
     @Test
