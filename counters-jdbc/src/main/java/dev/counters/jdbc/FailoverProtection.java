@@ -131,7 +131,7 @@ final class FailoverProtection {
         // SHOW lists only the variables the server has (the semi-synchronous plugins' once loaded).
         for (String show : new String[] {
             "show global variables where variable_name in ('wsrep_on', 'rpl_semi_sync_master_enabled',"
-                    + " 'rpl_semi_sync_source_enabled')",
+                    + " 'rpl_semi_sync_source_enabled', 'binlog_format')",
             "show global status where variable_name in ('wsrep_cluster_size', 'rpl_semi_sync_master_status',"
                     + " 'rpl_semi_sync_source_status', 'slaves_connected')"
         }) {

@@ -43,6 +43,16 @@ final class FailoverNotice {
 
     /** What {@code durability} means for each of {@code strategies}, sequences and (when any) rate limits. */
     static String describe(Durability durability, long skipAhead, Collection<String> strategies, boolean rateLimits) {
+        // Statement-based replication replays the statement that stamps a row on the replica, which stamps its own.
+        String statements = "STATEMENT".equalsIgnoreCase(durability.settings().get("binlog_format"))
+                ? "; with binlog_format=STATEMENT a replica stamps rows with its own history: after its promotion"
+                        + " nothing skips (ROW or MIXED keep the protection)"
+                : "";
+        return meaning(durability, skipAhead, strategies, rateLimits) + statements;
+    }
+
+    private static String meaning(
+            Durability durability, long skipAhead, Collection<String> strategies, boolean rateLimits) {
         Set<String> configured = new TreeSet<>(strategies);
         String skip = skipAhead == 0
                 ? "hand out again the values a failover lost (failover skip-ahead is 0)"

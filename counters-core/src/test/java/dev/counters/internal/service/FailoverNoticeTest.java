@@ -66,6 +66,13 @@ class FailoverNoticeTest {
         assertThat(FailoverNotice.describe(new Durability(Replication.ASYNCHRONOUS, Map.of()), 7, strategies, true))
                 .contains("increments of atomic counters", "rate limits can admit again", "skip ahead by 7")
                 .doesNotContain("bounded");
+        assertThat(FailoverNotice.describe(
+                        new Durability(Replication.ASYNCHRONOUS, Map.of("binlog_format", "STATEMENT")),
+                        7,
+                        strategies,
+                        false))
+                .endsWith("with binlog_format=STATEMENT a replica stamps rows with its own history: after its"
+                        + " promotion nothing skips (ROW or MIXED keep the protection)");
     }
 
     private static String logOfBuilding(Durability durability) {
