@@ -3,6 +3,7 @@ package dev.counters.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.counters.CounterName;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.testing.ChildJvm;
@@ -13,6 +14,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,7 +31,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Several JVM processes draw from one sequence on MariaDB at once, and one is killed with SIGKILL and replaced:
  * no number is ever handed out twice, each thread's numbers strictly increase, and the database round trips are
- * about numbers / block size.
+ * about numbers / block size. Two processes drawing after a change of the database's history skip once between them.
  */
 class MultiProcessSequenceTest {
 
@@ -86,6 +91,60 @@ class MultiProcessSequenceTest {
         steady.awaitSuccess(5, TimeUnit.MINUTES);
         replacement.awaitSuccess(5, TimeUnit.MINUTES);
         assertThat(checkUniqueAndIncreasing(out)).isGreaterThan(2L * THREADS * 50_000);
+    }
+
+    @Test
+    void twoProcessesDrawingAfterAChangeOfHistorySkipOnceAndNeverShareANumber() throws Exception {
+        JooqStores stores = JooqStores.shared(DATABASE);
+        String sequence = "tickets" + System.nanoTime();
+        stores.store().reserve(CounterName.of(sequence), 1, 1, 1, Long.MAX_VALUE - 1); // next is 2
+        execute(
+                stores,
+                "update " + stores.prefix() + "counter_sequences set history = 'an-earlier-history'"
+                        + " where sequence_name = '" + sequence + "'");
+        Path out = Files.createTempDirectory("counters-sequence-");
+        List<ChildJvm> children = List.of(draw(stores, sequence, 2_000, out), draw(stores, sequence, 2_000, out));
+        long reservations = 0;
+        for (ChildJvm child : children) {
+            Matcher printed = Pattern.compile("RESERVATIONS (\\d+)").matcher(child.awaitSuccess(5, TimeUnit.MINUTES));
+            assertThat(printed.find()).isTrue();
+            reservations += Long.parseLong(printed.group(1));
+        }
+        assertThat(checkUniqueAndIncreasing(out)).isEqualTo(2L * THREADS * 2_000);
+        long skip = 1_000_000; // the store's default
+        assertThat(smallest(out)).as("every number past the skip").isGreaterThanOrEqualTo(2 + skip);
+        assertThat(execute(
+                        stores,
+                        "select next_value from " + stores.prefix() + "counter_sequences where" + " sequence_name = '"
+                                + sequence + "'"))
+                .as("one skip, then blocks of %d", BLOCK)
+                .isEqualTo(2 + skip + reservations * BLOCK);
+    }
+
+    /** Runs a statement on the test database; a query's first value. */
+    private static long execute(JooqStores stores, String sql) throws SQLException {
+        try (Connection connection = DATABASE.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            if (!statement.execute(sql)) {
+                return statement.getUpdateCount();
+            }
+            try (ResultSet rows = statement.getResultSet()) {
+                assertThat(rows.next()).isTrue();
+                return rows.getLong(1);
+            }
+        }
+    }
+
+    private static long smallest(Path directory) throws IOException {
+        long smallest = Long.MAX_VALUE;
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file : files.toList()) {
+                for (long value : read(file)) {
+                    smallest = Math.min(smallest, value);
+                }
+            }
+        }
+        return smallest;
     }
 
     /** How many bytes the process's threads have written so far. */
