@@ -1,13 +1,8 @@
 package dev.counters.jdbc.testing;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -15,14 +10,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -113,35 +105,10 @@ public final class GaleraCluster implements AutoCloseable {
         for (int i = 0; i < size; i++) {
             int[] ports = new int[4];
             for (int p = 0; p < ports.length; p++) {
-                ports[p] = freePort();
+                ports[p] = ServerProcesses.freePort();
             }
             nodes.add(new Node(i, directory.resolve("node" + i), ports));
         }
-    }
-
-    /** Where the next port is looked for: below Linux's ephemeral range, from a random start per JVM. */
-    private static final AtomicInteger NEXT_PORT =
-            new AtomicInteger(20_000 + ThreadLocalRandom.current().nextInt(8_000));
-
-    /**
-     * A port that is free now and outside the range the kernel picks local ports of outgoing connections from (32768
-     * and up). A node listens on its state-transfer ports only while it joins, and a killed node's ports are free until
-     * it restarts: a port from that range (what {@code new ServerSocket(0)} gives) was once taken meanwhile by a
-     * client connection, and the joiner's rsync daemon could not listen on it. Ports are never handed out twice in a
-     * JVM.
-     */
-    private static int freePort() throws IOException {
-        for (int tries = 0; tries < 2_000; tries++) {
-            int port = 20_000 + Math.floorMod(NEXT_PORT.getAndIncrement() - 20_000, 12_000);
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.setReuseAddress(false);
-                socket.bind(new InetSocketAddress("127.0.0.1", port));
-                return port;
-            } catch (IOException taken) {
-                // in use: the next one
-            }
-        }
-        throw new IOException("No free port between 20000 and 32000");
     }
 
     /**
@@ -149,16 +116,8 @@ public final class GaleraCluster implements AutoCloseable {
      * run the nodes as mysql. The tests never skip for want of them: {@code ./test} installs the packages.
      */
     private static void requireInstalled() {
-        for (Path needed : List.of(SERVER, INSTALL, PROVIDER, RSYNC)) {
-            if (!Files.exists(needed)) {
-                throw new IllegalStateException(needed + " is missing: install Debian's mariadb-server, galera-4 and "
-                        + "rsync (./test does, when they are absent)");
-            }
-        }
-        if (!"root".equals(System.getProperty("user.name"))) {
-            throw new IllegalStateException(
-                    "The Galera tests run as root: they start the nodes as the mysql user (sudo ./test)");
-        }
+        ServerProcesses.requireInstalled(
+                List.of(SERVER, INSTALL, PROVIDER, RSYNC), "mariadb-server, galera-4 and rsync", "mysql", "Galera");
     }
 
     public static GaleraCluster start(int nodes) {
@@ -188,7 +147,8 @@ public final class GaleraCluster implements AutoCloseable {
         try {
             Path seed = seed();
             long seeded = System.nanoTime();
-            cluster = new GaleraCluster(mysqlDirectory("counters-galera-"), nodes, extraServerOptions, environment);
+            cluster = new GaleraCluster(
+                    ServerProcesses.directoryFor("mysql", "counters-galera-"), nodes, extraServerOptions, environment);
             Runtime.getRuntime().addShutdownHook(cluster.killer);
             List<String> members = IntStream.range(0, nodes)
                     .mapToObj(i -> UUID.randomUUID().toString())
@@ -224,7 +184,7 @@ public final class GaleraCluster implements AutoCloseable {
      */
     private static synchronized Path seed() throws IOException, InterruptedException, SQLException {
         if (seed == null) {
-            Path directory = mysqlDirectory("counters-galera-seed-");
+            Path directory = ServerProcesses.directoryFor("mysql", "counters-galera-seed-");
             Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(directory)));
             GaleraCluster single = new GaleraCluster(directory, 1, List.of(), Map.of());
             Runtime.getRuntime().addShutdownHook(single.killer);
@@ -261,20 +221,6 @@ public final class GaleraCluster implements AutoCloseable {
             seed = node.data();
         }
         return seed;
-    }
-
-    /** A new temporary directory that the mysql user may enter. */
-    private static Path mysqlDirectory(String prefix) throws IOException {
-        Path directory = Files.createTempDirectory(prefix);
-        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
-        for (Path parent = directory.getParent(); parent != null; parent = parent.getParent()) {
-            if (!Files.getPosixFilePermissions(parent).contains(PosixFilePermission.OTHERS_EXECUTE)) {
-                delete(directory);
-                throw new IllegalStateException(
-                        "The mysql user cannot enter " + parent + ": set java.io.tmpdir to a directory it can reach");
-            }
-        }
-        return directory;
     }
 
     private void writeOptions(Node node) throws IOException {
@@ -340,14 +286,7 @@ public final class GaleraCluster implements AutoCloseable {
     }
 
     private static void run(Path log, String... command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-        if (!process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS) || process.exitValue() != 0) {
-            process.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " failed:\n" + tail(log));
-        }
+        ServerProcesses.run(log, TIMEOUT, command);
     }
 
     /** Waits until each of {@code waiting} is synced and ready in a cluster of all the running nodes. */
@@ -445,10 +384,7 @@ public final class GaleraCluster implements AutoCloseable {
     private static void kill(Node node) throws InterruptedException {
         Process process = node.process;
         if (process != null) {
-            List<ProcessHandle> helpers = process.descendants().toList();
-            process.destroyForcibly();
-            helpers.forEach(ProcessHandle::destroyForcibly);
-            process.waitFor(30, TimeUnit.SECONDS);
+            ServerProcesses.kill(process);
         }
     }
 
@@ -477,25 +413,19 @@ public final class GaleraCluster implements AutoCloseable {
     }
 
     private static long millisSince(long nanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
+        return ServerProcesses.millisSince(nanos);
     }
 
     private static String recent(Node node, long offset) throws IOException {
-        byte[] log = Files.readAllBytes(node.log());
-        return new String(log, (int) offset, log.length - (int) offset, StandardCharsets.UTF_8);
+        return ServerProcesses.recent(node.log(), offset);
     }
 
     private static String tail(Node node) {
-        return tail(node.log());
+        return ServerProcesses.tail(node.log());
     }
 
     private static String tail(Path log) {
-        try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
-            List<String> all = lines.toList();
-            return String.join("\n", all.subList(Math.max(0, all.size() - 80), all.size()));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
+        return ServerProcesses.tail(log);
     }
 
     private void killAll() {
@@ -509,12 +439,7 @@ public final class GaleraCluster implements AutoCloseable {
     }
 
     private static void delete(Path directory) {
-        try (Stream<Path> files = Files.walk(directory)) {
-            files.sorted(Comparator.reverseOrder())
-                    .forEach(path -> path.toFile().delete());
-        } catch (IOException e) {
-            // best effort: a temporary directory left behind
-        }
+        ServerProcesses.delete(directory);
     }
 
     /** Kills every node and deletes their directories. */
