@@ -70,11 +70,15 @@ final class CounterTables {
     final Field<String> maxShardsName;
     final Field<Integer> maxShardsShard;
     final Field<Long> maxShardsValue;
+    /** The history the shard was last written under (see {@link FailoverProtection}); null before V9. */
+    final Field<String> maxShardsHistory;
 
     // counter_sequences: the next value of each sequence.
     final Table<Record> sequences;
     final Field<String> sequencesName;
     final Field<Long> sequencesNext;
+    /** The history the row was last written under (see {@link FailoverProtection}); null before V9. */
+    final Field<String> sequencesHistory;
 
     // counter_bounds: the bounds of bounded counters.
     final Table<Record> bounds;
@@ -153,10 +157,12 @@ final class CounterTables {
         this.maxShardsName = column(maxShards, "counter_name", SQLDataType.VARCHAR(128));
         this.maxShardsShard = column(maxShards, "shard", SQLDataType.INTEGER);
         this.maxShardsValue = column(maxShards, "shard_value", SQLDataType.BIGINT);
+        this.maxShardsHistory = nullable(maxShards, "history", SQLDataType.VARCHAR(64));
 
         this.sequences = table(unquotedName(prefix + "counter_sequences"));
         this.sequencesName = column(sequences, "sequence_name", SQLDataType.VARCHAR(128));
         this.sequencesNext = column(sequences, "next_value", SQLDataType.BIGINT);
+        this.sequencesHistory = nullable(sequences, "history", SQLDataType.VARCHAR(64));
 
         this.bounds = table(unquotedName(prefix + "counter_bounds"));
         this.boundsName = column(bounds, "counter_name", SQLDataType.VARCHAR(128));
@@ -207,8 +213,8 @@ final class CounterTables {
                 new TableColumns(batches, List.of(batchesKey, batchesAppliedAt)),
                 new TableColumns(keys, List.of(keysKey, keysName, keysDelta, keysValue, keysAppliedAt)),
                 new TableColumns(deltas, List.of(deltasName, deltasId, deltasDelta, deltasAppendedAt, deltasFolded)),
-                new TableColumns(maxShards, List.of(maxShardsName, maxShardsShard, maxShardsValue)),
-                new TableColumns(sequences, List.of(sequencesName, sequencesNext)),
+                new TableColumns(maxShards, List.of(maxShardsName, maxShardsShard, maxShardsValue, maxShardsHistory)),
+                new TableColumns(sequences, List.of(sequencesName, sequencesNext, sequencesHistory)),
                 new TableColumns(bounds, List.of(boundsName, boundsMin, boundsMax, boundsBoundAt, boundsSealed)),
                 new TableColumns(allowances, List.of(allowancesNode, allowancesName)),
                 new TableColumns(

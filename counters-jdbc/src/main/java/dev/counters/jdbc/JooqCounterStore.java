@@ -88,7 +88,8 @@ public final class JooqCounterStore
                 Holds,
                 RateLimits,
                 Members,
-                DatabaseClock {
+                DatabaseClock,
+                Failovers {
 
     /** {@link Builder#failoverSkipAhead(long)} unless set. */
     static final long DEFAULT_FAILOVER_SKIP_AHEAD = 1_000_000;
@@ -110,6 +111,7 @@ public final class JooqCounterStore
     private final HoldQueries holds;
     private final RateLimitQueries rateLimits;
     private final MemberQueries members;
+    private final FailoverProtection protection;
     private final @Nullable CallerTransactions callerTransactions;
     /** What the provider of a caller's connection is wrapped in (see {@link ClientPreparedOnGalera}). */
     private final UnaryOperator<ConnectionProvider> callerConnections;
@@ -122,6 +124,7 @@ public final class JooqCounterStore
     private JooqCounterStore(
             StatementRunner runner,
             CounterTables tables,
+            FailoverProtection protection,
             @Nullable CallerTransactions callerTransactions,
             UnaryOperator<ConnectionProvider> callerConnections,
             Supplier<Optional<SessionLocks>> sessionLocks,
@@ -134,13 +137,14 @@ public final class JooqCounterStore
         this.batches = new BatchQueries(tables);
         this.keys = new KeyQueries(tables);
         this.leases = new LeaseQueries(tables);
-        this.maxima = new MaximaQueries(tables);
-        this.sequences = new SequenceQueries(tables);
+        this.maxima = new MaximaQueries(tables, protection);
+        this.sequences = new SequenceQueries(tables, protection);
         this.bounds = new BoundQueries(tables);
         this.allowances = new AllowanceQueries(tables);
         this.holds = new HoldQueries(tables);
         this.rateLimits = new RateLimitQueries(tables);
         this.members = new MemberQueries(tables);
+        this.protection = protection;
         this.callerTransactions = callerTransactions;
         this.callerConnections = callerConnections;
         this.sessionLocks = sessionLocks;
@@ -164,6 +168,7 @@ public final class JooqCounterStore
         this.holds = store.holds;
         this.rateLimits = store.rateLimits;
         this.members = store.members;
+        this.protection = store.protection;
         this.callerTransactions = null;
         this.callerConnections = UnaryOperator.identity();
         this.sessionLocks = Optional::empty;
@@ -239,13 +244,35 @@ public final class JooqCounterStore
 
     /**
      * Offers {@link SessionLocks} on MySQL, MariaDB (but not on a Galera cluster, where they are node-local) and
-     * PostgreSQL, besides the capabilities it implements.
+     * PostgreSQL, and {@link Failovers} on MySQL, MariaDB and PostgreSQL (H2 runs in-process: no primary to change),
+     * besides the capabilities it implements.
      */
     @Override
     public <T> Optional<T> capability(Class<T> capability) {
-        return capability == SessionLocks.class
-                ? sessionLocks.get().map(capability::cast)
-                : CounterStore.super.capability(capability);
+        if (capability == SessionLocks.class) {
+            return sessionLocks.get().map(capability::cast);
+        }
+        if (capability == Failovers.class && dialect().family() == SQLDialect.H2) {
+            return Optional.empty();
+        }
+        return CounterStore.super.capability(capability);
+    }
+
+    // ---- failovers ----
+
+    @Override
+    public long skipAhead() {
+        return protection.skipAhead;
+    }
+
+    @Override
+    public Skips skips() {
+        return protection.skips();
+    }
+
+    @Override
+    public Durability durability() {
+        return runner.run("durability", FailoverProtection::durability);
     }
 
     // ---- cells ----
@@ -1091,9 +1118,20 @@ public final class JooqCounterStore
         return runner.run("maximumNames", ctx -> maxima.names(ctx, after, limit));
     }
 
+    /**
+     * The maximum; if a shard was written under another history than the database's, first moves every shard ahead
+     * by {@link #skipAhead()} in a transaction (see {@link Failovers}).
+     */
     @Override
     public OptionalLong maxOfShards(CounterName counter) {
-        return runner.run("maxOfShards", counter, 0, ctx -> maxima.maxOfShards(ctx, counter));
+        MaximaQueries.Max read = runner.run("maxOfShards", counter, 0, ctx -> maxima.maxOfShards(ctx, counter));
+        if (!read.stale() || runner.joinsCallerTransaction()) {
+            return read.max();
+        }
+        MaximaQueries.Skipped skipped =
+                runner.transaction("maxOfShards", counter, 0, ctx -> maxima.skipStale(ctx, counter));
+        protection.made(skipped.skip());
+        return OptionalLong.of(skipped.max());
     }
 
     // ---- sequences ----
@@ -1106,9 +1144,14 @@ public final class JooqCounterStore
                 ctx -> sequences.exists(ctx, sequence),
                 ctx -> sequences.create(ctx, sequence, start));
         // In a caller's transaction, on the row lock: the one statement would overwrite the caller's LAST_INSERT_ID().
-        if (!SequenceQueries.inOneStatement(dialect()) || runner.joinsCallerTransaction()) {
-            return runner.transaction(
-                    "reserve", sequence, 0, ctx -> sequences.reserve(ctx, sequence, count, start, increment, maxValue));
+        // There a row written under another history does not skip (see Failovers).
+        boolean callers = runner.joinsCallerTransaction();
+        if (!SequenceQueries.inOneStatement(dialect()) || callers) {
+            return made(runner.transaction(
+                    "reserve",
+                    sequence,
+                    0,
+                    ctx -> sequences.reserve(ctx, sequence, count, start, increment, maxValue, !callers)));
         }
         return reserveInOneStatement(sequence, count, increment, maxValue).orElseGet(() -> {
             // A new sequence: its row first, in a statement of its own (the reservation is one update of that row).
@@ -1128,10 +1171,17 @@ public final class JooqCounterStore
     private Optional<Reservation> reserveInOneStatement(
             CounterName sequence, long count, long increment, long maxValue) {
         return runner.run(
-                "reserve",
-                sequence,
-                0,
-                ctx -> sequences.reserveInOneStatement(ctx, sequence, count, increment, maxValue));
+                        "reserve",
+                        sequence,
+                        0,
+                        ctx -> sequences.reserveInOneStatement(ctx, sequence, count, increment, maxValue))
+                .map(this::made);
+    }
+
+    /** The reservation, once the skip made before it (if any) is counted and logged. */
+    private Reservation made(SequenceQueries.Drawn drawn) {
+        protection.made(drawn.skip());
+        return drawn.reservation();
     }
 
     // ---- the database's clock ----
@@ -1293,6 +1343,7 @@ public final class JooqCounterStore
             return new JooqCounterStore(
                     new StatementRunner(context),
                     new CounterTables(tablePrefix),
+                    new FailoverProtection(context.dialect(), failoverSkipAhead),
                     callerTransactions,
                     ClientPreparedOnGalera.forCallerConnections(connections),
                     DatabaseSessionLocks.of(context, locks),

@@ -38,14 +38,40 @@ final class SchemaMigrations {
     @SuppressWarnings("try") // the lock is held for the migration, not used in it
     static MigrateResult migrate(DataSource dataSource, SQLDialect dialect, String prefix, Duration wait) {
         if (!Databases.migrationFolder(dialect).equals("mysql")) {
-            return flyway(dataSource, dialect, prefix).migrate();
+            return stampedHistories(flyway(dataSource, dialect, prefix).migrate(), dataSource, dialect, prefix);
         }
         try (GaleraMigrationLock lock = GaleraMigrationLock.acquireOnGalera(dataSource, prefix, wait)) {
-            return flyway(dataSource, dialect, prefix).migrate();
+            return stampedHistories(flyway(dataSource, dialect, prefix).migrate(), dataSource, dialect, prefix);
         } catch (SQLException e) {
             throw new StoreUnavailableException("Could not take or release the lock on the counters' migrations", e);
         }
     }
+
+    /**
+     * Once the migration that adds the history columns ran, stamps the rows written before it with the live history
+     * (see {@link FailoverProtection}): a failover soon after the upgrade then makes them skip as any other row.
+     */
+    private static MigrateResult stampedHistories(
+            MigrateResult result, DataSource dataSource, SQLDialect dialect, String prefix) {
+        if (result.migrations.stream().anyMatch(migration -> HISTORY_VERSION.equals(migration.version))) {
+            CounterTables tables = new CounterTables(prefix);
+            Field<String> live = new FailoverProtection(dialect, 0).live;
+            DSL.using(dataSource, dialect).transaction(tx -> {
+                tx.dsl()
+                        .update(tables.sequences)
+                        .set(tables.sequencesHistory, live)
+                        .execute();
+                tx.dsl()
+                        .update(tables.maxShards)
+                        .set(tables.maxShardsHistory, live)
+                        .execute();
+            });
+        }
+        return result;
+    }
+
+    /** The migration that adds the history columns. */
+    private static final String HISTORY_VERSION = "9";
 
     private static Flyway flyway(DataSource dataSource, SQLDialect dialect, String prefix) {
         return Flyway.configure(SchemaMigrations.class.getClassLoader())

@@ -148,6 +148,10 @@ public final class ServiceAssembly {
             RateLimiters rateLimiters = new RateLimiters(
                     plan.rateLimits(), rule -> context(plan, rule, RATE_LIMITER, time, ids), housekeeping::start);
             limiters.set(rateLimiters);
+            FailoverNotice.log(
+                    store,
+                    created.stream().map(route -> route.settings().name()).toList(),
+                    !plan.rateLimits().isEmpty());
             return new DefaultCounterService(
                     router,
                     created,
