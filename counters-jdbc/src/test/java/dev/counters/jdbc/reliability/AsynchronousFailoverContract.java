@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -74,8 +75,11 @@ abstract class AsynchronousFailoverContract {
     /** From here on, nothing the primary commits reaches a replica; fails unless that is so. */
     abstract void holdBackReplication() throws Exception;
 
-    /** Kills the primary with SIGKILL, promotes a replica, and lets the pool's new connections go to it. */
-    abstract void killPrimaryAndPromote() throws Exception;
+    /**
+     * Kills the primary with SIGKILL, promotes a replica, and lets the pool's new connections go to it; returns how far
+     * behind the replica was and how it was promoted, for the report.
+     */
+    abstract String killPrimaryAndPromote() throws Exception;
 
     /** Stops every server started. */
     abstract void stop() throws Exception;
@@ -94,7 +98,8 @@ abstract class AsynchronousFailoverContract {
         for (Subject subject : subjects) {
             subject.before = subject.before.plus(FailoverDraws.draw(subject.store, LOST));
         }
-        killPrimaryAndPromote();
+        long killed = System.nanoTime();
+        String failover = killPrimaryAndPromote();
         for (Subject subject : subjects) {
             try (FailoverDraws.StandardError log = new FailoverDraws.StandardError()) {
                 subject.after = FailoverDraws.draw(subject.store, AFTER);
@@ -102,16 +107,28 @@ abstract class AsynchronousFailoverContract {
                 subject.after = subject.after.plus(FailoverDraws.draw(subject.store, AFTER));
                 subject.warnings = log.warnings();
             }
-            System.out.printf(
-                    "%s replica promoted, %s: %d of %d block-sequence numbers and %d of %d monotonic values handed "
-                            + "out again; skips %s%n",
-                    database(),
-                    subject.name,
-                    subject.before.repeatedNumbers(subject.after).size(),
-                    subject.after.numbers().size(),
-                    subject.before.repeatedValues(subject.after).size(),
-                    subject.after.values().size(),
-                    subject.skips);
+            if (subject == subjects.get(0)) {
+                failover += ", the first value drawn " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed)
+                        + " ms after the kill";
+            }
+            ReliabilityReport.row(
+                    "asynchronous failover, acknowledged commits lost",
+                    "block sequence and monotonic on " + database() + ", " + subject.name
+                            + (subject.name.equals(CONTROL) ? " (negative control)" : ""),
+                    String.format(
+                            "%d numbers and %d values drawn while replicated, %d of each on the primary only; %s; %d of"
+                                    + " each drawn after, by new services | %d numbers and %d values handed out again;"
+                                    + " skips %s",
+                            REPLICATED,
+                            REPLICATED,
+                            LOST,
+                            failover,
+                            subject.after.numbers().size(),
+                            subject.before.repeatedNumbers(subject.after).size(),
+                            subject.before.repeatedValues(subject.after).size(),
+                            subject.skips
+                                    .map(skips -> skips.sequences() + " sequence, " + skips.maxima() + " maximum")
+                                    .orElse("not counted")));
         }
     }
 

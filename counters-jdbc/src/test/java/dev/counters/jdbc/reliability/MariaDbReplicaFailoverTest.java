@@ -70,16 +70,15 @@ class MariaDbReplicaFailoverTest extends AsynchronousFailoverContract {
     }
 
     @Override
-    void killPrimaryAndPromote() throws Exception {
+    String killPrimaryAndPromote() throws Exception {
         String acknowledged = query(primary, "SELECT @@gtid_binlog_pos");
         String replicated = query(replica, "SELECT @@gtid_slave_pos");
         assertThat(replicated).as("the replica is behind").isNotEqualTo(acknowledged);
-        System.out.printf(
-                "MariaDB primary at GTID %s, the replica at %s, when the primary is killed%n",
-                acknowledged, replicated);
         primary.kill();
         execute(replica, "STOP SLAVE", "RESET SLAVE ALL", "SET GLOBAL read_only = OFF");
         pool.getHikariPoolMXBean().softEvictConnections(); // the new connections go to the promoted replica
+        return "primary at GTID " + acknowledged + ", the replica at " + replicated
+                + ", primary killed -9, replica promoted at once (replication reset, read_only off)";
     }
 
     @Override
