@@ -65,7 +65,9 @@ public final class PatroniCluster implements AutoCloseable {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     private final Path directory;
-    private final Builder options;
+    private final boolean synchronousMode;
+    private final long maximumLagOnFailover;
+    private final Map<String, String> parameters;
     private final int etcdPort;
     private final int etcdPeerPort;
     private final List<Node> nodes = new ArrayList<>();
@@ -219,7 +221,9 @@ public final class PatroniCluster implements AutoCloseable {
 
     private PatroniCluster(Path directory, Builder options) throws IOException {
         this.directory = directory;
-        this.options = options;
+        this.synchronousMode = options.synchronousMode;
+        this.maximumLagOnFailover = options.maximumLagOnFailover;
+        this.parameters = new LinkedHashMap<>(options.parameters);
         this.etcdPort = ServerProcesses.freePort();
         this.etcdPeerPort = ServerProcesses.freePort();
         for (int i = 0; i < options.nodes; i++) {
@@ -275,16 +279,19 @@ public final class PatroniCluster implements AutoCloseable {
 
     /** Patroni's configuration of {@code node}: the cluster's dynamic configuration (used by the first node only). */
     private String config(Node node) {
-        Map<String, String> parameters = new LinkedHashMap<>();
-        parameters.put("wal_level", "replica");
-        parameters.put("hot_standby", "on");
-        parameters.put("wal_log_hints", "on"); // pg_rewind
-        parameters.put("max_connections", "200");
-        parameters.put("shared_buffers", "32MB");
-        parameters.put("max_wal_senders", "10");
-        parameters.put("max_replication_slots", "10");
-        parameters.put("wal_keep_size", "128MB");
-        parameters.putAll(options.parameters);
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("wal_level", "replica");
+        settings.put("hot_standby", "on");
+        settings.put("wal_log_hints", "on"); // pg_rewind
+        settings.put("max_connections", "200");
+        settings.put("shared_buffers", "32MB");
+        settings.put("max_wal_senders", "10");
+        settings.put("max_replication_slots", "10");
+        settings.put("wal_keep_size", "128MB");
+        // A standby's base backup asks for a fast checkpoint (below) but waits for a spread one in progress, and a
+        // spread checkpoint takes most of checkpoint_timeout (a standby once took 93 s to start).
+        settings.put("checkpoint_timeout", "30s");
+        settings.putAll(parameters); // the test's, in place of these
         String peers = "127.0.0.1:" + etcdPort;
         String address = "127.0.0.1:";
         StringBuilder yaml = new StringBuilder();
@@ -307,11 +314,11 @@ public final class PatroniCluster implements AutoCloseable {
                 .append(TTL_SECONDS)
                 .append("\n    loop_wait: 1\n    retry_timeout: 4\n")
                 .append("    maximum_lag_on_failover: ")
-                .append(options.maximumLagOnFailover)
+                .append(maximumLagOnFailover)
                 .append("\n    synchronous_mode: ")
-                .append(options.synchronousMode)
+                .append(synchronousMode)
                 .append("\n    postgresql:\n      use_pg_rewind: true\n      use_slots: true\n      parameters:\n");
-        parameters.forEach((name, value) -> yaml.append("        ")
+        settings.forEach((name, value) -> yaml.append("        ")
                 .append(name)
                 .append(": ")
                 .append(quoted(value))
@@ -335,7 +342,8 @@ public final class PatroniCluster implements AutoCloseable {
                 .append(quoted(BIN.toString()))
                 .append("\n  pgpass: ")
                 .append(quoted(node.directory.resolve("pgpass").toString()))
-                .append("\n  authentication:\n")
+                .append("\n  basebackup:\n  - checkpoint: 'fast'\n")
+                .append("  authentication:\n")
                 .append("    replication:\n      username: replicator\n      password: replicator\n")
                 .append("    superuser:\n      username: postgres\n      password: postgres\n")
                 .append("  parameters:\n    unix_socket_directories: ")
@@ -473,7 +481,7 @@ public final class PatroniCluster implements AutoCloseable {
                     ResultSet row = statement.executeQuery("select count(*) filter (where state = 'streaming'),"
                             + " count(*) filter (where sync_state = 'sync') from pg_stat_replication")) {
                 row.next();
-                boolean synced = !options.synchronousMode || standbys == 0 || row.getLong(2) >= 1;
+                boolean synced = !synchronousMode || standbys == 0 || row.getLong(2) >= 1;
                 return row.getLong(1) == standbys && synced ? primary : null;
             } catch (SQLException e) {
                 return null; // the primary is restarting
@@ -504,11 +512,12 @@ public final class PatroniCluster implements AutoCloseable {
         Optional<ProcessHandle> postmaster = node.postmaster();
         Process process = node.patroni;
         if (process != null) {
-            process.children().forEach(ProcessHandle::destroyForcibly);
-            postmaster.ifPresent(ProcessHandle::destroyForcibly);
-            ServerProcesses.kill(process);
+            process.children().forEach(ProcessHandle::destroyForcibly); // Patroni first: it would restart PostgreSQL
         }
         postmaster.ifPresent(ProcessHandle::destroyForcibly);
+        if (process != null) {
+            ServerProcesses.kill(process); // runuser, and whatever Patroni was running (pg_rewind, pg_basebackup)
+        }
         await(node + "'s postmaster gone", TIMEOUT, () -> node.postmaster().isEmpty() ? node : null);
     }
 
@@ -553,11 +562,18 @@ public final class PatroniCluster implements AutoCloseable {
         awaitPrimary(leader, FAILOVER_TIMEOUT);
     }
 
+    /** A switchover to {@link #switchoverCandidate()}; returns the new primary. */
+    public Node switchover() throws IOException, InterruptedException {
+        Node candidate = switchoverCandidate();
+        switchover(candidate);
+        return candidate;
+    }
+
     /**
      * A standby a switchover may go to: the synchronous standby in synchronous mode, else any streaming standby.
      */
     public Node switchoverCandidate() {
-        String role = options.synchronousMode ? "/sync" : "/replica";
+        String role = synchronousMode ? "/sync" : "/replica";
         return await(
                 "a standby to switch over to (" + role + ")",
                 FAILOVER_TIMEOUT,
@@ -566,6 +582,11 @@ public final class PatroniCluster implements AutoCloseable {
                         .filter(node -> status(node, role) == 200)
                         .findFirst()
                         .orElse(null));
+    }
+
+    /** Whether Patroni runs in synchronous mode ({@link Builder#synchronousMode}). */
+    public boolean synchronousMode() {
+        return synchronousMode;
     }
 
     /** The directory of every node's data and logs. */
