@@ -9,13 +9,16 @@ import dev.counters.CounterService;
 import dev.counters.spi.CounterStore;
 import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.Escrow;
+import dev.counters.spi.Failovers;
 import dev.counters.spi.Holds;
 import dev.counters.spi.IdempotencyKeys;
 import dev.counters.spi.IdempotentBatches;
 import dev.counters.spi.IdleCounters;
+import dev.counters.spi.Maxima;
 import dev.counters.spi.Members;
 import dev.counters.spi.Members.MemberChange;
 import dev.counters.spi.RateLimits;
+import dev.counters.spi.Sequences;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -706,6 +709,31 @@ public abstract class CounterStoreContract extends ContractSupport {
             }
         });
         assertThat(winners).hasValue(1);
+    }
+
+    // ---- failovers ----
+
+    /**
+     * A store that offers {@link Failovers} has made no skip on a database whose history never changed: drawing and
+     * loading a maximum hand out what they always did. (A change of history is simulated where the rows can be
+     * stamped: the JDBC module's FailoverProtectionContract.)
+     */
+    @Test
+    void failoversWhereOfferedSkipNothingWhileTheHistoryStays() {
+        store().capability(Failovers.class).ifPresent(failovers -> {
+            Failovers.Skips before = failovers.skips();
+            CounterName sequence = name("failover-seq");
+            Sequences sequences = capability(store(), Sequences.class);
+            assertThat(sequences.reserve(sequence, 5, 1, 1, 1_000).first()).isEqualTo(1);
+            assertThat(sequences.reserve(sequence, 5, 1, 1, 1_000).first()).isEqualTo(6);
+            CounterName maximum = name("failover-max");
+            Maxima maxima = capability(store(), Maxima.class);
+            maxima.raiseShard(maximum, 0, 42);
+            assertThat(maxima.maxOfShards(maximum)).hasValue(42);
+            assertThat(failovers.skips()).isEqualTo(before);
+            assertThat(failovers.skipAhead()).isNotNegative();
+            assertThat(failovers.durability().replication()).isNotNull();
+        });
     }
 
     // ---- escrow ----

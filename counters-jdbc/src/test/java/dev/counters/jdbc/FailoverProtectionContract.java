@@ -11,6 +11,9 @@ import dev.counters.jdbc.testing.TestDatabase;
 import dev.counters.sequence.Reservation;
 import dev.counters.spi.Failovers;
 import dev.counters.spi.Sequences;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -58,8 +61,13 @@ abstract class FailoverProtectionContract {
         assertThat(live).isNotBlank();
 
         stamp("counter_sequences", "sequence_name", name, "an-earlier-history");
-        Reservation skipped = store.reserve(name, 10, 1, 3, MAX);
-        Reservation after = store.reserve(name, 10, 1, 3, MAX);
+        Reservation[] drawn = new Reservation[2];
+        String log = stderrOf(() -> {
+            drawn[0] = store.reserve(name, 10, 1, 3, MAX);
+            drawn[1] = store.reserve(name, 10, 1, 3, MAX);
+        });
+        Reservation skipped = drawn[0];
+        Reservation after = drawn[1];
 
         assertThat(skipped.first())
                 .as("past what the lost writes may have handed out")
@@ -67,6 +75,25 @@ abstract class FailoverProtectionContract {
         assertThat(after.first()).as("the next draw does not skip").isEqualTo(skipped.next());
         assertThat(store.skips()).isEqualTo(new Failovers.Skips(1, 0));
         assertThat(history("counter_sequences", "sequence_name", name)).isEqualTo(live);
+        assertThat(log.lines().filter(line -> line.contains(name.value())).toList())
+                .singleElement()
+                .satisfies(line -> assertThat(line)
+                        .contains("WARN", "Sequence '" + name + "' skipped 1000 values (31 -> 3031)")
+                        .contains("from an-earlier-history to " + live)
+                        .contains("values repeat only if the failover lost more than 1000"));
+    }
+
+    /** What the log (slf4j-simple, on the standard error) printed while {@code work} ran. */
+    private static String stderrOf(Runnable work) {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            work.run();
+        } finally {
+            System.setErr(err);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
     }
 
     @Test

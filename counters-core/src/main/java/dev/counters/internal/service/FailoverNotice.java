@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +47,7 @@ final class FailoverNotice {
         String skip = skipAhead == 0
                 ? "hand out again the values a failover lost (failover skip-ahead is 0)"
                 : "skip ahead by " + skipAhead + " after a change of primary (values repeat only if it lost more)";
-        String settings = "Failover: the database's settings " + durability.settings() + " ";
+        String settings = "Failover: the database's settings " + new TreeMap<>(durability.settings()) + " ";
         Failovers.Replication replication = durability.replication();
         if (replication == Failovers.Replication.CLUSTER) {
             return settings + "say a Galera cluster: every node certifies each commit, a node's death loses no"
@@ -57,8 +58,11 @@ final class FailoverNotice {
                     + " every strategy stays exact across it; sequences and monotonic counters " + skip;
         }
         if (replication == Failovers.Replication.NONE) {
-            return settings + "show no standby or replica: a commit survives what the server's disk survives; if a"
-                    + " replica is promoted, sequences and monotonic counters " + skip;
+            String disk = "off".equals(durability.settings().get("synchronous_commit"))
+                    ? "with synchronous_commit=off a crash of the server can lose its last commits"
+                    : "a commit survives what the server's disk survives";
+            return settings + "show no standby or replica: " + disk + "; if a replica is promoted, sequences and"
+                    + " monotonic counters " + skip;
         }
         List<String> parts = new ArrayList<>();
         Set<String> counting = new TreeSet<>(configured);

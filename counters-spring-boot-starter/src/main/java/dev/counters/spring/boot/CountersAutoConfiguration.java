@@ -178,6 +178,10 @@ public final class CountersAutoConfiguration {
             if (jdbc.joinTransactions()) {
                 builder.callerTransactions(new SpringCallerTransactions(dataSource));
             }
+            Long skipAhead = properties.failover().skipAhead();
+            if (skipAhead != null) {
+                CounterRules.checked("counters.failover.skip-ahead", () -> builder.failoverSkipAhead(skipAhead));
+            }
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             return builder;
         }

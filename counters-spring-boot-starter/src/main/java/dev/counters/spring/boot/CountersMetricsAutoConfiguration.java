@@ -1,6 +1,9 @@
 package dev.counters.spring.boot;
 
 import dev.counters.CounterService;
+import dev.counters.spi.CounterStore;
+import dev.counters.spi.Failovers;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -28,6 +31,32 @@ public final class CountersMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     CountersMetrics countersMetrics(CounterService counterService, ObjectProvider<CounterRules> rules) {
         return new CountersMetrics(counterService, memberRules(rules.getIfAvailable()));
+    }
+
+    /**
+     * {@code counters.failover.skips{kind=sequence|maximum}}: the rows moved ahead after a change of the database's
+     * primary, on a store that offers {@link Failovers}.
+     */
+    @Bean
+    MeterBinder countersFailoverMetrics(ObjectProvider<CounterStore> store) {
+        return registry ->
+                store.ifAvailable(each -> each.capability(Failovers.class).ifPresent(failovers -> {
+                    String description = "Rows that skipped ahead after a change of the database's primary";
+                    FunctionCounter.builder(
+                                    "counters.failover.skips",
+                                    failovers,
+                                    f -> f.skips().sequences())
+                            .description(description)
+                            .tag("kind", "sequence")
+                            .register(registry);
+                    FunctionCounter.builder(
+                                    "counters.failover.skips",
+                                    failovers,
+                                    f -> f.skips().maxima())
+                            .description(description)
+                            .tag("kind", "maximum")
+                            .register(registry);
+                }));
     }
 
     /** The rules under {@code counters.counters} with {@code members: true}; none for a service of the application's. */

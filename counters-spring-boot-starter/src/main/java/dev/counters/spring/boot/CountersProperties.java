@@ -48,6 +48,7 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
  * @param datasource Connection pool of the library's own, used instead of the application's DataSource.
  * @param rateLimits Rate limiters: their limits by name or pattern, what they do when the database fails, the limits
  *     of web routes, and the headers of limited responses.
+ * @param failover What the store does after a change of the database's primary (docs/failover.md).
  */
 @ConfigurationProperties(prefix = "counters", ignoreUnknownFields = false)
 public record CountersProperties(
@@ -67,7 +68,8 @@ public record CountersProperties(
         @DefaultValue Jdbc jdbc,
         @DefaultValue Redis redis,
         @Nullable Datasource datasource,
-        @DefaultValue RateLimits rateLimits) {
+        @DefaultValue RateLimits rateLimits,
+        @DefaultValue Failover failover) {
 
     public CountersProperties {
         counters = counters == null ? Map.of() : new LinkedHashMap<>(counters);
@@ -334,6 +336,15 @@ public record CountersProperties(
             @DefaultValue("") String tablePrefix,
             @DefaultValue("embedded") DatabaseInitializationMode initializeSchema,
             @DefaultValue("true") boolean joinTransactions) {}
+
+    /**
+     * The protection against a change of the database's primary that lost commits.
+     *
+     * @param skipAhead Values a sequence (in its own steps) or a monotonic counter skips when it is next drawn after a
+     *     change of primary that may have lost commits: values repeat only if the failover lost more than this. 0
+     *     turns the protection off.
+     */
+    public record Failover(@Nullable Long skipAhead) {}
 
     /**
      * The shared caches on Redis ({@code counters-redis}), through the application's Spring Data Redis connection.

@@ -54,6 +54,7 @@ class BadConfigurationTest {
             counters.counters.[n].strategy=node & counters.counters.[n].node.lease-ttl=10ms | counters.counters.[n].node | lease-ttl must be at least 1s
             counters.jdbc.table-prefix=x;DROP                   | counters.jdbc             | Table prefix 'x;DROP' is invalid
             counters.key-retention=30s                          | counters.key-retention    | key retention must be at least 1 minute, was PT30S
+            counters.failover.skip-ahead=-1                     | counters.failover.skip-ahead | failoverSkipAhead must be >= 0, not -1
             counters.counters.[carts.*].expire-after-idle=10s   | counters.counters.[carts.*].expire-after-idle | must be at least 1 minute
             counters.counters.[ids].strategy=monotonic & counters.counters.[ids].expire-after-idle=1h | counters.counters.[ids].expire-after-idle | monotonic strategy's counters cannot expire
             counters.counters.[api.*].window=7m                 | counters.counters.[api.*].window | window must be a whole number of seconds from 1s to 1d that divides a day
