@@ -23,7 +23,7 @@ import java.util.TreeSet;
  */
 final class FailoverDraws {
 
-    static final String SEQUENCE = "invoices";
+    static final String SEQUENCE = "order-ids";
     static final String COUNTER = "ids.orders";
     /** Blocks of 10: a few values drawn make a few reservations, each a committed row the failover can lose. */
     static final SequenceSettings BLOCKS =
