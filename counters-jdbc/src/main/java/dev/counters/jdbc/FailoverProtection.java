@@ -51,7 +51,10 @@ final class FailoverProtection {
      * The history rows are written under, as SQL: on PostgreSQL the system identifier and the timeline of the WAL
      * being written, which a promotion changes at once (the checkpoint's timeline would change only at the next
      * checkpoint), readable by any role; on a standby it fails, as a write there does. On MySQL the server's UUID, on
-     * MariaDB its server_id, both distinct on every server of a replication topology; on a Galera node a constant,
+     * MariaDB its server_id, both distinct on every server of a replication topology. MariaDB's is the session's: a
+     * replica replaying a statement takes the server_id of the event's origin, so a row replicated by statement
+     * carries the primary's history as one replicated by rows does (MySQL's server_uuid has no such scope: there
+     * binlog_format STATEMENT defeats it). On a Galera node a constant,
      * since the cluster certifies every commit before acknowledging it and loses none on a node's death. On H2 a
      * constant: one in-process server.
      */
@@ -61,7 +64,7 @@ final class FailoverProtection {
                 "cast((select system_identifier from pg_control_system()) as varchar(20)) || '/' ||"
                         + " substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)";
             case MYSQL -> "@@global.server_uuid";
-            case MARIADB -> "if(@@global.wsrep_on, 'galera', cast(@@global.server_id as char))";
+            case MARIADB -> "if(@@global.wsrep_on, 'galera', cast(@@session.server_id as char))";
             default -> "'h2'";
         };
     }
@@ -146,12 +149,31 @@ final class FailoverProtection {
                                 "select count(*) from information_schema.processlist where command like 'Binlog Dump%'")
                         .get(0, Long.class);
         settings.put("replicas", Long.toString(replicas));
-        Replication replication = on(settings, "wsrep_on")
+        if (ctx.dialect().family() != SQLDialect.MYSQL) {
+            settings.remove("binlog_format"); // MariaDB's history survives every format (historySql)
+        }
+        return new Durability(mySqlReplication(settings), settings);
+    }
+
+    /** What MySQL's or MariaDB's settings, as {@link #durability} reads them, say a commit survives. */
+    static Replication mySqlReplication(Map<String, String> settings) {
+        return on(settings, "wsrep_on")
                 ? Replication.CLUSTER
-                : on(settings, "rpl_semi_sync_master_enabled") || on(settings, "rpl_semi_sync_source_enabled")
+                : semiSynchronous(settings, "master") || semiSynchronous(settings, "source")
                         ? Replication.SYNCHRONOUS
-                        : replicas > 0 ? Replication.ASYNCHRONOUS : Replication.NONE;
-        return new Durability(replication, settings);
+                        : Long.parseLong(settings.getOrDefault("replicas", "0")) > 0
+                                ? Replication.ASYNCHRONOUS
+                                : Replication.NONE;
+    }
+
+    /**
+     * Whether commits wait for a semi-synchronous replica: enabled, and not fallen back to asynchronous after the
+     * timeout (the status says it, when the server shows one).
+     */
+    private static boolean semiSynchronous(Map<String, String> settings, String side) {
+        String status = "rpl_semi_sync_" + side + "_status";
+        return on(settings, "rpl_semi_sync_" + side + "_enabled")
+                && (!settings.containsKey(status) || on(settings, status));
     }
 
     private static boolean on(Map<String, String> settings, String name) {

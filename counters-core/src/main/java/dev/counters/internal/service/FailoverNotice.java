@@ -43,10 +43,11 @@ final class FailoverNotice {
 
     /** What {@code durability} means for each of {@code strategies}, sequences and (when any) rate limits. */
     static String describe(Durability durability, long skipAhead, Collection<String> strategies, boolean rateLimits) {
-        // Statement-based replication replays the statement that stamps a row on the replica, which stamps its own.
+        // MySQL's statement-based replication replays the statement that stamps a row on the replica, which stamps
+        // its own server_uuid (the store shows binlog_format only where it matters).
         String statements = "STATEMENT".equalsIgnoreCase(durability.settings().get("binlog_format"))
-                ? "; with binlog_format=STATEMENT a replica stamps rows with its own history: after its promotion"
-                        + " nothing skips (ROW or MIXED keep the protection)"
+                ? "; with binlog_format=STATEMENT a MySQL replica stamps rows with its own history: after its"
+                        + " promotion nothing skips (ROW or MIXED keep the protection)"
                 : "";
         return meaning(durability, skipAhead, strategies, rateLimits) + statements;
     }

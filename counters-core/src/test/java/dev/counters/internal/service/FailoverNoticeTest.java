@@ -71,7 +71,7 @@ class FailoverNoticeTest {
                         7,
                         strategies,
                         false))
-                .endsWith("with binlog_format=STATEMENT a replica stamps rows with its own history: after its"
+                .endsWith("with binlog_format=STATEMENT a MySQL replica stamps rows with its own history: after its"
                         + " promotion nothing skips (ROW or MIXED keep the protection)");
     }
 

@@ -24,9 +24,10 @@ import javax.sql.DataSource;
  * or a tool such as MaxScale or Orchestrator would. The history that tells the primary's rows from the promoted
  * replica's is {@code @@server_id}.
  *
- * <p>The binlog format is MariaDB's default, {@code MIXED}: a statement that reads {@code @@server_id} is unsafe to
- * replay, so it is logged as rows, with the primary's id. ({@code ROW} passes too; under {@code STATEMENT} the replica
- * replays the statements that stamp the history and stamps its own id, so no skip happens and values repeat.)
+ * <p>The binlog format is {@code STATEMENT}, the hardest: the replica replays the statements that stamp the history.
+ * It passes because the history is the session's {@code server_id}, which a replaying replica takes from the event's
+ * origin; read as {@code @@global.server_id} it fails here (the replica stamps its own id, nothing skips, values
+ * repeat). {@code ROW} and MariaDB's default {@code MIXED} log the stamps as rows and pass too.
  */
 class MariaDbReplicaFailoverTest extends AsynchronousFailoverContract {
 
@@ -46,7 +47,7 @@ class MariaDbReplicaFailoverTest extends AsynchronousFailoverContract {
                         "--innodb-flush-log-at-trx-commit=2",
                         "--server-id=1",
                         "--log-bin=primary-bin",
-                        "--binlog-format=MIXED"),
+                        "--binlog-format=STATEMENT"),
                 Map.of());
         replica = MariaDbProcess.start(
                 List.of("--innodb-flush-log-at-trx-commit=2", "--server-id=2", "--read-only=ON"), Map.of());
