@@ -100,14 +100,7 @@ final class SequenceQueries {
                                 .execute()
                         == 1;
                 if (moved && skipped != next) { // committed: the statement ran on its own
-                    protection.made(new FailoverProtection.Skip(
-                            FailoverProtection.SEQUENCE,
-                            sequence,
-                            row.value2(),
-                            row.value3(),
-                            protection.skipAhead,
-                            next,
-                            skipped));
+                    protection.made(skip(sequence, row, next, skipped));
                 }
             }
         }
@@ -168,6 +161,12 @@ final class SequenceQueries {
         return skipped;
     }
 
+    /** The skip of a sequence's row read as (next value, its history, the live history), from {@code was} to {@code now}. */
+    private FailoverProtection.Skip skip(CounterName sequence, Record3<Long, String, String> row, long was, long now) {
+        return new FailoverProtection.Skip(
+                FailoverProtection.SEQUENCE, sequence, row.value2(), row.value3(), protection.skipAhead, was, now);
+    }
+
     /** The value the reservation's reply carried, shifted as {@link #reserveInOneStatement} shifts it. */
     static long unshifted(long shifted) {
         return (shifted - 1) ^ Long.MIN_VALUE;
@@ -209,14 +208,7 @@ final class SequenceQueries {
             if (stamp && FailoverProtection.stale(row.value2(), row.value3()) && next <= maxValue) {
                 long skipped = skipped(sequence, next, increment, maxValue);
                 if (skipped != next) {
-                    skip = new FailoverProtection.Skip(
-                            FailoverProtection.SEQUENCE,
-                            sequence,
-                            row.value2(),
-                            row.value3(),
-                            protection.skipAhead,
-                            next,
-                            skipped);
+                    skip = skip(sequence, row, next, skipped);
                 }
                 next = skipped;
             }
