@@ -446,11 +446,7 @@ public final class GaleraCluster implements AutoCloseable {
     @Override
     public void close() {
         killAll();
-        try {
-            Runtime.getRuntime().removeShutdownHook(killer);
-        } catch (IllegalStateException e) {
-            // the JVM is exiting, and the hook is running or has run
-        }
+        ServerProcesses.removeShutdownHook(killer);
         delete(directory);
     }
 }

@@ -692,11 +692,7 @@ public final class PatroniCluster implements AutoCloseable {
     @Override
     public void close() {
         killAll();
-        try {
-            Runtime.getRuntime().removeShutdownHook(killer);
-        } catch (IllegalStateException e) {
-            // the JVM is exiting, and the hook is running or has run
-        }
+        ServerProcesses.removeShutdownHook(killer);
         if (keepLogs) {
             System.out.println("Patroni cluster's logs kept in " + directory);
         } else {

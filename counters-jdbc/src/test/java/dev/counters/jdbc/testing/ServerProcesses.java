@@ -147,4 +147,13 @@ final class ServerProcesses {
             // best effort: a temporary directory left behind
         }
     }
+
+    /** Takes back a shutdown hook that kills a cluster's processes, once the cluster closed them itself. */
+    static void removeShutdownHook(Thread killer) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(killer);
+        } catch (IllegalStateException e) {
+            // the JVM is exiting, and the hook is running or has run
+        }
+    }
 }
