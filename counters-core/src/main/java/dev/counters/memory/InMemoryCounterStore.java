@@ -168,6 +168,12 @@ public final class InMemoryCounterStore
         return totals(names, false);
     }
 
+    @Override
+    public synchronized Map<CounterName, Long> getAllWithBatches(
+            Collection<CounterName> names, Map<String, Map<CounterName, Long>> inFlight) {
+        return IdempotentBatches.withUnrecorded(names, totals(names, true), batchKeys.keySet(), inFlight);
+    }
+
     private Map<CounterName, Long> totals(Collection<CounterName> names, boolean withDeltas) {
         Map<CounterName, Long> values = new LinkedHashMap<>();
         for (CounterName name : names) {

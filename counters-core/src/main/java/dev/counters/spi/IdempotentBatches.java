@@ -1,9 +1,13 @@
 package dev.counters.spi;
 
 import dev.counters.CounterName;
+import dev.counters.CounterOverflowException;
 import dev.counters.spi.IdempotencyKeys.KeyedDelta;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /** Batches of deltas applied exactly once, under a key: the {@code buffered} strategy's flushes. */
 public interface IdempotentBatches {
@@ -27,6 +31,43 @@ public interface IdempotentBatches {
      */
     AppliedBatch applyBatch(
             String key, String cell, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, Instant now);
+
+    /**
+     * The counters' values, each with the deltas of the batches in {@code inFlight} (by key) whose key it finds not
+     * recorded: a counter's value and the keys it is checked against are read in one snapshot, so a batch that
+     * commits during the read counts once, as stored or as in flight, whatever the moment. How a writer with several
+     * batches in flight is read without waiting for its commits. Counters without a value are absent.
+     *
+     * @throws dev.counters.CounterOverflowException when a value leaves the 64-bit range
+     */
+    Map<CounterName, Long> getAllWithBatches(
+            Collection<CounterName> counters, Map<String, Map<CounterName, Long>> inFlight);
+
+    /**
+     * {@link #getAllWithBatches}' answer from what one snapshot read: the stored values of {@code counters} and which
+     * keys of {@code inFlight} are recorded.
+     */
+    static Map<CounterName, Long> withUnrecorded(
+            Collection<CounterName> counters,
+            Map<CounterName, Long> stored,
+            Set<String> recorded,
+            Map<String, Map<CounterName, Long>> inFlight) {
+        Map<CounterName, Long> values = new HashMap<>(stored);
+        inFlight.forEach((key, deltas) -> {
+            if (!recorded.contains(key)) {
+                deltas.forEach((name, delta) -> {
+                    if (counters.contains(name)) {
+                        try {
+                            values.put(name, Math.addExact(values.getOrDefault(name, 0L), delta));
+                        } catch (ArithmeticException e) {
+                            throw CounterOverflowException.ofTotal(name);
+                        }
+                    }
+                });
+            }
+        });
+        return values;
+    }
 
     /** Forgets batch keys recorded before {@code appliedBefore}; returns how many. */
     int pruneBatchKeys(Instant appliedBefore);

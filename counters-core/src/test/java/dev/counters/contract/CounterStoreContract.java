@@ -21,12 +21,15 @@ import dev.counters.spi.RateLimits;
 import dev.counters.spi.Sequences;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.IntStream;
@@ -409,6 +412,66 @@ public abstract class CounterStoreContract extends ContractSupport {
                 .as("key not recorded")
                 .isTrue();
         assertThat(store().get(fine)).isEqualTo(2);
+    }
+
+    // ---- issue 38: reading past batches in flight ----
+
+    @Test
+    void aReadWithBatchesAddsThoseWhoseKeyItDoesNotFind() {
+        CounterName stored = name("with-batches");
+        CounterName fresh = name("with-batches-fresh");
+        CounterName other = name("with-batches-other");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        store().add(stored, "main", 10);
+        assertThat(applied(store(), prefix() + "recorded", "main.1", Map.of(stored, 5L), now))
+                .isTrue();
+        Map<String, Map<CounterName, Long>> inFlight = Map.of(
+                prefix() + "recorded", Map.of(stored, 5L),
+                prefix() + "pending", Map.of(stored, 7L, fresh, 3L, other, 100L));
+        assertThat(batches(store()).getAllWithBatches(List.of(stored, fresh), inFlight))
+                .as("the recorded batch is in the store already; the pending one is added, for the counters asked")
+                .containsExactlyInAnyOrderEntriesOf(Map.of(stored, 22L, fresh, 3L));
+        assertThat(batches(store()).getAllWithBatches(List.of(stored, fresh), Map.of()))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(stored, 15L));
+    }
+
+    @Test
+    void aBatchThatCommitsDuringReadsWithItIsCountedOnceByEach() throws Exception {
+        CounterName counter = name("read-during-commit");
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        for (int batch = 1; batch <= 20; batch++) {
+            String key = prefix() + "during-" + batch;
+            Map<String, Map<CounterName, Long>> inFlight = Map.of(key, Map.of(counter, 1L));
+            long expected = batch;
+            String cell = "main." + (batch % 3);
+            AtomicBoolean committed = new AtomicBoolean();
+            List<Long> wrong = Collections.synchronizedList(new ArrayList<>());
+            AtomicInteger reads = new AtomicInteger();
+            Concurrently.run(3, thread -> {
+                if (thread == 0) {
+                    assertThat(applied(anotherStore(), key, cell, Map.of(counter, 1L), now))
+                            .isTrue();
+                    committed.set(true);
+                    return;
+                }
+                boolean last = false;
+                while (!last) {
+                    last = committed.get(); // one more read once the batch is surely in
+                    long value = batches(store())
+                            .getAllWithBatches(List.of(counter), inFlight)
+                            .getOrDefault(counter, 0L);
+                    reads.incrementAndGet();
+                    if (value != expected) {
+                        wrong.add(value);
+                    }
+                }
+            });
+            assertThat(wrong)
+                    .as(
+                            "every read of batch %d counts it once, before, during and after its commit (%d reads)",
+                            batch, reads.get())
+                    .isEmpty();
+        }
     }
 
     @Test
@@ -971,8 +1034,8 @@ public abstract class CounterStoreContract extends ContractSupport {
     @Test
     void theStateIsOneConsistentRead() {
         CounterName stock = bounded("snapshot", 0L, 1_000L, 500);
-        java.util.concurrent.atomic.AtomicBoolean moving = new java.util.concurrent.atomic.AtomicBoolean(true);
-        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicBoolean moving = new AtomicBoolean(true);
+        AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
         Concurrently.run(2, thread -> {
             if (thread == 0) {
                 try {

@@ -137,6 +137,12 @@ public abstract class ForwardingCounterStore
     }
 
     @Override
+    public Map<CounterName, Long> getAllWithBatches(
+            Collection<CounterName> counters, Map<String, Map<CounterName, Long>> inFlight) {
+        return delegate(IdempotentBatches.class).getAllWithBatches(counters, inFlight);
+    }
+
+    @Override
     public int pruneBatchKeys(Instant appliedBefore) {
         return delegate(IdempotentBatches.class).pruneBatchKeys(appliedBefore);
     }

@@ -13,17 +13,20 @@ import dev.counters.spi.CounterStore.VersionedValue;
 import dev.counters.spi.Escrow;
 import dev.counters.spi.Escrow.EscrowCell;
 import dev.counters.spi.Escrow.EscrowState;
+import dev.counters.spi.IdempotentBatches;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.jooq.BatchBindStep;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -33,6 +36,7 @@ import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.Record2;
+import org.jooq.Record3;
 import org.jooq.Record4;
 import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
@@ -248,6 +252,46 @@ final class CellQueries {
         Field<String> name = parts.field("name", String.class);
         Field<Long> part = parts.field("part", Long.class);
         return sums(ctx.select(name, sum(part)).from(parts).groupBy(name).fetch(), counters);
+    }
+
+    /**
+     * {@link IdempotentBatches#getAllWithBatches}: the totals and which keys of {@code inFlight} are recorded, in one
+     * statement, which reads one snapshot.
+     */
+    Map<CounterName, Long> totalsWithBatches(
+            DSLContext ctx, Collection<CounterName> counters, Map<String, Map<CounterName, Long>> inFlight) {
+        List<String> names = counters.stream().map(CounterName::value).toList();
+        Field<Integer> counter = inline(0);
+        Table<Record3<Integer, String, Long>> parts = select(counter, t.cellsName, t.cellsValue)
+                .from(t.cells)
+                .where(t.cellsName.in(names))
+                .unionAll(select(counter, t.deltasName, t.deltasDelta)
+                        .from(t.deltas)
+                        .where(t.deltasName.in(names), t.deltasFolded.eq(DeltaQueries.UNFOLDED)))
+                .unionAll(select(inline(1), t.batchesKey, inline(0L))
+                        .from(t.batches)
+                        .where(t.batchesKey.in(inFlight.keySet())))
+                .asTable("parts", "kind", "name", "part");
+        Field<Integer> kind = parts.field("kind", Integer.class);
+        Field<String> name = parts.field("name", String.class);
+        Field<Long> part = parts.field("part", Long.class);
+        Map<String, BigDecimal> stored = new HashMap<>();
+        Set<String> recorded = new HashSet<>();
+        ctx.select(kind, name, sum(part)).from(parts).groupBy(kind, name).forEach(row -> {
+            if (row.value1() == 0) {
+                stored.put(row.value2(), row.value3());
+            } else {
+                recorded.add(row.value2());
+            }
+        });
+        Map<CounterName, Long> totals = new HashMap<>();
+        for (CounterName requested : counters) {
+            BigDecimal total = stored.get(requested.value());
+            if (total != null) {
+                totals.put(requested, toLong(requested, total));
+            }
+        }
+        return IdempotentBatches.withUnrecorded(counters, totals, recorded, inFlight);
     }
 
     /** The values of counters as their last folds left them: cells alone (delta-log's read-folded). */

@@ -401,6 +401,12 @@ public final class JooqCounterStore
         }
     }
 
+    @Override
+    public Map<CounterName, Long> getAllWithBatches(
+            Collection<CounterName> counters, Map<String, Map<CounterName, Long>> inFlight) {
+        return inChunks("getAllWithBatches", counters, (ctx, chunk) -> cells.totalsWithBatches(ctx, chunk, inFlight));
+    }
+
     /** Sorted by name, so that two nodes' batches lock rows in the same order and cannot deadlock each other. */
     private static List<Map.Entry<CounterName, Long>> sorted(Map<CounterName, Long> deltas) {
         List<Map.Entry<CounterName, Long>> sorted = new ArrayList<>(deltas.entrySet());

@@ -15,13 +15,18 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A flush in progress: its key, deltas, keyed increments (whose deltas are among the batch's, or an earlier batch's)
- * and waiting durable callers stay the same across retries. The key is an id unique to the batch and a digest of its
- * content, so that the key also names the deltas: a retry under it applies them exactly once.
+ * A flush in progress: its key, cell, deltas, keyed increments (whose deltas are among the batch's, or an earlier
+ * batch's) and waiting durable callers stay the same across retries. The key is an id unique to the batch and a digest
+ * of its content, so that the key also names the deltas: a retry under it applies them exactly once.
  */
-record Batch(String key, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, List<DurableIncrement> durable) {
+record Batch(
+        String key,
+        String cell,
+        Map<CounterName, Long> deltas,
+        Map<String, KeyedDelta> keyed,
+        List<DurableIncrement> durable) {
 
-    /** The cell buffered counters flush into: the same as atomic's, so a counter can move between the two. */
+    /** The cell the first lane flushes into: the same as atomic's, so a counter can move between the two. */
     static final String CELL = AtomicStrategy.CELL;
 
     /** An increment whose caller waits for the flush carrying it; delta 0 only waits (a flush call). */
@@ -30,15 +35,16 @@ record Batch(String key, Map<CounterName, Long> deltas, Map<String, KeyedDelta> 
     /** A batch under a key of its own: a new id and the digest of its content. */
     static Batch of(
             UniqueIds ids,
+            String cell,
             Map<CounterName, Long> deltas,
             Map<String, KeyedDelta> keyed,
             List<DurableIncrement> durable) {
-        return new Batch(ids.next() + "." + digest(deltas, keyed), deltas, keyed, durable);
+        return new Batch(ids.next() + "." + digest(cell, deltas, keyed), cell, deltas, keyed, durable);
     }
 
     /** The same content under a new key. */
     Batch underNewKey(UniqueIds ids) {
-        return of(ids, deltas, keyed, durable);
+        return of(ids, cell, deltas, keyed, durable);
     }
 
     /** The futures of the durable callers waiting for this batch. */
@@ -53,14 +59,14 @@ record Batch(String key, Map<CounterName, Long> deltas, Map<String, KeyedDelta> 
     }
 
     /** 128 bits of SHA-256 over the cell, the deltas in name order and the keyed increments in key order. */
-    private static String digest(Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed) {
+    private static String digest(String cell, Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed) {
         MessageDigest sha;
         try {
             sha = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("Every Java platform has SHA-256", e);
         }
-        sha.update(CELL.getBytes(StandardCharsets.US_ASCII));
+        sha.update(cell.getBytes(StandardCharsets.US_ASCII));
         new TreeMap<>(deltas).forEach((name, delta) -> {
             sha.update((byte) 0);
             sha.update(name.value().getBytes(StandardCharsets.US_ASCII));

@@ -11,14 +11,19 @@ import dev.counters.internal.strategy.CounterStrategy;
 import dev.counters.internal.strategy.SelfCounting;
 import dev.counters.internal.strategy.StrategyContext;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdempotentBatches;
 import dev.counters.strategy.BufferedSettings;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +63,17 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     /** What {@link #flush()} queues: a durable call of delta 0, which only waits. */
     private static final CounterName FLUSH_MARKER = CounterName.of("flush-marker");
 
+    /**
+     * Flushes that may be in flight at once, each a transaction on a cell of its own: enough that a durable caller
+     * finds one free lane at once under load, few enough that a hot counter keeps few rows.
+     */
+    public static final int LANES = 3;
+
+    /** How long closing waits for the last futures' completion at least. */
+    private static final long COMPLETION_GRACE_NANOS = Duration.ofSeconds(1).toNanos();
+
     private final CounterStore store;
+    private final IdempotentBatches batchStore;
     private final Time time;
     private final BufferedSettings settings;
     /** New slots, keys and durable calls go through it; closing shuts it, waits for those inside, then drains. */
@@ -70,28 +85,43 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     private final Slots slots;
     private final PendingKeys keys;
     private final DurableQueue durable;
-    private final Flusher flusher;
+    private final Completions completions;
+    /** The lanes of flushes; lane 0 also flushes on the interval. */
+    private final List<Flusher> lanes = new ArrayList<>(LANES);
     /** Completes when closing is done: normally if it wrote everything. What {@link #flush()} returns once closed. */
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
     public BufferedStrategy(StrategyContext context, BufferedSettings settings) {
         this.store = context.store();
+        this.batchStore = context.require(IdempotentBatches.class);
         this.time = context.time();
         this.settings = settings;
         this.stats = new FlushStats(time);
         this.epoch = new FlushEpoch(time, stats);
-        // The thread exists before the flusher: the room wakes it.
-        Thread flusherThread = context.newThread("flusher", this::runFlusher);
-        this.room = new Room(settings, time, gate, stats, flusherThread);
+        this.room = new Room(settings, time, gate, stats, this::wakeIdleLane);
         this.slots = new Slots(settings, gate, room);
         this.keys = new PendingKeys(settings, slots, room);
         this.durable = new DurableQueue(settings, slots, room);
-        this.flusher = new Flusher(context, settings, slots, keys, durable, epoch, room, stats, flusherThread);
-        flusherThread.start();
+        this.completions = new Completions(task -> context.newThread("buffered-completions", task));
+        Flusher.Shared shared = new Flusher.Shared(
+                Flusher.breaker(context), completions, slots, keys, durable, epoch, room, stats, lanes);
+        for (int lane = 0; lane < LANES; lane++) {
+            lanes.add(new Flusher(context, settings, shared, lane));
+        }
+        lanes.get(0).start(); // the others when a durable call first wants them
     }
 
-    private void runFlusher() {
-        flusher.run();
+    /**
+     * A durable call, a full buffer: the first idle lane looks at once, lane 0 if it is idle (a busy lane looks when its
+     * flush ends).
+     */
+    private void wakeIdleLane() {
+        for (Flusher lane : lanes) {
+            if (lane.idle()) {
+                lane.wake();
+                return;
+            }
+        }
     }
 
     // ---- the hot path ----
@@ -192,7 +222,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     @Override
     public StrategyStatistics.Activity activity() {
         long pendingIncrements = slots.pendingIncrements();
-        boolean pending = flusher.inFlight() != null || pendingIncrements != 0 || !durable.isEmpty();
+        boolean pending = inFlight().findAny().isPresent() || pendingIncrements != 0 || !durable.isEmpty();
         return stats.activity(pending, slots.size(), pendingIncrements, settings.maxPendingCounters());
     }
 
@@ -203,14 +233,22 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         return Objects.requireNonNull(getAll(List.of(name)).get(name), "getAll answers every name");
     }
 
-    /** The stored values plus what this node holds, read in one flush epoch (see {@link FlushEpoch}). */
+    /**
+     * The stored values plus what this node holds: the slots, read in one epoch of {@link FlushEpoch}, and the batches
+     * in flight, each added unless the store's snapshot holds its key. Never waits for a commit.
+     */
     @Override
     public Map<CounterName, Long> getAll(Collection<CounterName> names) {
         long started = time.nanoTime();
         while (true) {
             long seen = epoch.awaitReadable(names, started);
-            Map<CounterName, Long> held = held(names);
-            Map<CounterName, Long> stored = store.getAll(List.copyOf(names));
+            Map<String, Map<CounterName, Long>> batches = new HashMap<>();
+            inFlight().forEach(batch -> batches.put(batch.key(), batch.deltas()));
+            Map<CounterName, Long> held = new LinkedHashMap<>();
+            for (CounterName name : names) {
+                held.put(name, slots.pending(name));
+            }
+            Map<CounterName, Long> stored = batchStore.getAllWithBatches(List.copyOf(names), batches);
             if (epoch.unchanged(seen)) {
                 Map<CounterName, Long> values = new LinkedHashMap<>();
                 held.forEach(
@@ -220,23 +258,9 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         }
     }
 
-    /** What this node holds of each counter: its slot and its delta in the batch in flight. */
-    private Map<CounterName, Long> held(Collection<CounterName> names) {
-        Map<CounterName, Long> held = new LinkedHashMap<>();
-        Batch batch = flusher.inFlight();
-        for (CounterName name : names) {
-            long pending;
-            try {
-                pending = slots.pending(name);
-                if (batch != null) {
-                    pending = Math.addExact(pending, batch.deltas().getOrDefault(name, 0L));
-                }
-            } catch (ArithmeticException e) {
-                throw CounterOverflowException.ofTotal(name);
-            }
-            held.put(name, pending);
-        }
-        return held;
+    /** The batches the lanes are writing, whose deltas are no longer in the slots. */
+    private Stream<Batch> inFlight() {
+        return lanes.stream().map(Flusher::inFlight).filter(Objects::nonNull);
     }
 
     private static long addExact(CounterName name, long stored, long pending) {
@@ -276,7 +300,14 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
                             + " lost",
                     settings.shutdownTimeout());
         }
-        String unwritten = flusher.stop(deadline);
+        lanes.forEach(lane -> lane.stop(deadline));
+        String unwritten = null;
+        for (Flusher lane : lanes) {
+            String laneUnwritten = lane.awaitStopped();
+            unwritten = unwritten == null ? laneUnwritten : unwritten;
+        }
+        // At least a moment for the last answers, even when the drain took the whole timeout.
+        completions.shutdown(Math.max(deadline - time.nanoTime(), COMPLETION_GRACE_NANOS));
         if (unwritten == null) {
             closed.complete(null);
         } else {

@@ -28,12 +28,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The flusher thread: every flush interval, or sooner past the threshold of pending increments, for a durable call or
- * a full buffer, it collects what is pending into a {@link Batch} and applies it in one transaction under the batch's
- * key. A batch stays in flight, with the same key and deltas, until it is applied: a failed attempt is tried again at
- * once, and after three failures in a row the circuit breaker {@code counters-buffered} opens and spaces the attempts
- * with its exponential wait (one flush transaction per permission). Closing ends the loop with the last drain, within
- * the shutdown timeout.
+ * One lane of flushes: a thread that collects what is pending into a {@link Batch} and applies it in one transaction
+ * under the batch's key, to a cell of its own. Lane 0 flushes every flush interval, past the threshold of pending
+ * increments and for a full buffer; any lane flushes at once for a durable call. Several lanes make several flushes in
+ * flight, on rows of their own, so that their commits share the database's syncs (group commit): a durable caller
+ * joins the next flush at once instead of waiting for the one under way.
+ *
+ * <p>A batch stays in its lane, with the same key and deltas, until it is applied: a failed attempt is tried again at
+ * once, and after three failures in a row the shared circuit breaker {@code counters-buffered} opens and spaces the
+ * attempts with its exponential wait (one flush transaction per permission). Closing ends the loop with the last
+ * drain, within the shutdown timeout.
  *
  * <p>No caller's code runs here: the futures it hands out are completed by {@link Completions}.
  */
@@ -46,10 +50,28 @@ final class Flusher {
     /** How often an open circuit breaker is asked whether a flush may be tried again. */
     private static final long BREAKER_POLL_NANOS = Duration.ofMillis(100).toNanos();
 
-    /** How long closing waits for the last futures' completion at least. */
-    private static final long COMPLETION_GRACE_NANOS = Duration.ofSeconds(1).toNanos();
+    /** How long a lane waits before it looks again whether a failing batch has been applied. */
+    private static final long HOLD_OFF_NANOS = Duration.ofMillis(1).toNanos();
+
+    /** What the lanes of one strategy share: the buffers they drain, the breaker, and the other lanes. */
+    record Shared(
+            CircuitBreaker breaker,
+            Completions completions,
+            Slots slots,
+            PendingKeys keys,
+            DurableQueue durable,
+            FlushEpoch epoch,
+            Room room,
+            FlushStats stats,
+            List<Flusher> lanes) {}
 
     private final StrategyContext context;
+    private final Shared shared;
+    /** 0 flushes on the interval too; the others only when a flush is wanted at once. */
+    private final int lane;
+    /** The cell this lane's flushes add to: lane 0 atomic's, so that a counter can move between the two. */
+    private final String cell;
+
     private final IdempotentBatches batchStore;
     /** Steady time for flush keys' timestamps, which must not jump with the wall clock. */
     private final Time time;
@@ -64,10 +86,21 @@ final class Flusher {
     private final FlushEpoch epoch;
     private final Room room;
     private final FlushStats stats;
-    private final Thread thread;
+    /** The lane's thread, made when the lane is first wanted. */
+    private volatile @Nullable Thread thread;
 
     // Written by the flusher thread only; volatile for readers.
     private volatile @Nullable Batch inFlight;
+    /** False while a flush attempt is under way: a durable caller wakes an idle lane. */
+    private volatile boolean idle = true;
+    /** The batch in flight may have been applied: an earlier attempt's outcome is unknown. */
+    private boolean attemptInDoubt;
+    /**
+     * The batch in flight failed its last attempt: no lane starts a new batch until it is applied, so that an outage
+     * holds one batch in flight, retried, and the callers behind it wait in the bounded queue, as with one lane.
+     */
+    private volatile boolean failing;
+
     private long batches;
     /** While the circuit breaker is open: when to ask it again. */
     private long nextAttemptNanos;
@@ -83,35 +116,53 @@ final class Flusher {
     /** What closing could not write, if anything; null while open or when it wrote everything. */
     private volatile @Nullable String unwrittenOnClose;
 
-    /** A flusher that runs on {@code thread} (see {@link #run()}), started by the caller. */
-    Flusher(
-            StrategyContext context,
-            BufferedSettings settings,
-            Slots slots,
-            PendingKeys keys,
-            DurableQueue durable,
-            FlushEpoch epoch,
-            Room room,
-            FlushStats stats,
-            Thread thread) {
+    /** Lane {@code lane}, which runs on a thread of its own (see {@link #run()}), started by {@link #start()}. */
+    Flusher(StrategyContext context, BufferedSettings settings, Shared shared, int lane) {
         this.context = context;
+        this.shared = shared;
+        this.lane = lane;
+        this.cell = lane == 0 ? Batch.CELL : Batch.CELL + "." + lane;
         this.batchStore = context.require(IdempotentBatches.class);
         this.time = context.time();
         this.ids = context.ids();
         this.settings = settings;
-        this.breaker = context.circuitBreaker(
+        this.breaker = shared.breaker();
+        this.completions = shared.completions();
+        this.slots = shared.slots();
+        this.keys = shared.keys();
+        this.durable = shared.durable();
+        this.epoch = shared.epoch();
+        this.room = shared.room();
+        this.stats = shared.stats();
+    }
+
+    /** The circuit breaker the lanes of a strategy share: a flush counts, whichever lane made it. */
+    static CircuitBreaker breaker(StrategyContext context) {
+        return context.circuitBreaker(
                 "",
                 StrategyContext.breakerForOutages(3)
                         .ignoreExceptions(CounterOverflowException.class)
                         .build());
-        this.completions = new Completions(task -> context.newThread("buffered-completions", task));
-        this.slots = slots;
-        this.keys = keys;
-        this.durable = durable;
-        this.epoch = epoch;
-        this.room = room;
-        this.stats = stats;
-        this.thread = thread;
+    }
+
+    /** Starts the lane's thread, once. */
+    synchronized void start() {
+        if (thread == null) {
+            Thread started = context.newThread(lane == 0 ? "flusher" : "flusher-" + lane, this::run);
+            thread = started;
+            started.start();
+        }
+    }
+
+    /** Whether no flush attempt is under way in this lane. */
+    boolean idle() {
+        return idle;
+    }
+
+    /** Has the lane look at once whether a flush is due; a lane's thread starts when it is first wanted. */
+    void wake() {
+        start();
+        LockSupport.unpark(thread);
     }
 
     /** The batch being written, whose deltas are no longer in the slots; null between flushes. */
@@ -125,12 +176,7 @@ final class Flusher {
         long lastFlushNanos = time.nanoTime();
         while (!closing) {
             long now = time.nanoTime();
-            boolean due = inFlight != null
-                    || now - lastFlushNanos >= settings.flushInterval().toNanos()
-                    || slots.pendingIncrements() >= settings.flushThreshold()
-                    || !durable.isEmpty()
-                    || slots.isFull()
-                    || keys.size() >= settings.maxPendingCounters() / 2;
+            boolean due = inFlight != null || !durable.isEmpty() || (lane == 0 && dueOnLaneZero(now - lastFlushNanos));
             if (due && now >= nextAttemptNanos) {
                 lastFlushNanos = now;
                 flushOnce();
@@ -145,6 +191,14 @@ final class Flusher {
         drainOnClose();
     }
 
+    /** The flushes only lane 0 makes: on the interval, past the threshold, for a full buffer or many keys. */
+    private boolean dueOnLaneZero(long sinceLastFlushNanos) {
+        return sinceLastFlushNanos >= settings.flushInterval().toNanos()
+                || slots.pendingIncrements() >= settings.flushThreshold()
+                || slots.isFull()
+                || keys.size() >= settings.maxPendingCounters() / 2;
+    }
+
     /**
      * How often the flusher looks whether the pending increments passed the threshold. A look sums every slot (a few
      * nanoseconds each), so with many slots it looks less often, and spends about 1 % of its time on it at most.
@@ -155,39 +209,53 @@ final class Flusher {
 
     /** One attempt: write the batch in flight, or make one from what is pending. */
     private void flushOnce() {
+        idle = false;
+        try {
+            attempt();
+        } finally {
+            idle = true;
+        }
+    }
+
+    private void attempt() {
         Batch batch = inFlight;
         if (batch == null) {
+            if (anyLaneFailing()) {
+                nextAttemptNanos = time.nanoTime() + HOLD_OFF_NANOS;
+                return;
+            }
             batch = collect();
             if (batch == null) {
-                stats.upToDate(); // nothing pending: everything so far is durable
+                markUpToDate(); // nothing pending here
                 return;
             }
         }
         if (batch.deltas().isEmpty() && batch.keyed().isEmpty()) {
             // Only callers waiting for what came before them, which is durable already: nothing to write.
             inFlight = null;
-            stats.upToDate();
+            markUpToDate();
             completions.complete(batch.futures(), null);
             return;
         }
         Batch attempt = batch;
         long started = time.nanoTime();
         boolean applied = false;
-        epoch.begin(); // readers wait until the batch is in the store, or back in flight
+        // Reads need not wait for the commit: they add the batch unless the key is recorded in what they read.
         try {
-            inFlight = attempt;
             AppliedBatch result =
                     context.observe(Operation.FLUSH, null, () -> breaker.executeSupplier(() -> apply(attempt)));
             keys.flushed(attempt.keyed(), result);
             // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
             inFlight = null;
-            epoch.uncertain(false);
+            attemptInDoubt = false;
+            failing = false;
             stats.flushed();
+            markUpToDate();
             consecutiveFailures = 0;
             applied = true;
         } catch (CounterOverflowException e) {
-            inFlight = without(attempt, e);
-            epoch.uncertain(false); // refused whole: no earlier attempt of this key can have been applied
+            replaceInFlight(without(attempt, e));
+            attemptInDoubt = false; // refused whole: no earlier attempt of this key can have been applied
         } catch (KeyTaken e) {
             // The key is recorded, but no attempt of ours can have recorded it: another batch's. Acknowledging would
             // lose these deltas, so they go again under a new key.
@@ -195,13 +263,14 @@ final class Flusher {
             LOG.error(
                     "Flush key '{}' was recorded by another batch; writing the same deltas under a new key",
                     attempt.key());
-            inFlight = attempt.underNewKey(ids);
+            replaceInFlight(attempt.underNewKey(ids));
         } catch (CallNotPermittedException e) {
             nextAttemptNanos = time.nanoTime() + BREAKER_POLL_NANOS;
         } catch (RuntimeException e) {
+            failing = true;
             // The outcome may be unknown: keep the same key and deltas for the retry, which makes it exactly once.
             if (!(e instanceof TransientStoreException)) {
-                epoch.uncertain(true);
+                attemptInDoubt = true;
             }
             consecutiveFailures++;
             stats.failed(e);
@@ -213,7 +282,6 @@ final class Flusher {
                     e.toString());
         } finally {
             stats.took(time.nanoTime() - started);
-            epoch.end();
             room.wakeWaiting();
         }
         if (applied) {
@@ -225,11 +293,40 @@ final class Flusher {
         }
     }
 
+    private boolean anyLaneFailing() {
+        for (Flusher other : shared.lanes()) {
+            if (other.failing) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Everything accepted so far is durable, unless pending or in another lane's flush. */
+    private void markUpToDate() {
+        for (Flusher other : shared.lanes()) {
+            if (other.inFlight != null) {
+                return;
+            }
+        }
+        stats.upToDate();
+    }
+
+    /** The batch in flight under a new key: reads that saw the old key read again. */
+    private void replaceInFlight(Batch batch) {
+        epoch.begin();
+        try {
+            inFlight = batch;
+        } finally {
+            epoch.end();
+        }
+    }
+
     /** One attempt to apply the batch; its outcome may be unknown if it fails. */
     private AppliedBatch apply(Batch attempt) {
         AppliedBatch applied =
-                batchStore.applyBatch(attempt.key(), Batch.CELL, attempt.deltas(), attempt.keyed(), time.steady());
-        if (!applied.applied() && !epoch.uncertain()) {
+                batchStore.applyBatch(attempt.key(), cell, attempt.deltas(), attempt.keyed(), time.steady());
+        if (!applied.applied() && !attemptInDoubt) {
             throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
         }
         PendingKeys.reportMisused(attempt, applied);
@@ -260,7 +357,7 @@ final class Flusher {
             }
         }
         completions.complete(refused, e);
-        return Batch.of(ids, rest, keyed, waiting);
+        return Batch.of(ids, cell, rest, keyed, waiting);
     }
 
     /**
@@ -309,7 +406,7 @@ final class Flusher {
                 return null;
             }
             batches++;
-            Batch batch = Batch.of(ids, deltas, keyed, waiting);
+            Batch batch = Batch.of(ids, cell, deltas, keyed, waiting);
             inFlight = batch;
             return batch;
         } finally {
@@ -336,14 +433,22 @@ final class Flusher {
     }
 
     /**
-     * Ends the loop, once no new slot, key or call can come, and waits for the last drain (within the shutdown timeout,
-     * from {@code deadlineNanos}) and for the futures' completion. What could not be written, or null.
+     * Ends the loop, once no new slot, key or call can come: the last drain runs within the shutdown timeout, from
+     * {@code deadlineNanos}. Every lane is told before any is waited for, so that they drain together.
      */
-    @Nullable
-    String stop(long deadlineNanos) {
+    void stop(long deadlineNanos) {
         closeDeadlineNanos = deadlineNanos;
         closing = true;
-        LockSupport.unpark(thread);
+        LockSupport.unpark(thread); // null: never started, nothing to drain
+    }
+
+    /** Waits for the last drain; what could not be written, or null. */
+    @Nullable
+    String awaitStopped() {
+        Thread thread = this.thread;
+        if (thread == null) {
+            return null;
+        }
         try {
             thread.join(settings.shutdownTimeout().plusSeconds(5).toMillis());
         } catch (InterruptedException e) {
@@ -357,8 +462,6 @@ final class Flusher {
             slots.sealAll(); // held handles are refused all the same
             failWaiting(inFlight, true);
         }
-        // At least a moment for the last answers, even when the drain took the whole timeout.
-        completions.shutdown(Math.max(deadlineNanos - time.nanoTime(), COMPLETION_GRACE_NANOS));
         return unwrittenOnClose;
     }
 
@@ -382,7 +485,7 @@ final class Flusher {
             }
             if (time.nanoTime() >= deadline && hasPending()) {
                 Batch batch = inFlight;
-                long counters = slots.pendingCounters()
+                long counters = (lane == 0 ? slots.pendingCounters() : 0)
                         + (batch == null ? 0 : batch.deltas().size());
                 LOG.error(
                         "Closing with increments that could not be written within the shutdown timeout of {}:"
@@ -392,14 +495,15 @@ final class Flusher {
                         stats.lastError());
                 unwrittenOnClose = "the pending deltas of " + counters + " counters could not be written within the"
                         + " shutdown timeout of " + settings.shutdownTimeout() + " (" + stats.lastError() + ")";
-                failWaiting(batch, epoch.uncertain());
+                failWaiting(batch, attemptInDoubt);
                 return;
             }
         }
     }
 
+    /** Lane 0 drains what is pending; the others only their own batch. */
     private boolean hasPending() {
-        return inFlight != null || !durable.isEmpty() || keys.hasQueued() || slots.hasPending();
+        return inFlight != null || (lane == 0 && (!durable.isEmpty() || keys.hasQueued() || slots.hasPending()));
     }
 
     /**

@@ -5,7 +5,6 @@ import dev.counters.CounterName;
 import dev.counters.internal.Time;
 import dev.counters.strategy.BufferedSettings;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -19,20 +18,20 @@ final class Room {
     private final Time time;
     private final CloseGate gate;
     private final FlushStats stats;
-    private final Thread flusher;
+    private final Runnable wakeFlusher;
     private final Object lock = new Object();
 
-    Room(BufferedSettings settings, Time time, CloseGate gate, FlushStats stats, Thread flusher) {
+    Room(BufferedSettings settings, Time time, CloseGate gate, FlushStats stats, Runnable wakeFlusher) {
         this.settings = settings;
         this.time = time;
         this.gate = gate;
         this.stats = stats;
-        this.flusher = flusher;
+        this.wakeFlusher = wakeFlusher;
     }
 
     /** Has the flusher look at once whether a flush is due, instead of at its next poll. */
     void wakeFlusher() {
-        LockSupport.unpark(flusher);
+        wakeFlusher.run();
     }
 
     /**
