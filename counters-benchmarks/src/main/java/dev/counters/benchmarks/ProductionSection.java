@@ -283,10 +283,12 @@ final class ProductionSection {
                     .append("-latency.png)\n\n");
             md.append(
                             "Share of the limit: increments/s ÷ (callers ÷ the commit latency), the commit latency measured in"
-                                    + " the same repetition as one caller's plain update (1 ÷ its increments/s). Callers that each"
-                                    + " wait for their own commit cannot do better than 1.0; one row written by one commit at a"
-                                    + " time (atomic, a plain update) reaches about 0.5 at best, since a caller that arrives"
-                                    + " while a commit is under way waits for it and then for its own.\n\n")
+                                    + " the same repetition as one caller's plain update (1 ÷ its increments/s): how close"
+                                    + " callers that each wait for their own commit come to waiting for one commit only."
+                                    + " A plain update makes one commit at a time for all its callers, so its share falls as"
+                                    + " they grow; atomic and node also write one row with one commit at a time, but each"
+                                    + " commit carries every caller waiting, so a caller waits for the commit under way"
+                                    + " and then its own; durable buffered has three flushes in flight.\n\n")
                     .append(
                             "| workload | callers | counters | increments/s | × plain update | share of the limit | p50 µs"
                                     + " | p99 µs | µs CPU/increment | statements/increment | exact |\n"

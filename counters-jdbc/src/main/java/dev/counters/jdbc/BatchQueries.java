@@ -2,6 +2,9 @@ package dev.counters.jdbc;
 
 import java.time.Instant;
 import org.jooq.DSLContext;
+import org.jooq.Record1;
+import org.jooq.ResultQuery;
+import org.jooq.impl.DSL;
 
 /** The SQL of {@code counter_batches}: the keys of applied batches. */
 final class BatchQueries {
@@ -20,6 +23,15 @@ final class BatchQueries {
                         .doNothing()
                         .execute()
                 == 1;
+    }
+
+    /** The key's insert, unless recorded, answering a row only when it inserted: for a data-modifying WITH. */
+    ResultQuery<Record1<Integer>> recording(String key, Instant now) {
+        return DSL.insertInto(t.batches, t.batchesKey, t.batchesAppliedAt)
+                .values(key, now.toEpochMilli())
+                .onConflict(t.batchesKey)
+                .doNothing()
+                .returningResult(DSL.inline(1));
     }
 
     int prune(DSLContext ctx, Instant appliedBefore) {

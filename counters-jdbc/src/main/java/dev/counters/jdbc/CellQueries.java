@@ -18,6 +18,7 @@ import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -39,6 +40,7 @@ import org.jooq.Record2;
 import org.jooq.Record3;
 import org.jooq.Record4;
 import org.jooq.ResultQuery;
+import org.jooq.Row3;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
 import org.jooq.SelectForUpdateStep;
@@ -198,6 +200,49 @@ final class CellQueries {
             }
             upsertAll(insert).execute();
         }
+    }
+
+    /**
+     * Whether {@link #addAllUnlessRecorded} can write these deltas: on PostgreSQL, which runs a data-modifying WITH,
+     * and within one statement's rows.
+     */
+    boolean addsUnlessRecordedInOneStatement(SQLDialect dialect, List<Map.Entry<CounterName, Long>> deltas) {
+        return dialect.family() == SQLDialect.POSTGRES && !deltas.isEmpty() && deltas.size() <= ROWS_PER_STATEMENT;
+    }
+
+    /**
+     * A batch in one statement, which commits on its own: {@code recording} (the key's insert, answering a row only
+     * when it inserted) in a data-modifying WITH, and the deltas added to their cells only if it did. One round trip
+     * where a transaction takes three (the key, the cells, the commit); a concurrent attempt of the same key is waited
+     * for by the key's unique index, as in the transaction. Whether the deltas were added.
+     */
+    boolean addAllUnlessRecorded(
+            DSLContext ctx,
+            ResultQuery<Record1<Integer>> recording,
+            String cell,
+            List<Map.Entry<CounterName, Long>> deltas) {
+        List<Row3<String, String, Long>> rows = new ArrayList<>(deltas.size());
+        for (Map.Entry<CounterName, Long> entry : deltas) {
+            rows.add(DSL.row(entry.getKey().value(), cell, entry.getValue()));
+        }
+        @SuppressWarnings("unchecked")
+        Table<Record3<String, String, Long>> values =
+                DSL.values(rows.toArray(Row3[]::new)).as("v", "n", "c", "d");
+        Field<String> name = values.field("n", String.class);
+        Field<String> cellName = values.field("c", String.class);
+        Field<Long> delta = values.field("d", Long.class);
+        return ctx.with("recorded")
+                        .as(recording)
+                        .insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
+                        .select(select(name, cellName, delta, inline(1L))
+                                .from(values)
+                                .whereExists(DSL.selectOne().from(DSL.name("recorded"))))
+                        .onConflict(t.cellsName, t.cellsCell)
+                        .doUpdate()
+                        .set(t.cellsValue, t.cellsValue.plus(excluded(t.cellsValue)))
+                        .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)))
+                        .execute()
+                > 0;
     }
 
     /** The rows' deltas added to their cells, created at the delta when new. */

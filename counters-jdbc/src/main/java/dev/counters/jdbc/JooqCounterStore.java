@@ -377,6 +377,15 @@ public final class JooqCounterStore
     public AppliedBatch applyBatch(
             String key, String cell, Map<CounterName, Long> batch, Map<String, KeyedDelta> keyed, Instant now) {
         try {
+            List<Map.Entry<CounterName, Long>> sorted = sorted(batch);
+            if (keyed.isEmpty() && cells.addsUnlessRecordedInOneStatement(runner.dialect(), sorted)) {
+                boolean applied = runner.run(
+                        "applyBatch '" + key + "'",
+                        null,
+                        0,
+                        ctx -> cells.addAllUnlessRecorded(ctx, batches.recording(key, now), cell, sorted));
+                return applied ? new AppliedBatch(true, Map.of()) : AppliedBatch.NOT_APPLIED;
+            }
             return runner.transaction("applyBatch '" + key + "'", null, 0, ctx -> {
                 // The key first: a retry waits here for an attempt still in flight, and stops if it committed.
                 if (!batches.record(ctx, key, now)) {

@@ -1,0 +1,58 @@
+package dev.counters.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.counters.CounterName;
+import dev.counters.jdbc.testing.FaultInjectingDataSource;
+import dev.counters.jdbc.testing.JooqStores;
+import dev.counters.jdbc.testing.TestDatabase;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Issue 38: a buffered flush's round trips are what a durable caller waits for. On PostgreSQL a batch without callers'
+ * keys is one statement that commits on its own; elsewhere a transaction of the key's insert and one upsert. Applied
+ * exactly once either way.
+ */
+class BatchRoundTripsTest {
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aFlushOfSeveralCountersIsOneStatementOnPostgreSqlAndOneTransactionElsewhere(TestDatabase database) {
+        JooqStores stores = JooqStores.shared(database);
+        String prefix = "trips" + System.nanoTime();
+        Map<CounterName, Long> deltas = Map.of(
+                CounterName.of(prefix + "a"), 3L, CounterName.of(prefix + "b"), -2L, CounterName.of(prefix + "c"), 9L);
+        FaultInjectingDataSource counting = new FaultInjectingDataSource(database.dataSource());
+        JooqCounterStore store =
+                JooqCounterStore.builder(counting).tablePrefix(stores.prefix()).build();
+        store.get(CounterName.of(prefix + "a")); // its first connection: what the store asks of the database once
+        counting.statements.set(0);
+        counting.commits.set(0);
+
+        Instant now = Instant.parse("2026-11-26T00:00:00Z");
+        assertThat(store.applyBatch(prefix + "-key", "main.1", deltas, Map.of(), now)
+                        .applied())
+                .isTrue();
+
+        if (database == TestDatabase.POSTGRES) {
+            assertThat(counting.statements.get())
+                    .as("the key and the cells in one statement")
+                    .isEqualTo(1);
+            assertThat(counting.commits.get()).as("auto-committed").isZero();
+        } else {
+            assertThat(counting.statements.get())
+                    .as("the key's insert, the cells' upsert")
+                    .isEqualTo(2);
+            assertThat(counting.commits.get()).isEqualTo(1);
+        }
+        assertThat(store.applyBatch(prefix + "-key", "main.1", deltas, Map.of(), now)
+                        .applied())
+                .as("the same key again: nothing written")
+                .isFalse();
+        assertThat(stores.store().getAll(List.copyOf(deltas.keySet()))).containsExactlyInAnyOrderEntriesOf(deltas);
+    }
+}
