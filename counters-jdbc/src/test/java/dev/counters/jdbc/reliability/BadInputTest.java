@@ -147,13 +147,17 @@ class BadInputTest {
         assertNothingWritten(prefix);
     }
 
-    /** Strategies that keep a counter in one row refuse the write; those that split it find out when reading. */
+    /**
+     * Strategies that keep a counter in one row refuse the write; those that split it find out when reading. Durable
+     * buffered flushes into one of three rows (issue 38): refused when its flush adds to the row that holds the value,
+     * else found out when reading.
+     */
     static Stream<Arguments> overflows() {
         return Stream.of(
                 Arguments.of("atomic", AtomicSettings.defaults(), true),
                 Arguments.of("optimistic", OptimisticSettings.defaults(), true),
                 Arguments.of("node", NodeSettings.defaults(), true),
-                Arguments.of("buffered", BufferedSettings.defaults(), true),
+                Arguments.of("buffered", BufferedSettings.defaults(), false),
                 Arguments.of("monotonic", MonotonicSettings.defaults(), true),
                 Arguments.of("sharded", ShardedSettings.defaults(), false),
                 Arguments.of("delta-log", DeltaLogSettings.defaults(), false));
@@ -206,7 +210,19 @@ class BadInputTest {
                 assertThat(counters.getExact("big")).isEqualTo(Long.MAX_VALUE - 10);
             } else {
                 // Each row stays in range, so the write goes through; the total is refused, never wrapped around.
-                durably.call();
+                try {
+                    durably.call();
+                } catch (CounterOverflowException refused) {
+                    assertThat(strategy)
+                            .as("only buffered may find the same row")
+                            .isEqualTo("buffered");
+                    assertThat(counters.getExact("big")).isEqualTo(Long.MAX_VALUE - 10);
+                    ReliabilityReport.row(
+                            "bad input",
+                            strategy,
+                            "an increment past Long.MAX_VALUE: refused (same row), value unchanged");
+                    return;
+                }
                 assertThatThrownBy(() -> counters.getExact("big"))
                         .isInstanceOf(CounterOverflowException.class)
                         .hasMessageContaining("counter 'big'")
