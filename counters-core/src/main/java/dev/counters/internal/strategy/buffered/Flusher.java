@@ -47,6 +47,9 @@ final class Flusher {
 
     private static final long THRESHOLD_POLL_NANOS = Duration.ofMillis(5).toNanos();
 
+    /** How often a lane other than 0 looks on its own whether a flush is due; a durable call wakes it at once. */
+    private static final long IDLE_LANE_POLL_NANOS = Duration.ofSeconds(1).toNanos();
+
     /** How often an open circuit breaker is asked whether a flush may be tried again. */
     private static final long BREAKER_POLL_NANOS = Duration.ofMillis(100).toNanos();
 
@@ -183,9 +186,12 @@ final class Flusher {
             } else {
                 long untilInterval = lastFlushNanos + settings.flushInterval().toNanos() - now;
                 long untilRetry = nextAttemptNanos - now;
-                // Wake at least every threshold poll to see whether the pending increments passed the threshold.
-                LockSupport.parkNanos(
-                        Math.max(100_000, Math.min(thresholdPollNanos(), due ? untilRetry : untilInterval)));
+                // Lane 0 wakes at least every threshold poll to see whether the pending increments passed the
+                // threshold; the others have no interval, and look when woken (a durable call) or for a retry.
+                long wait = lane == 0
+                        ? Math.min(thresholdPollNanos(), due ? untilRetry : untilInterval)
+                        : (due ? untilRetry : IDLE_LANE_POLL_NANOS);
+                LockSupport.parkNanos(Math.max(100_000, wait));
             }
         }
         drainOnClose();
