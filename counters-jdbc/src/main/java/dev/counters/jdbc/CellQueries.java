@@ -235,8 +235,10 @@ final class CellQueries {
                         .as(recording)
                         .insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
                         .select(select(name, cellName, delta, inline(1L))
-                                .from(values)
-                                .whereExists(DSL.selectOne().from(DSL.name("recorded"))))
+                                // A row only if the key was inserted: "recorded" has one row then, else none. (A
+                                // join, not EXISTS: the binary signatures of jOOQ's exists differ between 3.19 and
+                                // 3.21.)
+                                .from(values, DSL.table(DSL.name("recorded"))))
                         .onConflict(t.cellsName, t.cellsCell)
                         .doUpdate()
                         .set(t.cellsValue, t.cellsValue.plus(excluded(t.cellsValue)))
