@@ -217,7 +217,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
 
     @Override
     public long acceptedIncrements() {
-        return slots.acceptedIncrements(time);
+        return slots.acceptedIncrements();
     }
 
     @Override

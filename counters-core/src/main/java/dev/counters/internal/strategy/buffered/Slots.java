@@ -1,14 +1,12 @@
 package dev.counters.internal.strategy.buffered;
 
 import dev.counters.CounterName;
-import dev.counters.internal.Time;
 import dev.counters.strategy.BufferedSettings;
-import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.StampedLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,9 +18,6 @@ import org.slf4j.LoggerFactory;
 final class Slots {
 
     private static final Logger LOG = LoggerFactory.getLogger(Slots.class);
-
-    /** How long a count waits for a move of increments of 1 (a drain, a delete) to end before it reports the last. */
-    private static final long COUNT_WAIT_NANOS = Duration.ofMillis(50).toNanos();
 
     private final ConcurrentHashMap<CounterName, Slot> byName = new ConcurrentHashMap<>();
 
@@ -39,12 +34,11 @@ final class Slots {
     private final LongAdder collectedOnes = new LongAdder();
     /** {@link #otherIncrements} at the last drain, for the flush threshold. */
     private volatile long othersAtDrain;
-    /** The most {@link #acceptedIncrements()} reported, so that it never goes back (see there). */
-    private final AtomicLong reportedIncrements = new AtomicLong();
-    /** Moves of increments of 1 out of the slots begun and ended: a count reads between two, as a seqlock does. */
-    private final AtomicLong movesBegun = new AtomicLong();
-
-    private final AtomicLong movesEnded = new AtomicLong();
+    /**
+     * Held exclusively by a move of increments of 1 out of the slots (a drain, a delete), a few microseconds of work in
+     * memory; a count reads between two moves, or holds them off if they come too often to find a gap.
+     */
+    private final StampedLock moves = new StampedLock();
 
     Slots(BufferedSettings settings, CloseGate gate, Room room) {
         this.maxCounters = settings.maxPendingCounters();
@@ -129,28 +123,25 @@ final class Slots {
 
     /**
      * Counted when asked, from the slots: the service does not count a buffered increment, which would be a second
-     * add. A slot's increments of 1 move to {@link #collectedOnes} after they leave it, and are read from there first, so
-     * a move under way can make a count short but never count anything twice. A count is read again while a move is
-     * under way, for a little while (then the count reported last stands), so that once the adds are done it is exact;
-     * the count reported never goes back.
+     * add. A slot's increments of 1 move to {@link #collectedOnes} when they leave it, so the count reads between two
+     * moves: first without a lock, then, if a move came meanwhile, holding the moves off while it reads.
      */
-    long acceptedIncrements(Time time) {
-        long started = time.nanoTime();
-        long counted;
-        boolean clean;
-        do {
-            long begun = movesBegun.get();
-            clean = movesEnded.get() == begun;
-            counted = collectedOnes.sum() + otherIncrements.sum(); // before the slots, see above
-            counted += onesInSlots();
-            clean &= movesBegun.get() == begun;
-        } while (!clean && time.nanoTime() - started < COUNT_WAIT_NANOS && pause());
-        return reportedIncrements.accumulateAndGet(clean ? counted : 0, Math::max);
+    long acceptedIncrements() {
+        long stamp = moves.tryOptimisticRead();
+        long counted = countBetweenMoves();
+        if (moves.validate(stamp)) {
+            return counted;
+        }
+        stamp = moves.readLock();
+        try {
+            return countBetweenMoves();
+        } finally {
+            moves.unlockRead(stamp);
+        }
     }
 
-    private static boolean pause() {
-        Thread.onSpinWait();
-        return true;
+    private long countBetweenMoves() {
+        return collectedOnes.sum() + otherIncrements.sum() + onesInSlots();
     }
 
     /**
@@ -182,14 +173,14 @@ final class Slots {
     void remove(CounterName name) {
         Slot slot = byName.remove(name);
         if (slot != null) {
-            movesBegun.incrementAndGet();
+            long stamp = moves.writeLock();
             try {
                 retire(slot);
                 take(slot);
             } catch (ArithmeticException e) {
                 // deleted anyway
             } finally {
-                movesEnded.incrementAndGet();
+                moves.unlockWrite(stamp);
             }
         }
     }
@@ -201,7 +192,7 @@ final class Slots {
      */
     void drainInto(Map<CounterName, Long> deltas) {
         long othersAt = otherIncrements.sum();
-        movesBegun.incrementAndGet();
+        long stamp = moves.writeLock();
         try {
             for (Iterator<Map.Entry<CounterName, Slot>> it = byName.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<CounterName, Slot> entry = it.next();
@@ -216,7 +207,7 @@ final class Slots {
                 }
             }
         } finally {
-            movesEnded.incrementAndGet();
+            moves.unlockWrite(stamp);
         }
         othersAtDrain = othersAt;
     }
