@@ -165,7 +165,7 @@ public final class Housekeeping implements AutoCloseable {
     void synchronizeClock() {
         try {
             time.synchronize().ifPresent(this::report);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // a scheduled task that throws is never run again
             LOG.warn(
                     "Could not read the database's clock; steady time goes on from its last reading: {}", e.toString());
         }
@@ -200,7 +200,7 @@ public final class Housekeeping implements AutoCloseable {
     private void runSafely() {
         try {
             runOnce();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // a scheduled task that throws is never run again
             LOG.warn("Housekeeping failed; it runs again at the next interval: {}", e.toString());
         }
     }

@@ -1,6 +1,7 @@
 package dev.counters.internal.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.counters.CounterName;
 import dev.counters.CounterService;
@@ -9,6 +10,7 @@ import dev.counters.contract.MutableClock;
 import dev.counters.internal.Time;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.spi.Escrow;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -101,6 +103,29 @@ class HousekeepingTest {
             counters.increment("keyed", 1, IdempotencyKey.of("k-1"));
             counters.increment("keyed", 1, IdempotencyKey.of("k-2"));
             assertThat(threads).hasValue(1);
+        }
+    }
+
+    /** A run that fails with an {@link Error} must not end the upkeep: a scheduled task that throws is not run again. */
+    @Test
+    void aRunThatFailsWithAnErrorIsFollowedByTheNextRun() {
+        AtomicLong runs = new AtomicLong();
+        Housekeeping.Task failingFirst = horizon -> {
+            if (runs.incrementAndGet() == 1) {
+                throw new NoSuchMethodError("simulated: a library of another version");
+            }
+            return 0;
+        };
+        try (Housekeeping housekeeping = Housekeeping.of(
+                store,
+                Time.of(Clock.systemUTC()),
+                "owner-a",
+                Duration.ofSeconds(10),
+                List.of(failingFirst),
+                Thread::new)) {
+            housekeeping.start(); // every second
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(runs).hasValueGreaterThan(1));
         }
     }
 }

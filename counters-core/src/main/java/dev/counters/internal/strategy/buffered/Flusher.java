@@ -328,10 +328,18 @@ final class Flusher {
         }
     }
 
-    /** One attempt to apply the batch; its outcome may be unknown if it fails. */
+    /**
+     * One attempt to apply the batch; its outcome may be unknown if it fails. An {@link Error} from the store (a
+     * driver built against another library version, a stack overflow) is such a failure too: a lane that died of it
+     * would leave its durable callers waiting for ever, and the circuit breaker sees only exceptions.
+     */
     private AppliedBatch apply(Batch attempt) {
-        AppliedBatch applied =
-                batchStore.applyBatch(attempt.key(), cell, attempt.deltas(), attempt.keyed(), time.steady());
+        AppliedBatch applied;
+        try {
+            applied = batchStore.applyBatch(attempt.key(), cell, attempt.deltas(), attempt.keyed(), time.steady());
+        } catch (Error e) {
+            throw new CounterStoreException("The store failed with " + e, e);
+        }
         if (!applied.applied() && !attemptInDoubt) {
             throw new KeyTaken(); // keys are unique: a store gone wrong, so a failure for the breaker
         }
@@ -377,7 +385,7 @@ final class Flusher {
         try {
             batchStore.pruneBatchKeys(time.steady().minus(settings.keyRetention()));
             pruneDue = false;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // not to end the lane
             LOG.warn(
                     "Pruning flush keys older than {} failed; trying again after the next flush: {}",
                     settings.keyRetention(),
