@@ -938,7 +938,7 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
                     retire(allowance, now + idle);
                 }
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // a scheduled task that throws is never run again
             LOG.warn("Giving back idle allowances failed; it runs again: {}", e.toString());
         }
     }

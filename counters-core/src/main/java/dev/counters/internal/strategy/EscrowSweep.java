@@ -53,7 +53,7 @@ final class EscrowSweep {
     void runQuietly() {
         try {
             run();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // a scheduled task that throws is never run again
             LOG.warn("The escrow sweep failed; it runs again at the next interval: {}", e.toString());
         }
     }

@@ -177,7 +177,7 @@ final class NodeClaim {
                         "Node id '{}' was claimed by another process; this process stops incrementing its counters",
                         nodeId);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // a scheduled task that throws is never run again
             LOG.warn("Could not renew the claim on node id '{}': {}", nodeId, e.toString());
         }
     }
