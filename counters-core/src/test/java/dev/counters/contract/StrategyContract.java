@@ -10,6 +10,7 @@ import dev.counters.Counter;
 import dev.counters.CounterContentionException;
 import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
+import dev.counters.CounterRule;
 import dev.counters.CounterService;
 import dev.counters.IdempotencyKey;
 import dev.counters.IdempotencyKeyReusedException;
@@ -130,6 +131,52 @@ public abstract class StrategyContract extends ContractSupport {
             assertThat(counters.getExact(hot)).isEqualTo((long) threads * perThread);
             assertThat(counters.get(hot)).isEqualTo((long) threads * perThread);
         }
+    }
+
+    /**
+     * Two rules of one strategy in one service, as an application configures them (likes and views, both buffered):
+     * each starts, takes concurrent increments and durable ones whose dependent stage reads the other rule's counter,
+     * and both are exact there and after a restart.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("exactAndBoundedStrategies")
+    void twoRulesOfOneStrategyAreExactSideBySideAndAfterARestart(String label, StrategySettings strategy) {
+        int threads = 4;
+        int perThread = Math.min(incrementsPerThread(), 200);
+        String likes = name("likes.hot");
+        String views = name("views.hot");
+        try (CounterService counters = twoRules(strategy)) {
+            Concurrently.run(threads, thread -> {
+                String mine = thread % 2 == 0 ? likes : views;
+                String other = thread % 2 == 0 ? views : likes;
+                for (int i = 0; i < perThread; i++) {
+                    counters.increment(mine);
+                }
+                assertThat(counters.incrementDurably(mine, 1)
+                                .thenApply(v -> counters.get(other))
+                                .get(10, TimeUnit.SECONDS))
+                        .isNotNegative();
+            });
+            long each = (long) threads / 2 * (perThread + 1);
+            counters.flush().orTimeout(10, TimeUnit.SECONDS).join();
+            assertThat(counters.getExact(likes)).isEqualTo(each);
+            assertThat(counters.getExact(views)).isEqualTo(each);
+        }
+        try (CounterService restarted = twoRules(strategy)) {
+            assertThat(restarted.get(List.of(likes, views)))
+                    .as("after a restart")
+                    .containsEntry(likes, (long) threads / 2 * (perThread + 1))
+                    .containsEntry(views, (long) threads / 2 * (perThread + 1));
+            restarted.increment(views);
+            assertThat(restarted.getExact(views)).isEqualTo((long) threads / 2 * (perThread + 1) + 1);
+        }
+    }
+
+    private CounterService twoRules(StrategySettings strategy) {
+        return CounterService.builder(store())
+                .rule(name("likes.*"), CounterRule.of(strategy))
+                .rule(name("views.*"), CounterRule.of(strategy))
+                .build();
     }
 
     @ParameterizedTest(name = "{0}")
