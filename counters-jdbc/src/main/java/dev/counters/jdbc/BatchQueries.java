@@ -2,6 +2,7 @@ package dev.counters.jdbc;
 
 import java.time.Instant;
 import org.jooq.DSLContext;
+import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.ResultQuery;
 import org.jooq.impl.DSL;
@@ -23,6 +24,11 @@ final class BatchQueries {
                         .doNothing()
                         .execute()
                 == 1;
+    }
+
+    /** The key's insert, which fails with a duplicate key when it is recorded. */
+    Query insert(DSLContext ctx, String key, Instant now) {
+        return ctx.insertInto(t.batches, t.batchesKey, t.batchesAppliedAt).values(key, now.toEpochMilli());
     }
 
     /** The key's insert, unless recorded, answering a row only when it inserted: for a data-modifying WITH. */

@@ -17,6 +17,7 @@ import dev.counters.spi.IdempotentBatches;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -203,20 +204,40 @@ final class CellQueries {
     }
 
     /**
-     * Whether {@link #addAllUnlessRecorded} can write these deltas: on PostgreSQL, which runs a data-modifying WITH,
-     * and within one statement's rows.
+     * Whether {@link #addAllUnlessRecorded} can write these deltas in one statement: on PostgreSQL, which runs a
+     * data-modifying WITH, and on MariaDB, which runs an anonymous block; within one statement's rows.
      */
     boolean addsUnlessRecordedInOneStatement(SQLDialect dialect, List<Map.Entry<CounterName, Long>> deltas) {
-        return dialect.family() == SQLDialect.POSTGRES && !deltas.isEmpty() && deltas.size() <= ROWS_PER_STATEMENT;
+        SQLDialect family = dialect.family();
+        return (family == SQLDialect.POSTGRES || family == SQLDialect.MARIADB)
+                && !deltas.isEmpty()
+                && deltas.size() <= ROWS_PER_STATEMENT;
     }
 
     /**
-     * A batch in one statement, which commits on its own: {@code recording} (the key's insert, answering a row only
-     * when it inserted) in a data-modifying WITH, and the deltas added to their cells only if it did. One round trip
-     * where a transaction takes three (the key, the cells, the commit); a concurrent attempt of the same key is waited
-     * for by the key's unique index, as in the transaction. Whether the deltas were added.
+     * A batch in one statement, which commits on its own: the key recorded, and the deltas added to their cells only
+     * if it was not recorded before. One round trip where a transaction driven by the client takes three on
+     * PostgreSQL (the key, the cells, the commit) and five on MariaDB (with autocommit off and on again). A concurrent
+     * attempt of the same key is waited for by the key's unique index, as in the transaction. Whether the deltas were
+     * added.
      */
     boolean addAllUnlessRecorded(
+            DSLContext ctx,
+            BatchQueries batches,
+            String key,
+            Instant now,
+            String cell,
+            List<Map.Entry<CounterName, Long>> deltas) {
+        return ctx.dialect().family() == SQLDialect.MARIADB
+                ? addAllInBlockUnlessRecorded(ctx, batches.insert(ctx, key, now), cell, deltas)
+                : addAllWithRecording(ctx, batches.recording(key, now), cell, deltas);
+    }
+
+    /**
+     * PostgreSQL: {@code recording} (the key's insert, answering a row only when it inserted) in a data-modifying
+     * WITH, and the cells' upsert selecting its rows only if it did.
+     */
+    private boolean addAllWithRecording(
             DSLContext ctx,
             ResultQuery<Record1<Integer>> recording,
             String cell,
@@ -245,6 +266,35 @@ final class CellQueries {
                         .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)))
                         .execute()
                 > 0;
+    }
+
+    /**
+     * MariaDB: the transaction as an anonymous block ({@code BEGIN NOT ATOMIC}), run by the server. The key's plain
+     * insert comes first, so a key recorded before fails it with a duplicate key, which rolls the block back; so does
+     * any other failure. The block's values are inlined (names and keys are letters, digits and {@code ._-:}), and it
+     * is sent as text: it cannot be prepared on the server, which a connection may be set to do.
+     */
+    private boolean addAllInBlockUnlessRecorded(
+            DSLContext ctx, Query keyInsert, String cell, List<Map.Entry<CounterName, Long>> deltas) {
+        InsertValuesStep4<Record, String, String, Long, Long> insert =
+                ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion);
+        for (Map.Entry<CounterName, Long> entry : deltas) {
+            insert = insert.values(entry.getKey().value(), cell, entry.getValue(), 1L);
+        }
+        String block = "begin not atomic declare exit handler for sqlexception begin rollback; resignal; end;"
+                + " start transaction; " + ctx.renderInlined(keyInsert) + "; " + ctx.renderInlined(upsertAll(insert))
+                + "; commit; end";
+        return ctx.connectionResult(connection -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(block);
+                return true;
+            } catch (SQLException e) {
+                if (SqlFailures.isMySqlDuplicateKey(e)) {
+                    return false; // the key's insert: an earlier attempt recorded it, with these very deltas
+                }
+                throw e;
+            }
+        });
     }
 
     /** The rows' deltas added to their cells, created at the delta when new. */

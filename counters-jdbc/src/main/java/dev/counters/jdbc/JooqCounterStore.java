@@ -383,7 +383,7 @@ public final class JooqCounterStore
                         "applyBatch '" + key + "'",
                         null,
                         0,
-                        ctx -> cells.addAllUnlessRecorded(ctx, batches.recording(key, now), cell, sorted));
+                        ctx -> cells.addAllUnlessRecorded(ctx, batches, key, now, cell, sorted));
                 return applied ? new AppliedBatch(true, Map.of()) : AppliedBatch.NOT_APPLIED;
             }
             return runner.transaction("applyBatch '" + key + "'", null, 0, ctx -> {

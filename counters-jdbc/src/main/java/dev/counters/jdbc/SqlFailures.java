@@ -90,6 +90,11 @@ final class SqlFailures {
         return new CounterStoreException(what + " failed" + detail, e);
     }
 
+    /** Whether MySQL or MariaDB refused a row whose unique key another row has. */
+    static boolean isMySqlDuplicateKey(SQLException e) {
+        return e.getErrorCode() == MYSQL_DUPLICATE_KEY;
+    }
+
     /** Whether the database refused a value out of its range: the statement, and so its transaction, failed. */
     static boolean isOutOfRange(Throwable e) {
         SQLException sql = sqlException(e);

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
@@ -24,7 +25,8 @@ import java.util.regex.Pattern;
  * A TCP proxy on loopback between the application and a MySQL/MariaDB server that breaks connections on purpose, at
  * points chosen from the MySQL protocol it reads as it forwards:
  * <ul>
- *   <li><b>commit reply</b>: a statement that commits (a {@code COMMIT}, or a write in autocommit mode) is forwarded,
+ *   <li><b>commit reply</b>: a statement that commits (a {@code COMMIT}, a write in autocommit mode, or an anonymous
+ *       block with a {@code COMMIT}) is forwarded,
  *       the server's reply is awaited, and the connection is cut instead of passing it on. The server has committed;
  *       the client sees a lost connection. This is the ambiguous commit.</li>
  *   <li><b>before statement</b>: a statement that would commit is dropped and the connection cut: nothing ran.</li>
@@ -39,6 +41,7 @@ public final class MySqlFaultProxy implements AutoCloseable {
     private static final Set<String> WRITES = Set.of("INSERT", "UPDATE", "DELETE", "REPLACE");
     private static final Pattern AUTOCOMMIT =
             Pattern.compile("(?i)\\s*SET\\s+autocommit\\s*=\\s*([01]).*", Pattern.DOTALL);
+    private static final Pattern COMMIT_IN_BLOCK = Pattern.compile("(?i);\\s*commit\\s*;");
     private static final Pattern LEADING_COMMENTS = Pattern.compile("^(\\s*/\\*.*?\\*/)*\\s*", Pattern.DOTALL);
 
     private final ServerSocket listener;
@@ -97,7 +100,7 @@ public final class MySqlFaultProxy implements AutoCloseable {
     }
 
     public void stopInjecting() {
-        budget.set(0);
+        inject(0, 0, 0, 0);
     }
 
     /** Whether the budget of injections is spent (a withheld reply counts once the server has answered). */
@@ -172,7 +175,7 @@ public final class MySqlFaultProxy implements AutoCloseable {
         private final Socket server;
         private boolean autocommit = true;
         /** Set before a commit is forwarded: the reply that comes back is not passed on. */
-        private volatile boolean withholdReply;
+        private final AtomicBoolean withholdReply = new AtomicBoolean();
         /** The writes of the transaction open on this connection. */
         private final StringBuilder writes = new StringBuilder();
         /** The writes of the commit whose reply is withheld. */
@@ -227,8 +230,11 @@ public final class MySqlFaultProxy implements AutoCloseable {
                 end++;
             }
             String verb = statement.substring(0, end).toUpperCase(Locale.ROOT);
-            boolean commits = verb.equals("COMMIT") || (WRITES.contains(verb) && autocommit);
-            if (WRITES.contains(verb)) {
+            // An anonymous block (BEGIN NOT ATOMIC) that runs a transaction to its COMMIT is one.
+            boolean block =
+                    verb.equals("BEGIN") && COMMIT_IN_BLOCK.matcher(statement).find();
+            boolean commits = verb.equals("COMMIT") || ((WRITES.contains(verb) || block) && autocommit);
+            if (WRITES.contains(verb) || block) {
                 writes.append(statement).append(";\n");
             } else if (verb.equals("ROLLBACK")) {
                 writes.setLength(0);
@@ -244,7 +250,7 @@ public final class MySqlFaultProxy implements AutoCloseable {
                 return false;
             }
             if (commits && strikes(commitReply)) {
-                withholdReply = true;
+                withholdReply.set(true);
             }
             return true;
         }
@@ -255,7 +261,7 @@ public final class MySqlFaultProxy implements AutoCloseable {
                 byte[] buffer = new byte[16384];
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
-                    if (withholdReply) {
+                    if (withholdReply.getAndSet(false)) {
                         commitRepliesCut.incrementAndGet(); // the server answered: it has committed
                         withheldCommits.add(withheldWrites);
                         if (outageNanos > 0) {
@@ -275,6 +281,11 @@ public final class MySqlFaultProxy implements AutoCloseable {
         }
 
         void close() {
+            if (withholdReply.getAndSet(false)) {
+                // Cut (by another link's outage) before the server answered: no ambiguous commit to count, so the
+                // fault is made again on a later commit.
+                budget.incrementAndGet();
+            }
             links.remove(this);
             closeQuietly(client);
             closeQuietly(server);
