@@ -77,8 +77,8 @@ final class ProductionSection {
                     + " hands the answers to a completion thread, which wakes each caller: hand-offs between threads"
                     + " on 2 cores shared with the database, where atomic's combined write, made by a caller's own"
                     + " thread, has one. With 256 virtual threads, whose wake-up is cheap, its p50 falls below atomic's."
-                    + " On MariaDB a flush is also a transaction of five round trips (autocommit off, the flush key's"
-                    + " insert, the upsert, the commit, autocommit on); on PostgreSQL it is one statement.",
+                    + " A flush is one statement that commits on its own: an anonymous block on MariaDB, a"
+                    + " data-modifying WITH on PostgreSQL.",
             "optimistic",
             "a combined write is one compare-and-set while the row is as this JVM's last write"
                     + " left it, as atomic's is one upsert; but its new value is computed in the client, so a batch"
