@@ -378,7 +378,10 @@ public final class JooqCounterStore
             String key, String cell, Map<CounterName, Long> batch, Map<String, KeyedDelta> keyed, Instant now) {
         try {
             List<Map.Entry<CounterName, Long>> sorted = sorted(batch);
-            if (keyed.isEmpty() && cells.addsUnlessRecordedInOneStatement(runner.dialect(), sorted)) {
+            // Not in a caller's transaction, which the statement would commit on MariaDB (and which commits the batch).
+            if (keyed.isEmpty()
+                    && !runner.joinsCallerTransaction()
+                    && cells.addsUnlessRecordedInOneStatement(runner.dialect(), sorted)) {
                 boolean applied = runner.run(
                         "applyBatch '" + key + "'",
                         null,

@@ -6,6 +6,9 @@ import dev.counters.CounterName;
 import dev.counters.jdbc.testing.FaultInjectingDataSource;
 import dev.counters.jdbc.testing.JooqStores;
 import dev.counters.jdbc.testing.TestDatabase;
+import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdempotentBatches;
+import java.sql.Connection;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -54,5 +57,40 @@ class BatchRoundTripsTest {
                 .as("the same key again: nothing written")
                 .isFalse();
         assertThat(stores.store().getAll(List.copyOf(deltas.keySet()))).containsExactlyInAnyOrderEntriesOf(deltas);
+    }
+
+    /**
+     * A batch applied through a store bound to the caller's transaction stays in it: rolled back with it. On MariaDB
+     * the one-statement flush would have committed the caller's transaction and the batch with it.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aBatchInTheCallersTransactionIsRolledBackWithIt(TestDatabase database) throws Exception {
+        JooqStores stores = JooqStores.shared(database);
+        CounterName counter = CounterName.of("joined" + System.nanoTime());
+        ThreadLocal<Connection> current = new ThreadLocal<>();
+        JooqCounterStore store = JooqCounterStore.builder(database.dataSource())
+                .tablePrefix(stores.prefix())
+                .callerTransactions(current::get)
+                .build();
+        try (Connection connection = database.dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            current.set(connection);
+            try {
+                CounterStore joined = store.callerTransaction().orElseThrow();
+                assertThat(joined.capability(IdempotentBatches.class)
+                                .orElseThrow()
+                                .applyBatch(counter + "-key", "main", Map.of(counter, 5L), Map.of(), Instant.now())
+                                .applied())
+                        .isTrue();
+                connection.rollback();
+            } finally {
+                current.remove();
+                connection.setAutoCommit(true);
+            }
+        }
+        assertThat(stores.store().getAll(List.of(counter)).getOrDefault(counter, 0L))
+                .as("rolled back with the caller's transaction")
+                .isZero();
     }
 }
