@@ -24,6 +24,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,6 +52,30 @@ public abstract class ForwardingCounterStore
 
     protected ForwardingCounterStore(CounterStore delegate) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
+    }
+
+    /**
+     * A store whose batches go through {@code around}, which applies each by calling {@code apply} (or not), and may
+     * act before or after: a flush that hangs, fails, or fails after it was applied.
+     */
+    public static ForwardingCounterStore aroundBatches(CounterStore delegate, AroundBatch around) {
+        return new ForwardingCounterStore(delegate) {
+            @Override
+            public AppliedBatch applyBatch(
+                    String key,
+                    String cell,
+                    Map<CounterName, Long> deltas,
+                    Map<String, KeyedDelta> keyed,
+                    Instant now) {
+                return around.apply(() -> super.applyBatch(key, cell, deltas, keyed, now));
+            }
+        };
+    }
+
+    /** What {@link #aroundBatches} does with each batch. */
+    @FunctionalInterface
+    public interface AroundBatch {
+        AppliedBatch apply(Supplier<AppliedBatch> apply);
     }
 
     /** The store calls are passed to. */

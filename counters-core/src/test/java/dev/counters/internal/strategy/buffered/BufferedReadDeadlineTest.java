@@ -3,14 +3,11 @@ package dev.counters.internal.strategy.buffered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.memory.InMemoryCounterStore;
 import dev.counters.strategy.BufferedSettings;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -28,23 +25,15 @@ class BufferedReadDeadlineTest {
     void aReadDuringAFlushThatDoesNotReturnIsAnsweredAtOnceAndCountsTheBatchOnce() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger batches = new AtomicInteger();
-        ForwardingCounterStore hanging = new ForwardingCounterStore(new InMemoryCounterStore()) {
-            @Override
-            public AppliedBatch applyBatch(
-                    String key,
-                    String cell,
-                    Map<CounterName, Long> deltas,
-                    Map<String, KeyedDelta> keyed,
-                    Instant now) {
-                batches.incrementAndGet();
-                try {
-                    release.await(60, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return super.applyBatch(key, cell, deltas, keyed, now);
+        ForwardingCounterStore hanging = ForwardingCounterStore.aroundBatches(new InMemoryCounterStore(), apply -> {
+            batches.incrementAndGet();
+            try {
+                release.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-        };
+            return apply.get();
+        });
         try (CounterService counters = CounterService.builder(hanging)
                 .defaultStrategy(BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1)))
                 .build()) {

@@ -2,14 +2,12 @@ package dev.counters.internal.strategy.buffered;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.counters.CounterName;
 import dev.counters.CounterService;
 import dev.counters.contract.ForwardingCounterStore;
 import dev.counters.memory.InMemoryCounterStore;
+import dev.counters.spi.IdempotentBatches.AppliedBatch;
 import dev.counters.strategy.BufferedSettings;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -24,21 +22,13 @@ class BufferedStoreErrorTest {
     @Test
     void aFlushThatFailsWithAnErrorIsRetriedUnderItsKeyAndItsCallersAreAnswered() throws Exception {
         AtomicInteger batches = new AtomicInteger();
-        ForwardingCounterStore failingOnce = new ForwardingCounterStore(new InMemoryCounterStore()) {
-            @Override
-            public AppliedBatch applyBatch(
-                    String key,
-                    String cell,
-                    Map<CounterName, Long> deltas,
-                    Map<String, KeyedDelta> keyed,
-                    Instant now) {
-                AppliedBatch applied = super.applyBatch(key, cell, deltas, keyed, now);
-                if (batches.incrementAndGet() == 1) {
-                    throw new NoSuchMethodError("simulated: a library of another version");
-                }
-                return applied;
+        ForwardingCounterStore failingOnce = ForwardingCounterStore.aroundBatches(new InMemoryCounterStore(), apply -> {
+            AppliedBatch applied = apply.get();
+            if (batches.incrementAndGet() == 1) {
+                throw new NoSuchMethodError("simulated: a library of another version");
             }
-        };
+            return applied;
+        });
         try (CounterService counters = CounterService.builder(failingOnce)
                 .defaultStrategy(BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1)))
                 .build()) {
