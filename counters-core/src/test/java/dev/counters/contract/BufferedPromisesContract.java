@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.counters.BufferFullException;
 import dev.counters.Counter;
-import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
@@ -19,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -256,24 +254,16 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         String both = name("durable-max");
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger batches = new AtomicInteger();
-        ForwardingCounterStore holding = new ForwardingCounterStore(store()) {
-            @Override
-            public AppliedBatch applyBatch(
-                    String key,
-                    String cell,
-                    Map<CounterName, Long> deltas,
-                    Map<String, KeyedDelta> keyed,
-                    Instant now) {
-                if (batches.incrementAndGet() <= BufferedStrategy.LANES) {
-                    try {
-                        release.await(30, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
+        ForwardingCounterStore holding = ForwardingCounterStore.aroundBatches(store(), apply -> {
+            if (batches.incrementAndGet() <= BufferedStrategy.LANES) {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
-                return super.applyBatch(key, cell, deltas, keyed, now);
             }
-        };
+            return apply.get();
+        });
         try (CounterService counters = service(holding, hourly())) {
             List<CompletableFuture<Void>> held = new ArrayList<>();
             for (int lane = 1; lane <= BufferedStrategy.LANES; lane++) {
