@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
 
@@ -69,17 +70,19 @@ final class LoadDriver {
                 acknowledged[i] = new LongAdder();
             }
             AtomicLong failures = new AtomicLong();
-            Measurement measurement = measure(threads, virtual, warmup, duration, statements, measured -> {
-                int counter = counters == 1 ? 0 : ThreadLocalRandom.current().nextInt(counters);
-                try {
-                    workload.increment(counter);
-                    acknowledged[counter].increment();
-                    return true;
-                } catch (Exception e) {
-                    failures.incrementAndGet();
-                    return false;
-                }
-            });
+            Measurement measurement =
+                    measure(threads, virtual, warmup, duration, statements, workload::flushes, measured -> {
+                        int counter =
+                                counters == 1 ? 0 : ThreadLocalRandom.current().nextInt(counters);
+                        try {
+                            workload.increment(counter);
+                            acknowledged[counter].increment();
+                            return true;
+                        } catch (Exception e) {
+                            failures.incrementAndGet();
+                            return false;
+                        }
+                    });
             workload.close();
             long[] totals = workload.totals();
             boolean exact = true;
@@ -170,7 +173,8 @@ final class LoadDriver {
             double seconds,
             Histogram latency,
             double statementsPerOperation,
-            double cpuMicrosPerOperation) {
+            double cpuMicrosPerOperation,
+            Flushes flushes) {
 
         LoadResult result(
                 BenchDatabase database,
@@ -192,7 +196,8 @@ final class LoadDriver {
                     statementsPerOperation,
                     cpuMicrosPerOperation,
                     failures,
-                    correct);
+                    correct,
+                    flushes);
         }
     }
 
@@ -202,6 +207,19 @@ final class LoadDriver {
             Duration warmup,
             Duration duration,
             StatementCounter statements,
+            Operation operation)
+            throws InterruptedException {
+        return measure(threads, virtual, warmup, duration, statements, () -> Flushes.NONE, operation);
+    }
+
+    /** As above, with the flushes {@code flushes} says were made in the measurement window. */
+    static Measurement measure(
+            int threads,
+            boolean virtual,
+            Duration warmup,
+            Duration duration,
+            StatementCounter statements,
+            Supplier<Flushes> flushes,
             Operation operation)
             throws InterruptedException {
         AtomicReference<Phase> phase = new AtomicReference<>(Phase.WARMUP);
@@ -229,6 +247,7 @@ final class LoadDriver {
         Thread.sleep(warmup.toMillis());
         long statementsBefore = statements.count();
         long cpuBefore = PROCESS.getProcessCpuTime();
+        Flushes flushesBefore = flushes.get();
         long started = System.nanoTime();
         phase.set(Phase.MEASURE);
         Thread.sleep(duration.toMillis());
@@ -240,6 +259,7 @@ final class LoadDriver {
         double seconds = (System.nanoTime() - started) / 1e9;
         long statementsDuring = statements.count() - statementsBefore;
         long cpuDuring = PROCESS.getProcessCpuTime() - cpuBefore;
+        Flushes flushesDuring = flushes.get().minus(flushesBefore);
         for (Thread worker : workers) {
             worker.join();
         }
@@ -251,6 +271,7 @@ final class LoadDriver {
                 seconds,
                 latency,
                 operations == 0 ? Double.NaN : (double) statementsDuring / operations,
-                operations == 0 ? Double.NaN : cpuDuring / 1e3 / operations);
+                operations == 0 ? Double.NaN : cpuDuring / 1e3 / operations,
+                flushesDuring);
     }
 }

@@ -52,6 +52,11 @@ final class ServiceInstances implements AutoCloseable {
         return services[0];
     }
 
+    /** The flushes every instance's buffered strategies made so far. */
+    Flushes flushes() {
+        return Flushes.of(services);
+    }
+
     String name(int counter) {
         return names[counter];
     }

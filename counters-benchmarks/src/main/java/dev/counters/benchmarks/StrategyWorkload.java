@@ -76,6 +76,11 @@ final class StrategyWorkload implements Workload {
     }
 
     @Override
+    public Flushes flushes() {
+        return instances.flushes();
+    }
+
+    @Override
     public void close() {
         instances.close();
     }

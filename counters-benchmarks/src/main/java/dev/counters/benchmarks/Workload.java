@@ -19,6 +19,11 @@ interface Workload extends AutoCloseable {
     @Override
     void close() throws Exception;
 
+    /** The flushes made so far, for a buffered workload; {@link Flushes#NONE} for the others. */
+    default Flushes flushes() {
+        return Flushes.NONE;
+    }
+
     /** The stored value of every counter, read after {@link #close()}. */
     long[] totals() throws Exception;
 

@@ -140,7 +140,8 @@ class ReportContentsTest {
     private static LoadResult point(BenchDatabase database, String workload, double perSecond) {
         Histogram latency = new Histogram(3);
         latency.recordValue(2_000_000);
-        return new LoadResult(database, workload, 64, false, 1, Math.round(perSecond * 5), 5, latency, 2, 10, 0, true);
+        return new LoadResult(
+                database, workload, 64, false, 1, Math.round(perSecond * 5), 5, latency, 2, 10, 0, true, Flushes.NONE);
     }
 
     private static SellOut.Result sale(BenchDatabase database, String workload, double seconds, long heldApart) {
