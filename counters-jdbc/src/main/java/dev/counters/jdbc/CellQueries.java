@@ -193,13 +193,8 @@ final class CellQueries {
             return;
         }
         for (int from = 0; from < deltas.size(); from += ROWS_PER_STATEMENT) {
-            InsertValuesStep4<Record, String, String, Long, Long> insert =
-                    ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion);
-            for (Map.Entry<CounterName, Long> entry :
-                    deltas.subList(from, Math.min(deltas.size(), from + ROWS_PER_STATEMENT))) {
-                insert = insert.values(entry.getKey().value(), cell, entry.getValue(), 1L);
-            }
-            upsertAll(insert).execute();
+            upsertAll(ctx, cell, deltas.subList(from, Math.min(deltas.size(), from + ROWS_PER_STATEMENT)))
+                    .execute();
         }
     }
 
@@ -276,14 +271,9 @@ final class CellQueries {
      */
     private boolean addAllInBlockUnlessRecorded(
             DSLContext ctx, Query keyInsert, String cell, List<Map.Entry<CounterName, Long>> deltas) {
-        InsertValuesStep4<Record, String, String, Long, Long> insert =
-                ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion);
-        for (Map.Entry<CounterName, Long> entry : deltas) {
-            insert = insert.values(entry.getKey().value(), cell, entry.getValue(), 1L);
-        }
         String block = "begin not atomic declare exit handler for sqlexception begin rollback; resignal; end;"
-                + " start transaction; " + ctx.renderInlined(keyInsert) + "; " + ctx.renderInlined(upsertAll(insert))
-                + "; commit; end";
+                + " start transaction; " + ctx.renderInlined(keyInsert) + "; "
+                + ctx.renderInlined(upsertAll(ctx, cell, deltas)) + "; commit; end";
         return ctx.connectionResult(connection -> {
             try (Statement statement = connection.createStatement()) {
                 statement.execute(block);
@@ -295,6 +285,16 @@ final class CellQueries {
                 throw e;
             }
         });
+    }
+
+    /** The deltas added to their cells {@code cell}, in one statement. */
+    private Query upsertAll(DSLContext ctx, String cell, List<Map.Entry<CounterName, Long>> deltas) {
+        InsertValuesStep4<Record, String, String, Long, Long> rows =
+                ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion);
+        for (Map.Entry<CounterName, Long> entry : deltas) {
+            rows = rows.values(entry.getKey().value(), cell, entry.getValue(), 1L);
+        }
+        return upsertAll(rows);
     }
 
     /** The rows' deltas added to their cells, created at the delta when new. */
