@@ -84,8 +84,8 @@ final class JpaDriver {
                 LongAdder errors = new LongAdder();
                 LongAdder idNanos = new LongAdder();
                 LongAdder allNanos = new LongAdder();
-                LoadDriver.Measurement measurement =
-                        LoadDriver.measure(threads, false, warmup, duration, statements, measured -> {
+                LoadDriver.Measurement measurement = LoadDriver.measure(
+                        threads, false, warmup, duration, statements, () -> Flushes.NONE, measured -> {
                             long started = System.nanoTime();
                             try {
                                 long ids = orders.insert(Thread.currentThread().getName());
@@ -175,7 +175,7 @@ final class JpaDriver {
             AtomicIntegerArray liked = new AtomicIntegerArray(USERS);
             LongAdder errors = new LongAdder();
             LoadDriver.Measurement measurement =
-                    LoadDriver.measure(threads, false, warmup, duration, statements, measured -> {
+                    LoadDriver.measure(threads, false, warmup, duration, statements, () -> Flushes.NONE, measured -> {
                         int user = ThreadLocalRandom.current().nextInt(USERS);
                         boolean like = liked.get(user) == 0;
                         try {

@@ -147,15 +147,16 @@ final class LoadDriver {
             SequenceWorkload workload = kind.opener().open(statements.wrap(pool), database);
             NumberLog numbers = new NumberLog();
             AtomicLong failures = new AtomicLong();
-            Measurement measurement = measure(threads, false, warmup, duration, statements, measured -> {
-                try {
-                    numbers.add(workload.next());
-                    return true;
-                } catch (Exception e) {
-                    failures.incrementAndGet();
-                    return false;
-                }
-            });
+            Measurement measurement =
+                    measure(threads, false, warmup, duration, statements, () -> Flushes.NONE, measured -> {
+                        try {
+                            numbers.add(workload.next());
+                            return true;
+                        } catch (Exception e) {
+                            failures.incrementAndGet();
+                            return false;
+                        }
+                    });
             workload.close();
             return measurement.result(
                     database, kind.name(), threads, false, 1, failures.get(), numbers.uniqueAndIncreasing());
@@ -201,18 +202,7 @@ final class LoadDriver {
         }
     }
 
-    static Measurement measure(
-            int threads,
-            boolean virtual,
-            Duration warmup,
-            Duration duration,
-            StatementCounter statements,
-            Operation operation)
-            throws InterruptedException {
-        return measure(threads, virtual, warmup, duration, statements, () -> Flushes.NONE, operation);
-    }
-
-    /** As above, with the flushes {@code flushes} says were made in the measurement window. */
+    /** Runs {@code operation} from {@code threads} callers; {@code flushes} says what a buffered workload flushed. */
     static Measurement measure(
             int threads,
             boolean virtual,

@@ -126,8 +126,8 @@ final class RateLimitDriver {
                 LongAdder admitted = new LongAdder();
                 LongAdder refused = new LongAdder();
                 LongAdder errors = new LongAdder();
-                LoadDriver.Measurement measurement =
-                        LoadDriver.measure(threads, false, warmup, duration, statements, measured -> {
+                LoadDriver.Measurement measurement = LoadDriver.measure(
+                        threads, false, warmup, duration, statements, () -> Flushes.NONE, measured -> {
                             // The warm-up on keys of its own: the measured keys start with full buckets.
                             String key = (measured ? "k" : "w")
                                     + (keys == 1

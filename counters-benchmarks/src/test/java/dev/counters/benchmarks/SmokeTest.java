@@ -53,6 +53,18 @@ class SmokeTest {
             assertThat(result.operations()).as(result.line()).isPositive();
             assertThat(result.statementsPerOperation()).as(result.line()).isGreaterThanOrEqualTo(0);
         });
+        // The flush profile: buffered workloads' flushes in the window, taken from the strategy; none for the others.
+        assertThat(results)
+                .filteredOn(r -> r.workload().equals("buffered-durable"))
+                .allSatisfy(result -> {
+                    assertThat(result.flushes().count()).as(result.line()).isPositive();
+                    assertThat(result.flushes().count()).as(result.line()).isLessThanOrEqualTo(result.operations() + 1);
+                    assertThat(result.flushes().meanMicros()).as(result.line()).isPositive();
+                });
+        assertThat(results)
+                .filteredOn(r -> r.workload().equals("atomic"))
+                .isNotEmpty()
+                .allSatisfy(result -> assertThat(result.flushes()).isEqualTo(Flushes.NONE));
     }
 
     @Test
