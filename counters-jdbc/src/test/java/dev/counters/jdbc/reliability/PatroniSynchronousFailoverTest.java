@@ -156,7 +156,9 @@ class PatroniSynchronousFailoverTest {
         long switchoverOver = awaitWritesAfter(clients, System.nanoTime(), "the switchover to " + candidate);
         cluster.awaitStreaming(); // the demoted primary follows the new one: 3 members again
         long afterSwitchover = System.nanoTime();
-        Thread.sleep(1_000);
+        // Every strategy of every process must write again from here: one whose circuit breaker opened during the
+        // switchover tries again within the breaker's longest wait in the open state (10 s).
+        Thread.sleep(12_000);
         Files.createFile(stop);
 
         History history = History.timedBy(System::nanoTime);
