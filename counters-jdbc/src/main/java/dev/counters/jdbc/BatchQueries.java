@@ -2,6 +2,7 @@ package dev.counters.jdbc;
 
 import java.time.Instant;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.ResultQuery;
@@ -26,15 +27,15 @@ final class BatchQueries {
                 == 1;
     }
 
-    /** The key's insert, which fails with a duplicate key when it is recorded. */
-    Query insert(DSLContext ctx, String key, Instant now) {
-        return ctx.insertInto(t.batches, t.batchesKey, t.batchesAppliedAt).values(key, now.toEpochMilli());
+    /** The key's insert, which fails with a duplicate key when it is recorded ({@code appliedAt} in epoch ms). */
+    Query insert(DSLContext ctx, Field<String> key, Field<Long> appliedAt) {
+        return ctx.insertInto(t.batches, t.batchesKey, t.batchesAppliedAt).values(key, appliedAt);
     }
 
     /** The key's insert, unless recorded, answering a row only when it inserted: for a data-modifying WITH. */
-    ResultQuery<Record1<Integer>> recording(String key, Instant now) {
+    ResultQuery<Record1<Integer>> recording(Field<String> key, Field<Long> appliedAt) {
         return DSL.insertInto(t.batches, t.batchesKey, t.batchesAppliedAt)
-                .values(key, now.toEpochMilli())
+                .values(key, appliedAt)
                 .onConflict(t.batchesKey)
                 .doNothing()
                 .returningResult(DSL.inline(1));

@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.jooq.BatchBindStep;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -70,8 +71,17 @@ final class CellQueries {
     private final RenderedStatement addUnguarded;
     private final RenderedStatement state;
 
-    CellQueries(CounterTables tables) {
+    /** A batch in one statement, at {@code rows - 1}, for 1 to {@link #RENDERED_ROWS} rows (see {@link #unlessRecorded}). */
+    private final List<RenderedStatement> unlessRecorded;
+
+    private final BatchQueries batches;
+
+    CellQueries(CounterTables tables, BatchQueries batches) {
         this.t = tables;
+        this.batches = batches;
+        this.unlessRecorded = IntStream.rangeClosed(1, RENDERED_ROWS)
+                .mapToObj(rows -> new RenderedStatement(ctx -> unlessRecorded(ctx, rows, null)))
+                .toList();
         this.upsert = new RenderedStatement(ctx -> ctx.insertInto(
                         t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
                 .values(marker(0, String.class), marker(1, String.class), marker(2, Long.class), inline(1L))
@@ -214,66 +224,29 @@ final class CellQueries {
      * if it was not recorded before. One round trip where a transaction driven by the client takes three on
      * PostgreSQL (the key, the cells, the commit) and five on MariaDB (with autocommit off and on again). A concurrent
      * attempt of the same key is waited for by the key's unique index, as in the transaction. Whether the deltas were
-     * added.
+     * added. A batch of up to {@link #RENDERED_ROWS} counters (a flush of a few hot counters) runs a statement rendered
+     * once for its number of rows; a bigger one is rendered for itself.
      */
     boolean addAllUnlessRecorded(
-            DSLContext ctx,
-            BatchQueries batches,
-            String key,
-            Instant now,
-            String cell,
-            List<Map.Entry<CounterName, Long>> deltas) {
-        return ctx.dialect().family() == SQLDialect.MARIADB
-                ? addAllInBlockUnlessRecorded(ctx, batches.insert(ctx, key, now), cell, deltas)
-                : addAllWithRecording(ctx, batches.recording(key, now), cell, deltas);
-    }
-
-    /**
-     * PostgreSQL: {@code recording} (the key's insert, answering a row only when it inserted) in a data-modifying
-     * WITH, and the cells' upsert selecting its rows only if it did.
-     */
-    private boolean addAllWithRecording(
-            DSLContext ctx,
-            ResultQuery<Record1<Integer>> recording,
-            String cell,
-            List<Map.Entry<CounterName, Long>> deltas) {
-        List<Row3<String, String, Long>> rows = new ArrayList<>(deltas.size());
-        for (Map.Entry<CounterName, Long> entry : deltas) {
-            rows.add(DSL.row(entry.getKey().value(), cell, entry.getValue()));
+            DSLContext ctx, String key, Instant now, String cell, List<Map.Entry<CounterName, Long>> deltas) {
+        Object[] values = new Object[3 + 2 * deltas.size()];
+        values[0] = key;
+        values[1] = now.toEpochMilli();
+        values[2] = cell;
+        for (int row = 0; row < deltas.size(); row++) {
+            values[3 + 2 * row] = deltas.get(row).getKey().value();
+            values[4 + 2 * row] = deltas.get(row).getValue();
         }
-        @SuppressWarnings("unchecked")
-        Table<Record3<String, String, Long>> values =
-                DSL.values(rows.toArray(Row3[]::new)).as("v", "n", "c", "d");
-        Field<String> name = values.field("n", String.class);
-        Field<String> cellName = values.field("c", String.class);
-        Field<Long> delta = values.field("d", Long.class);
-        return ctx.with("recorded")
-                        .as(recording)
-                        .insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
-                        .select(select(name, cellName, delta, inline(1L))
-                                // A row only if the key was inserted: "recorded" has one row then, else none. (A
-                                // join, not EXISTS: the binary signatures of jOOQ's exists differ between 3.19 and
-                                // 3.21.)
-                                .from(values, DSL.table(DSL.name("recorded"))))
-                        .onConflict(t.cellsName, t.cellsCell)
-                        .doUpdate()
-                        .set(t.cellsValue, t.cellsValue.plus(excluded(t.cellsValue)))
-                        .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)))
-                        .execute()
-                > 0;
-    }
-
-    /**
-     * MariaDB: the transaction as an anonymous block ({@code BEGIN NOT ATOMIC}), run by the server. The key's plain
-     * insert comes first, so a key recorded before fails it with a duplicate key, which rolls the block back; so does
-     * any other failure. The block's values are inlined (names and keys are letters, digits and {@code ._-:}), and it
-     * is sent as text: it cannot be prepared on the server, which a connection may be set to do.
-     */
-    private boolean addAllInBlockUnlessRecorded(
-            DSLContext ctx, Query keyInsert, String cell, List<Map.Entry<CounterName, Long>> deltas) {
-        String block = "begin not atomic declare exit handler for sqlexception begin rollback; resignal; end;"
-                + " start transaction; " + ctx.renderInlined(keyInsert) + "; "
-                + ctx.renderInlined(upsertAll(ctx, cell, deltas)) + "; commit; end";
+        boolean rendered = deltas.size() <= RENDERED_ROWS;
+        if (ctx.dialect().family() != SQLDialect.MARIADB) {
+            return (rendered
+                            ? unlessRecorded.get(deltas.size() - 1).execute(ctx, values)
+                            : unlessRecorded(ctx, deltas.size(), values).execute())
+                    > 0;
+        }
+        String block = rendered
+                ? unlessRecorded.get(deltas.size() - 1).inlined(ctx, values)
+                : ctx.renderInlined(unlessRecorded(ctx, deltas.size(), values));
         return ctx.connectionResult(connection -> {
             try (Statement statement = connection.createStatement()) {
                 statement.execute(block);
@@ -285,6 +258,71 @@ final class CellQueries {
                 throw e;
             }
         });
+    }
+
+    /** Batches of up to this many counters run a statement rendered once for their number of rows. */
+    static final int RENDERED_ROWS = 16;
+
+    /**
+     * A batch of {@code rows} counters in one statement ({@code values}: 0 key, 1 applied at in epoch milliseconds, 2
+     * cell, then each row's name and delta; null for the markers of a statement rendered once).
+     *
+     * <ul>
+     *   <li>PostgreSQL: the key's insert, answering a row only when it inserted, in a data-modifying WITH, and the
+     *       cells' upsert selecting its rows only if it did.
+     *   <li>MariaDB: the transaction as an anonymous block ({@code BEGIN NOT ATOMIC}), run by the server. The key's
+     *       plain insert comes first, so a key recorded before fails it with a duplicate key, which rolls the block
+     *       back; so does any other failure. The block's values are inlined (names and keys are letters, digits and
+     *       {@code ._-:}), and it is sent as text: it cannot be prepared on the server, which a connection may be set
+     *       to do.
+     * </ul>
+     */
+    private Query unlessRecorded(DSLContext ctx, int rows, Object @Nullable [] values) {
+        Field<String> key = value(values, 0, String.class);
+        Field<Long> appliedAt = value(values, 1, Long.class);
+        Field<String> cell = value(values, 2, String.class);
+        if (ctx.dialect().family() == SQLDialect.MARIADB) {
+            InsertValuesStep4<Record, String, String, Long, Long> upsert =
+                    ctx.insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion);
+            for (int row = 0; row < rows; row++) {
+                upsert = upsert.values(
+                        value(values, 3 + 2 * row, String.class),
+                        cell,
+                        value(values, 4 + 2 * row, Long.class),
+                        inline(1L));
+            }
+            return DSL.query(
+                    "begin not atomic declare exit handler for sqlexception begin rollback; resignal; end;"
+                            + " start transaction; {0}; {1}; commit; end",
+                    batches.insert(ctx, key, appliedAt), upsertAll(upsert));
+        }
+        List<Row3<String, String, Long>> rowsOfValues = new ArrayList<>(rows);
+        for (int row = 0; row < rows; row++) {
+            rowsOfValues.add(
+                    DSL.row(value(values, 3 + 2 * row, String.class), cell, value(values, 4 + 2 * row, Long.class)));
+        }
+        @SuppressWarnings("unchecked")
+        Table<Record3<String, String, Long>> table =
+                DSL.values(rowsOfValues.toArray(Row3[]::new)).as("v", "n", "c", "d");
+        Field<String> name = table.field("n", String.class);
+        Field<String> cellName = table.field("c", String.class);
+        Field<Long> delta = table.field("d", Long.class);
+        return ctx.with("recorded")
+                .as(batches.recording(key, appliedAt))
+                .insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
+                .select(select(name, cellName, delta, inline(1L))
+                        // A row only if the key was inserted: "recorded" has one row then, else none. (A join, not
+                        // EXISTS: the binary signatures of jOOQ's exists differ between 3.19 and 3.21.)
+                        .from(table, DSL.table(DSL.name("recorded"))))
+                .onConflict(t.cellsName, t.cellsCell)
+                .doUpdate()
+                .set(t.cellsValue, t.cellsValue.plus(excluded(t.cellsValue)))
+                .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)));
+    }
+
+    /** Value {@code index} of {@code values}, or its marker when there are none. */
+    private static <T> Field<T> value(Object @Nullable [] values, int index, Class<T> type) {
+        return values == null ? marker(index, type) : DSL.val(type.cast(values[index]), type);
     }
 
     /** The deltas added to their cells {@code cell}, in one statement. */

@@ -133,9 +133,9 @@ public final class JooqCounterStore
             BooleanSupplier galera) {
         this.runner = runner;
         this.tables = tables;
-        this.cells = new CellQueries(tables);
-        this.deltas = new DeltaQueries(tables);
         this.batches = new BatchQueries(tables);
+        this.cells = new CellQueries(tables, batches);
+        this.deltas = new DeltaQueries(tables);
         this.keys = new KeyQueries(tables);
         this.leases = new LeaseQueries(tables);
         this.maxima = new MaximaQueries(tables, protection);
@@ -386,7 +386,7 @@ public final class JooqCounterStore
                         "applyBatch '" + key + "'",
                         null,
                         0,
-                        ctx -> cells.addAllUnlessRecorded(ctx, batches, key, now, cell, sorted));
+                        ctx -> cells.addAllUnlessRecorded(ctx, key, now, cell, sorted));
                 return applied ? new AppliedBatch(true, Map.of()) : AppliedBatch.NOT_APPLIED;
             }
             return runner.transaction("applyBatch '" + key + "'", null, 0, ctx -> {

@@ -4,8 +4,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.jooq.Param;
@@ -33,11 +36,17 @@ final class RenderedStatement {
     @SuppressWarnings("ArrayRecordComponent") // never compared or hashed; an int[] for the bind loop
     private record Rendered(SQLDialect dialect, String sql, int[] slots) {}
 
+    /** The text around the values of a statement with its values inlined: {@code parts[i]} comes before value i. */
+    @SuppressWarnings("ArrayRecordComponent") // never compared or hashed
+    private record Inlined(SQLDialect dialect, String[] parts, int[] slots) {}
+
     private final Function<DSLContext, Query> prototype;
     /** The JDBC query timeout in seconds; 0 for none. */
     private final int timeoutSeconds;
     /** Null until the first statement renders it. */
     private volatile @Nullable Rendered rendered;
+    /** Null until the first {@link #inlined} renders it. */
+    private volatile @Nullable Inlined inlined;
 
     /** {@code prototype} builds the query with {@code marker(0)}, {@code marker(1)}, ... for the values. */
     RenderedStatement(Function<DSLContext, Query> prototype) {
@@ -119,6 +128,61 @@ final class RenderedStatement {
         current = new Rendered(ctx.dialect(), ctx.render(query), slots);
         rendered = current;
         return current;
+    }
+
+    /**
+     * The statement as text with the values inlined, for SQL a server cannot prepare (MariaDB's anonymous blocks), in
+     * MySQL's and MariaDB's quoting: a string between quotes with {@code '} and {@code \} doubled, a number as it
+     * is. jOOQ renders the text once per dialect, with the markers inlined, which are then found in it.
+     */
+    String inlined(DSLContext ctx, Object... values) {
+        Inlined current = inlined;
+        if (current == null || current.dialect() != ctx.dialect()) {
+            current = renderInlined(ctx);
+            inlined = current;
+        }
+        StringBuilder text = new StringBuilder(current.parts()[0]);
+        for (int i = 0; i < current.slots().length; i++) {
+            Object value = values[current.slots()[i]];
+            if (value instanceof String string) {
+                text.append('\'')
+                        .append(string.replace("\\", "\\\\").replace("'", "''"))
+                        .append('\'');
+            } else {
+                text.append((long) (Long) value);
+            }
+            text.append(current.parts()[i + 1]);
+        }
+        return text.toString();
+    }
+
+    private Inlined renderInlined(DSLContext ctx) {
+        Query query = prototype.apply(ctx);
+        String sql = ctx.renderInlined(query);
+        // Where each marker's literal stands, in the order of the text.
+        TreeMap<Integer, Object> markers = new TreeMap<>();
+        for (Object bound : ctx.extractBindValues(query)) {
+            String literal = ctx.renderInlined(DSL.inline(bound));
+            for (int at = sql.indexOf(literal); at >= 0; at = sql.indexOf(literal, at + literal.length())) {
+                markers.put(at, bound);
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        int[] slots = new int[markers.size()];
+        int from = 0;
+        int slot = 0;
+        for (Map.Entry<Integer, Object> marker : markers.entrySet()) {
+            parts.add(sql.substring(from, marker.getKey()));
+            slots[slot++] = slotOf(marker.getValue());
+            from = marker.getKey()
+                    + ctx.renderInlined(DSL.inline(marker.getValue())).length();
+        }
+        parts.add(sql.substring(from));
+        if (slots.length != ctx.extractBindValues(query).size()) {
+            throw new IllegalStateException("The inlined statement holds " + slots.length + " markers where "
+                    + ctx.extractBindValues(query).size() + " are bound: " + sql);
+        }
+        return new Inlined(ctx.dialect(), parts.toArray(String[]::new), slots);
     }
 
     private static int slotOf(Object bound) {

@@ -10,6 +10,7 @@ import dev.counters.spi.CounterStore;
 import dev.counters.spi.IdempotentBatches;
 import java.sql.Connection;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,25 +23,48 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class BatchRoundTripsTest {
 
+    /**
+     * Batches of one counter, of a few and of more than the statements rendered once per number of rows hold, each
+     * size twice under different keys and deltas: the second of a size runs the statement the first rendered, with
+     * its own values.
+     */
     @ParameterizedTest
     @EnumSource(TestDatabase.class)
     void aFlushOfSeveralCountersIsOneStatementOnPostgreSqlAndMariaDbAndOneTransactionOnH2(TestDatabase database) {
         JooqStores stores = JooqStores.shared(database);
         String prefix = "trips" + System.nanoTime();
-        Map<CounterName, Long> deltas = Map.of(
-                CounterName.of(prefix + "a"), 3L, CounterName.of(prefix + "b"), -2L, CounterName.of(prefix + "c"), 9L);
         FaultInjectingDataSource counting = new FaultInjectingDataSource(database.dataSource());
         JooqCounterStore store =
                 JooqCounterStore.builder(counting).tablePrefix(stores.prefix()).build();
         store.get(CounterName.of(prefix + "a")); // its first connection: what the store asks of the database once
+        Map<CounterName, Long> expected = new HashMap<>();
+        for (int counters : new int[] {1, 3, CellQueries.RENDERED_ROWS + 1}) {
+            for (int round = 1; round <= 2; round++) {
+                Map<CounterName, Long> deltas = new HashMap<>();
+                for (int i = 0; i < counters; i++) {
+                    // Negative deltas too; each size's counters are its own.
+                    deltas.put(
+                            CounterName.of(prefix + "." + counters + "." + i), (i % 2 == 0 ? 1L : -1L) * (i + round));
+                }
+                String key = prefix + "-" + counters + "-" + round;
+                applyInOneStatement(database, counting, store, key, deltas);
+                deltas.forEach((name, delta) -> expected.merge(name, delta, Long::sum));
+            }
+        }
+        assertThat(stores.store().getAll(List.copyOf(expected.keySet()))).containsExactlyInAnyOrderEntriesOf(expected);
+    }
+
+    private static void applyInOneStatement(
+            TestDatabase database,
+            FaultInjectingDataSource counting,
+            JooqCounterStore store,
+            String key,
+            Map<CounterName, Long> deltas) {
         counting.statements.set(0);
         counting.commits.set(0);
-
         Instant now = Instant.parse("2026-11-26T00:00:00Z");
-        assertThat(store.applyBatch(prefix + "-key", "main.1", deltas, Map.of(), now)
-                        .applied())
+        assertThat(store.applyBatch(key, "main.1", deltas, Map.of(), now).applied())
                 .isTrue();
-
         if (database != TestDatabase.H2) {
             assertThat(counting.statements.get())
                     .as("the key and the cells in one statement")
@@ -52,11 +76,9 @@ class BatchRoundTripsTest {
                     .isEqualTo(2);
             assertThat(counting.commits.get()).isEqualTo(1);
         }
-        assertThat(store.applyBatch(prefix + "-key", "main.1", deltas, Map.of(), now)
-                        .applied())
+        assertThat(store.applyBatch(key, "main.1", deltas, Map.of(), now).applied())
                 .as("the same key again: nothing written")
                 .isFalse();
-        assertThat(stores.store().getAll(List.copyOf(deltas.keySet()))).containsExactlyInAnyOrderEntriesOf(deltas);
     }
 
     /**
