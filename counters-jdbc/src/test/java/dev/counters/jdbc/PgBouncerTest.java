@@ -161,8 +161,10 @@ class PgBouncerTest {
     @SuppressWarnings("try") // the first connection is held so that the other is a second one
     void serverSidePreparedStatementsThroughPgBouncerBefore121FailSayingWhatToSet() throws Exception {
         // Debian's PgBouncer 1.18 cannot follow pgjdbc's named statements (made after prepareThreshold=5 uses of a
-        // query on a connection) from one client to another on the same server session.
-        try (HikariDataSource prepared = bouncer.newDataSource(2, "");
+        // query on a connection) from one client to another on the same server session. One server connection, so
+        // that the two clients share it (with four, the second client's statements may land on another one).
+        try (PgBouncer single = PgBouncer.transactionMode(1);
+                HikariDataSource prepared = single.newDataSource(2, "");
                 CounterService counters =
                         CounterService.builder(store(prepared)).build()) {
             String name = "prepared-" + UUID.randomUUID();
