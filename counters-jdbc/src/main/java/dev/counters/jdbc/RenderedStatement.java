@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -159,29 +160,30 @@ final class RenderedStatement {
     private Inlined renderInlined(DSLContext ctx) {
         Query query = prototype.apply(ctx);
         String sql = ctx.renderInlined(query);
-        // Where each marker's literal stands, in the order of the text.
-        TreeMap<Integer, Object> markers = new TreeMap<>();
-        for (Object bound : ctx.extractBindValues(query)) {
-            String literal = ctx.renderInlined(DSL.inline(bound));
+        List<Object> binds = ctx.extractBindValues(query);
+        // Each marker's literal, found where it stands, in the order of the text.
+        Map<Object, String> literals = new HashMap<>();
+        TreeMap<Integer, Map.Entry<Object, String>> markers = new TreeMap<>();
+        for (Object bound : binds) {
+            String literal = literals.computeIfAbsent(bound, marker -> ctx.renderInlined(DSL.inline(marker)));
             for (int at = sql.indexOf(literal); at >= 0; at = sql.indexOf(literal, at + literal.length())) {
-                markers.put(at, bound);
+                markers.put(at, Map.entry(bound, literal));
             }
+        }
+        if (markers.size() != binds.size()) {
+            throw new IllegalStateException("The inlined statement holds " + markers.size() + " markers where "
+                    + binds.size() + " are bound: " + sql);
         }
         List<String> parts = new ArrayList<>();
         int[] slots = new int[markers.size()];
         int from = 0;
         int slot = 0;
-        for (Map.Entry<Integer, Object> marker : markers.entrySet()) {
+        for (Map.Entry<Integer, Map.Entry<Object, String>> marker : markers.entrySet()) {
             parts.add(sql.substring(from, marker.getKey()));
-            slots[slot++] = slotOf(marker.getValue());
-            from = marker.getKey()
-                    + ctx.renderInlined(DSL.inline(marker.getValue())).length();
+            slots[slot++] = slotOf(marker.getValue().getKey());
+            from = marker.getKey() + marker.getValue().getValue().length();
         }
         parts.add(sql.substring(from));
-        if (slots.length != ctx.extractBindValues(query).size()) {
-            throw new IllegalStateException("The inlined statement holds " + slots.length + " markers where "
-                    + ctx.extractBindValues(query).size() + " are bound: " + sql);
-        }
         return new Inlined(ctx.dialect(), parts.toArray(String[]::new), slots);
     }
 
