@@ -18,9 +18,9 @@ final class OverheadSection {
     private record Pair(String strategy, String jdbc) {}
 
     private static final List<Pair> PAIRS = List.of(
-            new Pair("atomic", "jdbc-upsert"),
-            new Pair("node", "jdbc-upsert"),
-            new Pair("sharded", "jdbc-upsert-sharded"),
+            new Pair("atomic", "jdbc-update"),
+            new Pair("node", "jdbc-update"),
+            new Pair("sharded", "jdbc-update-sharded"),
             new Pair("optimistic", "jdbc-cas"),
             new Pair("delta-log", "jdbc-insert"));
     private static final double TARGET = 0.9;
@@ -51,7 +51,7 @@ final class OverheadSection {
             attempts.attempt(
                     "warm-up on " + database,
                     () -> Report.logged(
-                            LoadDriver.run(database, Workloads.counting("jdbc-upsert"), 1, 1, warmup, duration)));
+                            LoadDriver.run(database, Workloads.counting("jdbc-update"), 1, 1, warmup, duration)));
             for (int repetition = 0; repetition < REPETITIONS; repetition++) {
                 List<String> order = new ArrayList<>(workloads);
                 if (repetition % 2 == 1) {

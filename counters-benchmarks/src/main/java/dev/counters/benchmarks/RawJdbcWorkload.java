@@ -15,9 +15,9 @@ import javax.sql.DataSource;
  * library's per-call overhead is measured against. One statement per increment in autocommit, as the strategies send
  * them outside a caller's transaction.
  * <ul>
- *   <li>{@link Statements#UPSERT}: what {@code atomic} and {@code node} send (H2: an update of the existing row, as
- *       the library does);
- *   <li>{@link Statements#SHARDED_UPSERT}: the same upsert, of one of 16 shard rows picked at random, as
+ *   <li>{@link Statements#UPDATE}: what {@code atomic} and {@code node} send for a cell that exists, an update of its
+ *       row by the delta (the library upserts only a cell's first write);
+ *   <li>{@link Statements#SHARDED_UPDATE}: the same update, of one of 16 shard rows picked at random, as
  *       {@code sharded} sends it;
  *   <li>{@link Statements#INSERT}: {@code delta-log}'s append of one delta row;
  *   <li>{@link Statements#COMPARE_AND_SET}: {@code optimistic}'s versioned update, with a read first only when the
@@ -27,14 +27,14 @@ import javax.sql.DataSource;
 final class RawJdbcWorkload implements Workload {
 
     enum Statements {
-        UPSERT,
-        SHARDED_UPSERT,
+        UPDATE,
+        SHARDED_UPDATE,
         INSERT,
         COMPARE_AND_SET;
 
         /** The cells of one counter this statement writes. */
         int cells() {
-            return this == SHARDED_UPSERT ? SHARDS : 1;
+            return this == SHARDED_UPDATE ? SHARDS : 1;
         }
     }
 
@@ -62,19 +62,9 @@ final class RawJdbcWorkload implements Workload {
         this.cells = prefix + "counter_cells";
         this.deltas = prefix + "counter_deltas";
         this.write = switch (statements) {
-            case UPSERT, SHARDED_UPSERT ->
-                switch (setup.database().vendor()) {
-                    case MARIADB ->
-                        "INSERT INTO " + cells + " (counter_name, cell, cell_value, version) VALUES (?, ?, ?, 1)"
-                                + " ON DUPLICATE KEY UPDATE cell_value = cell_value + VALUES(cell_value), version = version + 1";
-                    case POSTGRES ->
-                        "INSERT INTO " + cells + " AS c (counter_name, cell, cell_value, version)"
-                                + " VALUES (?, ?, ?, 1) ON CONFLICT (counter_name, cell) DO UPDATE"
-                                + " SET cell_value = c.cell_value + EXCLUDED.cell_value, version = c.version + 1";
-                    default ->
-                        "UPDATE " + cells + " SET cell_value = cell_value + ?, version = version + 1"
-                                + " WHERE counter_name = ? AND cell = ?";
-                };
+            case UPDATE, SHARDED_UPDATE ->
+                "UPDATE " + cells + " SET cell_value = cell_value + ?, version = version + 1"
+                        + " WHERE counter_name = ? AND cell = ?";
             case INSERT ->
                 "INSERT INTO " + deltas + " (counter_name, delta_id, delta, appended_at, folded)"
                         + " VALUES (?, ?, ?, ?, 0)";
@@ -101,7 +91,7 @@ final class RawJdbcWorkload implements Workload {
 
     /** The library's cell names: {@code v} for one cell, {@code s0}… for shards. */
     private String cell(int index) {
-        return statements == Statements.SHARDED_UPSERT ? "s" + index : "v";
+        return statements == Statements.SHARDED_UPDATE ? "s" + index : "v";
     }
 
     private String pickCell() {
@@ -133,14 +123,10 @@ final class RawJdbcWorkload implements Workload {
                     statement.setString(2, idPrefix + ids.incrementAndGet());
                     statement.setLong(3, 1);
                     statement.setLong(4, System.currentTimeMillis());
-                } else if (write.startsWith("UPDATE")) {
+                } else {
                     statement.setLong(1, 1);
                     statement.setString(2, name(counter));
                     statement.setString(3, pickCell());
-                } else {
-                    statement.setString(1, name(counter));
-                    statement.setString(2, pickCell());
-                    statement.setLong(3, 1);
                 }
                 statement.executeUpdate();
             }

@@ -72,13 +72,13 @@ final class Workloads {
                         "baseline: UPDATE … SET v = v + 1, one commit each",
                         setup -> new PlainUpdateWorkload(setup.dataSource(), setup.counters())),
                 new Workload.Kind(
-                        "jdbc-upsert",
-                        "baseline: the upsert atomic and node send, by hand in JDBC",
-                        RawJdbcWorkload.opener(RawJdbcWorkload.Statements.UPSERT)),
+                        "jdbc-update",
+                        "baseline: the update atomic and node send for an existing cell, by hand in JDBC",
+                        RawJdbcWorkload.opener(RawJdbcWorkload.Statements.UPDATE)),
                 new Workload.Kind(
-                        "jdbc-upsert-sharded",
-                        "baseline: sharded's upsert of a random one of 16 shards," + " by hand in JDBC",
-                        RawJdbcWorkload.opener(RawJdbcWorkload.Statements.SHARDED_UPSERT)),
+                        "jdbc-update-sharded",
+                        "baseline: sharded's update of a random one of 16 shards, by hand in JDBC",
+                        RawJdbcWorkload.opener(RawJdbcWorkload.Statements.SHARDED_UPDATE)),
                 new Workload.Kind(
                         "jdbc-insert",
                         "baseline: the delta row delta-log appends, by hand in JDBC",

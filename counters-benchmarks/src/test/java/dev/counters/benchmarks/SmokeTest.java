@@ -31,7 +31,7 @@ class SmokeTest {
                         "delta-log",
                         "monotonic",
                         "plain-update",
-                        "jdbc-upsert",
+                        "jdbc-update",
                         "jdbc-insert",
                         "jdbc-cas",
                         "jpa-version",

@@ -171,12 +171,13 @@ final class CellQueries {
     }
 
     /**
-     * Adds {@code delta} to the cell, creating it: one upsert, rendered by jOOQ for each dialect. On H2, whose upsert
-     * is a {@code MERGE … USING} several times slower than an update, an existing cell is updated instead, and the
-     * upsert runs only when the update found no row.
+     * Adds {@code delta} to the cell, creating it: an update of its row, and an upsert (rendered by jOOQ for each
+     * dialect) only when the update found none, a cell's first write. An upsert of an existing row costs the server
+     * more than the update: MariaDB tries the insert and meets the duplicate key first, H2's {@code MERGE … USING} is
+     * several times slower. Two first writes that race both find no row, and both upserts apply.
      */
     void add(DSLContext ctx, CounterName counter, String cell, long delta) {
-        if (ctx.dialect() == SQLDialect.H2 && update.execute(ctx, counter.value(), cell, delta) == 1) {
+        if (update.execute(ctx, counter.value(), cell, delta) == 1) {
             return;
         }
         upsert.execute(ctx, counter.value(), cell, delta);

@@ -290,7 +290,7 @@ public final class JooqCounterStore
     @Override
     public long addAndGet(CounterName counter, String cell, long delta) {
         createCell(counter, cell);
-        // Within one transaction the row lock taken by the upsert is held while we read, so the total includes
+        // Within one transaction the row lock taken by the write is held while we read, so the total includes
         // this delta and no later one on the same cell.
         return runner.transaction("addAndGet", counter, delta, ctx -> {
             cells.add(ctx, counter, cell, delta);
