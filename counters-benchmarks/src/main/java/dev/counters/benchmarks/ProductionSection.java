@@ -48,6 +48,8 @@ final class ProductionSection {
     private static final double SEQUENCE_TARGET = 1_000;
     /** Durable buffered's share of the limit (see {@link #shareOfLimit}) at 64 threads. */
     private static final double SHARE_TARGET = 0.8;
+    /** PostgreSQL syncs once per commit, as Redis's {@code always} does: durable buffered should pass it by this much. */
+    private static final double REDIS_ALWAYS_TARGET_POSTGRES = 1.3;
 
     private static final int SPREAD = 100;
     private static final int REPETITIONS = 2;
@@ -74,15 +76,21 @@ final class ProductionSection {
                     + " each wait for their own make at most 64 increments per commit latency (the share of the limit"
                     + " in the tables). Its flushes are concurrent at the server: up to three are in flight, each on a"
                     + " row of its own, and the profile under each database's table shows about three in flight at 64"
-                    + " callers, so no lock or single thread serializes them. But under load a flush takes longer than"
-                    + " a commit alone, as the server's concurrent commits slow each other down on 2 cores it shares"
-                    + " with the benchmark, and a caller first waits for a lane to be free (the rest of its latency"
-                    + " in the profile, with its answer). More lanes shorten that wait and lengthen every flush. A"
-                    + " flush is one statement that commits on its own: an anonymous block on MariaDB, a"
-                    + " data-modifying WITH on PostgreSQL.",
+                    + " callers, so no lock or single thread serializes them. Two things keep it from the limit, and"
+                    + " the profile shows both. On MariaDB a flush among others takes about one sync longer than a"
+                    + " flush alone (its mean flush from 8 callers on, against 1): the server syncs its redo log and"
+                    + " its binlog one sync at a time, and a commit that arrives while a sync is under way waits for"
+                    + " it to end before its own begins; with three flushes in flight the logs are always syncing,"
+                    + " so each of a commit's two syncs costs one and a half on average. On PostgreSQL a flush takes"
+                    + " about as long as alone, and what separates it from the limit is the time from the end of the"
+                    + " flush to the caller's return (latency − flush), the wait for a free lane and the hand-back to"
+                    + " the caller's thread: at 64 callers nearly as long as the flush, at 256 virtual threads half"
+                    + " that. More lanes shorten the wait and, on MariaDB, lengthen every flush. A flush is one"
+                    + " statement that commits on its own: an anonymous block on MariaDB, a data-modifying WITH on"
+                    + " PostgreSQL.",
             "optimistic",
             "a combined write is one compare-and-set while the row is as this JVM's last write"
-                    + " left it, as atomic's is one upsert; but its new value is computed in the client, so a batch"
+                    + " left it, as atomic's is one update; but its new value is computed in the client, so a batch"
                     + " can only start once the previous one's result is back, and on 2 cores shared with the"
                     + " database that turnaround is what separates it from atomic.",
             "sharded",
@@ -94,8 +102,9 @@ final class ProductionSection {
                     + " and a recount every 1,000 rows or second folds them in a transaction of its own that"
                     + " competes for the same 2 cores.",
             "share",
-            "see buffered-durable: the limit counts one commit alone per caller; under load a flush takes"
-                    + " longer than that, and a caller waits for a free lane first.",
+            "see buffered-durable: the limit counts one commit alone per caller; on MariaDB a commit among"
+                    + " others in flight costs about one sync more, and on both a caller waits for a free lane and for"
+                    + " its answer.",
             "redis",
             "Redis's `appendfsync always` syncs once per event-loop turn for every client served in it, as"
                     + " a database's group commit syncs once for the commits of one cycle. For callers that each wait"
@@ -103,8 +112,10 @@ final class ProductionSection {
                     + " decides: MariaDB's durable commit with binlog syncs twice, Redis once. Where Redis answers 64"
                     + " callers faster than 64 ÷ one MariaDB commit latency (its increments/s above the limit, 64 ×"
                     + " one caller's plain updates a second), no design that answers after a MariaDB commit can"
-                    + " reach it. `everysec` answers before anything is synced: at 256 callers it is compared with"
-                    + " increments that wait for a sync.",
+                    + " reach it. On PostgreSQL, which syncs once per commit as Redis does, what keeps durable"
+                    + " buffered from 1.3× Redis `always` is its share of the limit, not the syncs. `everysec`"
+                    + " answers before anything is synced: at 256 callers it is compared with increments that wait"
+                    + " for a sync.",
             "sequence",
             "the load driver times every number and records it for the uniqueness check, which tops"
                     + " 8 threads on 2 cores out at some tens of millions of numbers a second.",
@@ -292,7 +303,8 @@ final class ProductionSection {
                                     + " A plain update makes one commit at a time for all its callers, so its share falls as"
                                     + " they grow; atomic and node also write one row with one commit at a time, but each"
                                     + " commit carries every caller waiting, so a caller waits for the commit under way"
-                                    + " and then its own; durable buffered has three flushes in flight.\n\n")
+                                    + " and then its own, one and a half commits on average: a share of about 0.67 at"
+                                    + " most; durable buffered has three flushes in flight.\n\n")
                     .append(
                             "| workload | callers | counters | increments/s | × plain update | share of the limit | p50 µs"
                                     + " | p99 µs | µs CPU/increment | statements/increment | exact |\n"
@@ -518,14 +530,15 @@ final class ProductionSection {
             }
         }
         for (BenchDatabase database : DATABASES) {
+            double wanted = database.vendor() == BenchDatabase.POSTGRES ? REDIS_ALWAYS_TARGET_POSTGRES : 1;
             range(database, "buffered-durable", HOT, 1, "redis-always")
                     .ifPresent(range -> target(
                             md,
                             "redis",
-                            "buffered-durable ≥ Redis INCR (`appendfsync always`), 64 threads",
+                            "buffered-durable ≥ " + times(wanted) + " Redis INCR (`appendfsync always`), 64 threads",
                             database,
                             range,
-                            1));
+                            wanted));
             range(database, "buffered-durable", WEB, 1, "redis-everysec")
                     .ifPresent(range -> target(
                             md,

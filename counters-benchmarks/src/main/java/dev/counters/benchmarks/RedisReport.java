@@ -159,7 +159,7 @@ final class RedisReport {
                 + " value, two Redis round trips (the increment script, then a check that the cached copy outlived the"
                 + " write) and its share of a committed max-upsert of one of 20 shard rows: the callers of one"
                 + " instance that wait at the same time share one write of the largest of their values, as `atomic`"
-                + " and `node` fold concurrent increments into one upsert (see statements per increment). In"
+                + " and `node` fold concurrent increments into one update (see statements per increment). In"
                 + " exchange Redis may be flushed or restarted empty at any time: the next increment reloads the"
                 + " maximum, and no value is handed out twice.\n");
         md.append("- **At 0.01** about one increment in a hundred commits a maximum, and no check follows: one Redis"

@@ -20,7 +20,10 @@ final class Workloads {
 
     static List<Workload.Kind> counting() {
         List<Workload.Kind> kinds = new ArrayList<>(List.of(
-                new Workload.Kind("atomic", "one upsert per increment", StrategyWorkload.of(AtomicSettings.defaults())),
+                new Workload.Kind(
+                        "atomic",
+                        "one update per increment (an upsert for the first)",
+                        StrategyWorkload.of(AtomicSettings.defaults())),
                 new Workload.Kind(
                         "optimistic",
                         "compare-and-set, concurrent increments combined",
