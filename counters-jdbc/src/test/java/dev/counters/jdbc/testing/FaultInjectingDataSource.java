@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -58,6 +59,8 @@ public final class FaultInjectingDataSource implements DataSource {
     public volatile boolean downAfterWrite;
     /** Runs before every query (a statement that reads), as another client acting between two statements. */
     public volatile Runnable beforeQuery = () -> {};
+    /** Runs with the SQL of every statement prepared. */
+    public volatile Consumer<String> onPrepare = sql -> {};
 
     private volatile int failEvery;
     private volatile Fault fault = Fault.AFTER_COMMIT;
@@ -157,6 +160,9 @@ public final class FaultInjectingDataSource implements DataSource {
                 Class<?> type = method.getName().equals("prepareStatement")
                         ? java.sql.PreparedStatement.class
                         : method.getName().equals("prepareCall") ? java.sql.CallableStatement.class : Statement.class;
+                if (method.getName().startsWith("prepare")) {
+                    onPrepare.accept((String) args[0]);
+                }
                 boolean writing = method.getName().startsWith("prepare") && writes((String) args[0]);
                 return Proxy.newProxyInstance(
                         getClass().getClassLoader(),
