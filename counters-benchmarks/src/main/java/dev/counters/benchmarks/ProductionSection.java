@@ -74,13 +74,13 @@ final class ProductionSection {
             "buffered-durable",
             "a durable increment returns only once a commit carrying it is on disk, so 64 callers that"
                     + " each wait for their own make at most 64 increments per commit latency (the share of the limit"
-                    + " in the tables). Its flushes are concurrent at the server: up to three are in flight, each on a"
-                    + " row of its own, and the profile under each database's table shows about three in flight at 64"
+                    + " in the tables). Its flushes are concurrent at the server: up to five are in flight, each on a"
+                    + " row of its own, and the profile under each database's table shows four to five in flight at 64"
                     + " callers, so no lock or single thread serializes them. Two things keep it from the limit, and"
                     + " the profile shows both. On MariaDB a flush among others takes about one sync longer than a"
                     + " flush alone (its mean flush from 8 callers on, against 1): the server syncs its redo log and"
                     + " its binlog one sync at a time, and a commit that arrives while a sync is under way waits for"
-                    + " it to end before its own begins; with three flushes in flight the logs are always syncing,"
+                    + " it to end before its own begins; with several flushes in flight the logs are always syncing,"
                     + " so each of a commit's two syncs costs one and a half on average. On PostgreSQL a flush takes"
                     + " about as long as alone, and what separates it from the limit is the time from the end of the"
                     + " flush to the caller's return (latency − flush), the wait for a free lane and the hand-back to"
@@ -304,7 +304,7 @@ final class ProductionSection {
                                     + " they grow; atomic and node also write one row with one commit at a time, but each"
                                     + " commit carries every caller waiting, so a caller waits for the commit under way"
                                     + " and then its own, one and a half commits on average: a share of about 0.67 at"
-                                    + " most; durable buffered has three flushes in flight.\n\n")
+                                    + " most; durable buffered has five flushes in flight.\n\n")
                     .append(
                             "| workload | callers | counters | increments/s | × plain update | share of the limit | p50 µs"
                                     + " | p99 µs | µs CPU/increment | statements/increment | exact |\n"
@@ -343,7 +343,7 @@ final class ProductionSection {
                 .append(" µs. A flush is timed by the strategy (`StrategyStatistics`: flushes and their time), from"
                         + " collecting the waiting callers to the commit's answer; flushes in flight = time in"
                         + " flushes ÷ the window; the rest of a caller's mean latency is its wait for a free lane"
-                        + " (three) and for its answer.\n\n"
+                        + " (five) and for its answer.\n\n"
                         + "| callers | increments/s | mean latency µs | mean flush µs | flushes in flight | callers a"
                         + " flush | latency − flush µs |\n|---|---|---|---|---|---|---|\n");
         for (Callers callers : CALLERS) {

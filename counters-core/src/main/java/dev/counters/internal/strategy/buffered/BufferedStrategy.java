@@ -65,10 +65,14 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     private static final CounterName FLUSH_MARKER = CounterName.of("flush-marker");
 
     /**
-     * Flushes that may be in flight at once, each a transaction on a cell of its own: enough that a durable caller
-     * finds one free lane at once under load, few enough that a hot counter keeps few rows.
+     * Flushes that may be in flight at once, each a transaction on a cell of its own and a connection while it runs:
+     * enough that a durable caller finds a free lane soon under load, few enough that a hot counter keeps few rows and
+     * a pool of Boot's default 10 keeps half. Concurrent flushes finish together (they share the database's syncs),
+     * so their callers come back together and wait for the next lane to free: with 64 callers and 1 ms syncs, 5 lanes
+     * made 16 % more durable increments a second than 3 on PostgreSQL, as many on MariaDB, where each commit among
+     * others costs a sync more.
      */
-    public static final int LANES = 3;
+    public static final int LANES = 5;
 
     /** How long closing waits for the last futures' completion at least. */
     private static final long COMPLETION_GRACE_NANOS = Duration.ofSeconds(1).toNanos();
