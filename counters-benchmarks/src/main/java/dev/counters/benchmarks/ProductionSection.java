@@ -77,15 +77,15 @@ final class ProductionSection {
                     + " in the tables). Its flushes are concurrent at the server: up to five are in flight, each on a"
                     + " row of its own, and the profile under each database's table shows four to five in flight at 64"
                     + " callers, so no lock or single thread serializes them. Two things keep it from the limit, and"
-                    + " the profile shows both. On MariaDB a flush among others takes about one sync longer than a"
+                    + " the profile shows both. On MariaDB a flush among others takes a sync or more longer than a"
                     + " flush alone (its mean flush from 8 callers on, against 1): the server syncs its redo log and"
                     + " its binlog one sync at a time, and a commit that arrives while a sync is under way waits for"
                     + " it to end before its own begins; with several flushes in flight the logs are always syncing,"
                     + " so each of a commit's two syncs costs one and a half on average. On PostgreSQL a flush takes"
                     + " about as long as alone, and what separates it from the limit is the time from the end of the"
-                    + " flush to the caller's return (latency − flush), the wait for a free lane and the hand-back to"
-                    + " the caller's thread: at 64 callers nearly as long as the flush, at 256 virtual threads half"
-                    + " that. More lanes shorten the wait and, on MariaDB, lengthen every flush. A flush is one"
+                    + " flush to the caller's return (latency − flush): the wait for a free lane and the hand-back to"
+                    + " the caller's thread, which virtual threads halve. More lanes shorten the wait and, on"
+                    + " MariaDB, lengthen every flush. A flush is one"
                     + " statement that commits on its own: an anonymous block on MariaDB, a data-modifying WITH on"
                     + " PostgreSQL.",
             "optimistic",
@@ -103,7 +103,7 @@ final class ProductionSection {
                     + " competes for the same 2 cores.",
             "share",
             "see buffered-durable: the limit counts one commit alone per caller; on MariaDB a commit among"
-                    + " others in flight costs about one sync more, and on both a caller waits for a free lane and for"
+                    + " others in flight costs a sync or more, and on both a caller waits for a free lane and for"
                     + " its answer.",
             "redis",
             "Redis's `appendfsync always` syncs once per event-loop turn for every client served in it, as"
@@ -112,8 +112,8 @@ final class ProductionSection {
                     + " decides: MariaDB's durable commit with binlog syncs twice, Redis once. Where Redis answers 64"
                     + " callers faster than 64 ÷ one MariaDB commit latency (its increments/s above the limit, 64 ×"
                     + " one caller's plain updates a second), no design that answers after a MariaDB commit can"
-                    + " reach it. On PostgreSQL, which syncs once per commit as Redis does, what keeps durable"
-                    + " buffered from 1.3× Redis `always` is its share of the limit, not the syncs. `everysec`"
+                    + " reach it. On PostgreSQL, which syncs once per commit as Redis does, durable buffered's"
+                    + " margin over Redis `always` is set by its share of the limit, not by the syncs. `everysec`"
                     + " answers before anything is synced: at 256 callers it is compared with increments that wait"
                     + " for a sync.",
             "sequence",
