@@ -283,6 +283,47 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         }
     }
 
+    // ---- a flush waits for every lane ----
+
+    /**
+     * A flush's promise is every increment made before it, wherever it is: a batch another lane is writing too. Here
+     * the first lane's batch is held in the store while the flush is made; another lane takes the flush call, with
+     * nothing left in memory to write. The flush must wait for the held batch, and when it completes, the store holds
+     * the increment.
+     */
+    @Test
+    void aFlushCompletesOnlyOnceTheBatchesOtherLanesAreWritingAreStored() throws Exception {
+        String counter = name("other-lane");
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger batches = new AtomicInteger();
+        ForwardingCounterStore holdingTheFirst = ForwardingCounterStore.aroundBatches(store(), apply -> {
+            if (batches.incrementAndGet() == 1) {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return apply.get();
+        });
+        try (CounterService counters = service(holdingTheFirst, hourly());
+                CounterService reader = CounterService.builder(store()).build()) {
+            counters.increment(counter, 5);
+            CompletableFuture<Void> durable = counters.incrementDurably(counter, 1); // the first batch, held
+            await().atMost(Duration.ofSeconds(10)).until(() -> batches.get() == 1);
+            CompletableFuture<Long> storedWhenFlushed = counters.flush().thenApply(done -> reader.getExact(counter));
+            try {
+                assertThatThrownBy(() -> storedWhenFlushed.get(1, TimeUnit.SECONDS))
+                        .as("the flush completed while a batch it covers was still being written")
+                        .isInstanceOf(java.util.concurrent.TimeoutException.class);
+            } finally {
+                release.countDown();
+            }
+            assertThat(storedWhenFlushed.get(30, TimeUnit.SECONDS)).isEqualTo(6);
+            durable.get(30, TimeUnit.SECONDS);
+        }
+    }
+
     private static Throwable catchFailure(CompletableFuture<?> future) throws InterruptedException {
         try {
             future.get(30, TimeUnit.SECONDS);

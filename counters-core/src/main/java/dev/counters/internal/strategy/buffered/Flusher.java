@@ -22,6 +22,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -94,6 +95,11 @@ final class Flusher {
 
     // Written by the flusher thread only; volatile for readers.
     private volatile @Nullable Batch inFlight;
+    /**
+     * Completes when the batch in flight is settled: applied, or given up by closing. A flush call collected by another
+     * lane waits for it, for it covers what this batch carries.
+     */
+    private volatile CompletableFuture<Void> settled = CompletableFuture.completedFuture(null);
     /** False while a flush attempt is under way: a durable caller wakes an idle lane. */
     private volatile boolean idle = true;
     /** The batch in flight may have been applied: an earlier attempt's outcome is unknown. */
@@ -237,8 +243,9 @@ final class Flusher {
             }
         }
         if (batch.deltas().isEmpty() && batch.keyed().isEmpty()) {
-            // Only callers waiting for what came before them, which is durable already: nothing to write.
+            // Only callers waiting for what came before them, which is durable or in other lanes: nothing to write.
             inFlight = null;
+            settled.complete(null);
             markUpToDate();
             completions.complete(batch.futures(), null);
             return;
@@ -253,6 +260,7 @@ final class Flusher {
             keys.flushed(attempt.keyed(), result);
             // Applied now, or by the earlier attempt whose outcome was unknown: the key names these very deltas.
             inFlight = null;
+            settled.complete(null);
             attemptInDoubt = false;
             failing = false;
             stats.flushed();
@@ -409,7 +417,7 @@ final class Flusher {
         epoch.begin();
         try {
             // The waiting callers first: what was added before they asked is in the slots by now, so in this batch.
-            List<DurableIncrement> waiting = durable.drain();
+            List<DurableIncrement> waiting = afterOtherLanes(durable.drain());
             // The keys before the slots: a key's delta was added before the key was queued, so it is in this batch or
             // an earlier one, never a later one.
             Map<String, KeyedDelta> keyed = keys.drain();
@@ -421,11 +429,49 @@ final class Flusher {
             }
             batches++;
             Batch batch = Batch.of(ids, cell, deltas, keyed, waiting);
+            settled = new CompletableFuture<>();
             inFlight = batch;
             return batch;
         } finally {
             epoch.end();
         }
+    }
+
+    /**
+     * The flush calls among the durable increments (delta 0) also wait for the batches the other lanes are writing,
+     * which hold increments made before the call: each is answered once its own batch and those are settled, with the
+     * first failure among them. Lanes collect one at a time (the epoch), so no other lane is between draining the
+     * slots and publishing its batch.
+     */
+    private List<DurableIncrement> afterOtherLanes(List<DurableIncrement> waiting) {
+        List<CompletableFuture<Void>> others = new ArrayList<>();
+        for (Flusher other : shared.lanes()) {
+            if (other != this && !other.settled.isDone()) {
+                others.add(other.settled);
+            }
+        }
+        if (others.isEmpty()) {
+            return waiting;
+        }
+        List<DurableIncrement> chained = new ArrayList<>(waiting.size());
+        for (DurableIncrement increment : waiting) {
+            if (increment.delta() != 0) {
+                chained.add(increment);
+                continue;
+            }
+            CompletableFuture<Void> own = new CompletableFuture<>();
+            List<CompletableFuture<Void>> all = new ArrayList<>(others);
+            all.add(own);
+            // Runs on whichever thread settles last; it only hands the caller's future to the completions.
+            CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+                    .whenComplete((done, failure) -> completions.complete(
+                            List.of(increment.done()),
+                            failure instanceof CompletionException wrapped && wrapped.getCause() != null
+                                    ? wrapped.getCause()
+                                    : failure));
+            chained.add(new DurableIncrement(increment.name(), 0, own));
+        }
+        return chained;
     }
 
     /** Adds the durable increments' deltas; one past the 64-bit range is refused alone and whole, and leaves the list. */
@@ -527,13 +573,12 @@ final class Flusher {
     private void failWaiting(@Nullable Batch batch, boolean batchInDoubt) {
         String why = "the buffered strategy closed before it could be written: " + unwrittenOnClose;
         if (batch != null) {
-            completions.complete(
-                    batch.futures(),
-                    batchInDoubt
-                            ? new CounterStoreException(
-                                    "The flush carrying this increment may or may not have been" + " applied; " + why,
-                                    null)
-                            : new TransientStoreException("Not applied; " + why, null));
+            RuntimeException failure = batchInDoubt
+                    ? new CounterStoreException(
+                            "The flush carrying this increment may or may not have been applied; " + why, null)
+                    : new TransientStoreException("Not applied; " + why, null);
+            completions.complete(batch.futures(), failure);
+            settled.completeExceptionally(failure);
         }
         completions.complete(Batch.futures(durable.drain()), new TransientStoreException("Not applied; " + why, null));
     }
