@@ -324,6 +324,40 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         }
     }
 
+    /** The flush waiting for another lane's batch gets an answer when closing gives that batch up: no endless wait. */
+    @Test
+    void aFlushWaitingForAnotherLanesBatchFailsWhenClosingGivesThatBatchUp() throws Exception {
+        String counter = name("other-lane-given-up");
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger batches = new AtomicInteger();
+        ForwardingCounterStore holdingTheFirst = ForwardingCounterStore.aroundBatches(store(), apply -> {
+            if (batches.incrementAndGet() == 1) {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return apply.get();
+        });
+        CounterService counters = service(holdingTheFirst, hourly().withShutdownTimeout(Duration.ofMillis(200)));
+        try {
+            counters.increment(counter, 5);
+            CompletableFuture<Void> durable = counters.incrementDurably(counter, 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> batches.get() == 1);
+            CompletableFuture<Void> flush = counters.flush();
+            counters.close(); // gives the held batch up after its timeout, and the grace for a stuck store
+            assertThat(catchFailure(flush))
+                    .isInstanceOf(CounterStoreException.class)
+                    .hasMessageContaining("may or may not have been applied")
+                    .satisfies(e -> assertThat(((CountersException) e).mayHaveBeenApplied())
+                            .isTrue());
+            assertThat(catchFailure(durable)).isInstanceOf(CounterStoreException.class);
+        } finally {
+            release.countDown();
+        }
+    }
+
     private static Throwable catchFailure(CompletableFuture<?> future) throws InterruptedException {
         try {
             future.get(30, TimeUnit.SECONDS);
