@@ -20,6 +20,9 @@ import java.util.Objects;
  *     lost and every caller still waiting gets an exception that says whether its increment may have been applied
  * @param keyRetention how long the keys of applied flushes are kept; it must exceed the longest time a flush can
  *     stay unacknowledged (a store outage), since a retry after its key is forgotten could apply twice
+ * @param flushLanes how many flushes may be in flight at once (1 to {@value #MAX_FLUSH_LANES}), each a transaction on
+ *     a cell of its own and a connection while it runs; lanes past the first start only for durable calls, so that
+ *     their commits share the database's syncs
  */
 public record BufferedSettings(
         Duration flushInterval,
@@ -28,8 +31,21 @@ public record BufferedSettings(
         WhenFull whenFull,
         Duration blockTimeout,
         Duration shutdownTimeout,
-        Duration keyRetention)
+        Duration keyRetention,
+        int flushLanes)
         implements StrategySettings {
+
+    /**
+     * The default {@link #flushLanes}: enough that a durable caller finds a free lane soon under load, few enough that
+     * a hot counter keeps few rows and a pool of Spring Boot's default 10 keeps half. Concurrent flushes finish
+     * together (they share the database's syncs), so their callers come back together and wait for the next lane to
+     * free: with 64 callers and 1 ms syncs, 5 lanes made 16 % more durable increments a second than 3 on PostgreSQL,
+     * as many on MariaDB, where each commit among others costs a sync more.
+     */
+    public static final int DEFAULT_FLUSH_LANES = 5;
+
+    /** The most {@link #flushLanes}: each is a thread, a row per hot counter and a connection while it flushes. */
+    public static final int MAX_FLUSH_LANES = 16;
 
     /** What an increment of a counter that is not yet buffered does when the buffer is full. */
     public enum WhenFull {
@@ -51,6 +67,10 @@ public record BufferedSettings(
         notNegative(blockTimeout, "block-timeout");
         notNegative(shutdownTimeout, "shutdown-timeout");
         positive(keyRetention, "key-retention");
+        if (flushLanes < 1 || flushLanes > MAX_FLUSH_LANES) {
+            throw new IllegalArgumentException(
+                    "buffered flush-lanes must be between 1 and " + MAX_FLUSH_LANES + ", was " + flushLanes);
+        }
     }
 
     private static void positive(Duration duration, String name) {
@@ -69,7 +89,7 @@ public record BufferedSettings(
 
     /**
      * Flush every second or at 100,000 pending increments; at most 100,000 counters, then fail fast; 30 s to write
-     * everything on close; flush keys kept 7 days.
+     * everything on close; flush keys kept 7 days; up to {@value #DEFAULT_FLUSH_LANES} flushes in flight.
      */
     public static BufferedSettings defaults() {
         return new BufferedSettings(
@@ -79,7 +99,8 @@ public record BufferedSettings(
                 WhenFull.FAIL,
                 Duration.ofSeconds(1),
                 Duration.ofSeconds(30),
-                Duration.ofDays(7));
+                Duration.ofDays(7),
+                DEFAULT_FLUSH_LANES);
     }
 
     public BufferedSettings withFlushInterval(Duration flushInterval) {
@@ -90,7 +111,8 @@ public record BufferedSettings(
                 whenFull,
                 blockTimeout,
                 shutdownTimeout,
-                keyRetention);
+                keyRetention,
+                flushLanes);
     }
 
     public BufferedSettings withFlushThreshold(long flushThreshold) {
@@ -101,7 +123,8 @@ public record BufferedSettings(
                 whenFull,
                 blockTimeout,
                 shutdownTimeout,
-                keyRetention);
+                keyRetention,
+                flushLanes);
     }
 
     public BufferedSettings withMaxPendingCounters(int maxPendingCounters) {
@@ -112,7 +135,8 @@ public record BufferedSettings(
                 whenFull,
                 blockTimeout,
                 shutdownTimeout,
-                keyRetention);
+                keyRetention,
+                flushLanes);
     }
 
     public BufferedSettings withWhenFull(WhenFull whenFull, Duration blockTimeout) {
@@ -123,7 +147,8 @@ public record BufferedSettings(
                 whenFull,
                 blockTimeout,
                 shutdownTimeout,
-                keyRetention);
+                keyRetention,
+                flushLanes);
     }
 
     public BufferedSettings withShutdownTimeout(Duration shutdownTimeout) {
@@ -134,7 +159,20 @@ public record BufferedSettings(
                 whenFull,
                 blockTimeout,
                 shutdownTimeout,
-                keyRetention);
+                keyRetention,
+                flushLanes);
+    }
+
+    public BufferedSettings withFlushLanes(int flushLanes) {
+        return new BufferedSettings(
+                flushInterval,
+                flushThreshold,
+                maxPendingCounters,
+                whenFull,
+                blockTimeout,
+                shutdownTimeout,
+                keyRetention,
+                flushLanes);
     }
 
     @Override

@@ -10,7 +10,6 @@ import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
 import dev.counters.CountersException;
-import dev.counters.internal.strategy.buffered.BufferedStrategy;
 import dev.counters.spi.CounterStore;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.testing.TestThreads;
@@ -255,7 +254,7 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger batches = new AtomicInteger();
         ForwardingCounterStore holding = ForwardingCounterStore.aroundBatches(store(), apply -> {
-            if (batches.incrementAndGet() <= BufferedStrategy.LANES) {
+            if (batches.incrementAndGet() <= BufferedSettings.DEFAULT_FLUSH_LANES) {
                 try {
                     release.await(30, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
@@ -266,7 +265,7 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         });
         try (CounterService counters = service(holding, hourly())) {
             List<CompletableFuture<Void>> held = new ArrayList<>();
-            for (int lane = 1; lane <= BufferedStrategy.LANES; lane++) {
+            for (int lane = 1; lane <= BufferedSettings.DEFAULT_FLUSH_LANES; lane++) {
                 held.add(counters.incrementDurably(name("other"), 1));
                 int lanesBusy = lane;
                 await().atMost(Duration.ofSeconds(10)).until(() -> batches.get() == lanesBusy);
@@ -321,6 +320,44 @@ public abstract class BufferedPromisesContract extends ContractSupport {
             }
             assertThat(storedWhenFlushed.get(30, TimeUnit.SECONDS)).isEqualTo(6);
             durable.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * {@code flush-lanes} bounds the flushes in flight, and so the connections they hold and the rows of a hot
+     * counter: with two lanes held in the store, a third durable call waits for one of them.
+     */
+    @Test
+    void noMoreFlushesAreInFlightThanTheFlushLanes() throws Exception {
+        String counter = name("two-lanes");
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger batches = new AtomicInteger();
+        ForwardingCounterStore holding = ForwardingCounterStore.aroundBatches(store(), apply -> {
+            batches.incrementAndGet();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return apply.get();
+        });
+        try (CounterService counters = service(holding, hourly().withFlushLanes(2))) {
+            List<CompletableFuture<Void>> calls = new ArrayList<>();
+            try {
+                for (int call = 1; call <= 2; call++) {
+                    calls.add(counters.incrementDurably(counter, 1));
+                    int inFlight = call;
+                    await().atMost(Duration.ofSeconds(10)).until(() -> batches.get() == inFlight);
+                }
+                calls.add(counters.incrementDurably(counter, 1));
+                Thread.sleep(500); // time enough for a third lane, were there one, to take the call
+                assertThat(batches).as("flushes in flight with two lanes").hasValue(2);
+            } finally {
+                release.countDown();
+            }
+            CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            assertThat(counters.getExact(counter)).isEqualTo(3);
+            assertThat(counters.admin().cells(counter)).containsOnlyKeys("main", "main.1");
         }
     }
 

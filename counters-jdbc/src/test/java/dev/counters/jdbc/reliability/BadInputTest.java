@@ -247,6 +247,9 @@ class BadInputTest {
                         "buffered max-pending-counters must be >= 1, was -1"),
                 Map.entry(() -> BufferedSettings.defaults().withFlushThreshold(0), "flush-threshold must be >= 1"),
                 Map.entry(
+                        () -> BufferedSettings.defaults().withFlushLanes(0),
+                        "buffered flush-lanes must be between 1 and 16, was 0"),
+                Map.entry(
                         () -> BufferedSettings.defaults().withFlushInterval(Duration.ofSeconds(-1)),
                         "flush-interval must be positive"),
                 Map.entry(() -> MonotonicSettings.defaults().withChanceToWrite(1.5), "chance-to-write"),

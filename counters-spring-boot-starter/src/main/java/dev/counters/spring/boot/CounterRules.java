@@ -277,7 +277,8 @@ record CounterRules(
                         or(group.whenFull(), inherited.whenFull()),
                         or(group.blockTimeout(), inherited.blockTimeout()),
                         or(group.shutdownTimeout(), inherited.shutdownTimeout()),
-                        or(group.keyRetention(), inherited.keyRetention()));
+                        or(group.keyRetention(), inherited.keyRetention()),
+                        or(group.flushLanes(), inherited.flushLanes()));
     }
 
     private static DeltaLogSettings overlay(DeltaLogSettings inherited, @Nullable DeltaLog group) {

@@ -206,6 +206,8 @@ public record CountersProperties(
      * @param blockTimeout Maximum wait of 'when-full: block'.
      * @param shutdownTimeout Time closing keeps trying to write what is pending.
      * @param keyRetention Time the keys of applied flushes are kept: longer than any store outage.
+     * @param flushLanes Maximum number of flushes in flight at once (1 to 16), each a transaction on a row of its own
+     *     and a connection while it runs; lanes past the first start for durable increments only.
      */
     public record Buffered(
             @Nullable Duration flushInterval,
@@ -214,7 +216,8 @@ public record CountersProperties(
             BufferedSettings.@Nullable WhenFull whenFull,
             @Nullable Duration blockTimeout,
             @Nullable Duration shutdownTimeout,
-            @Nullable Duration keyRetention) {}
+            @Nullable Duration keyRetention,
+            @Nullable Integer flushLanes) {}
 
     /**
      * Settings of the delta-log strategy.

@@ -42,6 +42,8 @@ class BadConfigurationTest {
             counters.buffered.max-pending-counters=-1           | counters.buffered         | max-pending-counters must be >= 1, was -1
             counters.buffered.flush-threshold=-5                | counters.buffered         | flush-threshold must be >= 1, was -5
             counters.buffered.flush-interval=-1s                | counters.buffered         | flush-interval must be positive, was PT-1S
+            counters.buffered.flush-lanes=0                     | counters.buffered         | flush-lanes must be between 1 and 16, was 0
+            counters.buffered.flush-lanes=17                    | counters.buffered         | flush-lanes must be between 1 and 16, was 17
             counters.optimistic.max-attempts=0                  | counters.optimistic       | max-attempts must be >= 1
             counters.sequences.[orders].block-size=-5           | counters.sequences        | block-size must be >= 1, was -5
             counters.node.id=bad id                             | counters.node             | Node id 'bad id' is invalid

@@ -113,7 +113,7 @@ class ConfigurationMetadataTest {
             }
         }
         assertDefault(property("counters.key-retention"), CounterServiceBuilder.DEFAULT_KEY_RETENTION);
-        assertThat(checked).hasSize(30);
+        assertThat(checked).hasSize(31);
     }
 
     @Test

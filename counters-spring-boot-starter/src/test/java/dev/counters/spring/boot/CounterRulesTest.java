@@ -69,7 +69,8 @@ class CounterRulesTest {
                 Arguments.of(
                         "buffered",
                         "flush-interval=2s, flush-threshold=10, max-pending-counters=7,"
-                                + " when-full=block, block-timeout=3s, shutdown-timeout=4s, key-retention=2h",
+                                + " when-full=block, block-timeout=3s, shutdown-timeout=4s, key-retention=2h,"
+                                + " flush-lanes=2",
                         new BufferedSettings(
                                 Duration.ofSeconds(2),
                                 10,
@@ -77,7 +78,8 @@ class CounterRulesTest {
                                 BufferedSettings.WhenFull.BLOCK,
                                 Duration.ofSeconds(3),
                                 Duration.ofSeconds(4),
-                                Duration.ofHours(2))),
+                                Duration.ofHours(2),
+                                2)),
                 Arguments.of(
                         "delta-log",
                         "recount-after=1m, recount-at-deltas=50, read-folded=true,"

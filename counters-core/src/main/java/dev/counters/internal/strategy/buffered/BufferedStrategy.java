@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * Write-behind counters (the cached delta of "High concurrency counters without sharding", flushed by one named task
  * per interval, and the client-side batching). An increment adds to an in-memory striped adder and returns; a
  * flusher thread writes every dirty counter in one transaction per flush, every flush interval or sooner past a
- * threshold of pending increments. Durable calls are flushed at once by up to {@link #LANES} flusher threads, each
- * writing a cell of its own, so that their commits share the database's syncs.
+ * threshold of pending increments. Durable calls are flushed at once by up to {@link BufferedSettings#flushLanes()} flusher
+ * threads, each writing a cell of its own, so that their commits share the database's syncs.
  *
  * <p>Each flush carries an idempotency key written in the same transaction: the SQL form of the write-up's named,
  * tombstoned task. The key is an id unique to this flush ({@link UniqueIds}) and a digest of its deltas. A flush whose
@@ -64,16 +64,6 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     /** What {@link #flush()} queues: a durable call of delta 0, which only waits. */
     private static final CounterName FLUSH_MARKER = CounterName.of("flush-marker");
 
-    /**
-     * Flushes that may be in flight at once, each a transaction on a cell of its own and a connection while it runs:
-     * enough that a durable caller finds a free lane soon under load, few enough that a hot counter keeps few rows and
-     * a pool of Boot's default 10 keeps half. Concurrent flushes finish together (they share the database's syncs),
-     * so their callers come back together and wait for the next lane to free: with 64 callers and 1 ms syncs, 5 lanes
-     * made 16 % more durable increments a second than 3 on PostgreSQL, as many on MariaDB, where each commit among
-     * others costs a sync more.
-     */
-    public static final int LANES = 5;
-
     /** How long closing waits for the last futures' completion at least. */
     private static final long COMPLETION_GRACE_NANOS = Duration.ofSeconds(1).toNanos();
 
@@ -92,7 +82,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
     private final DurableQueue durable;
     private final Completions completions;
     /** The lanes of flushes; lane 0 also flushes on the interval. */
-    private final List<Flusher> lanes = new ArrayList<>(LANES);
+    private final List<Flusher> lanes = new ArrayList<>();
     /** Completes when closing is done: normally if it wrote everything. What {@link #flush()} returns once closed. */
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
@@ -110,7 +100,7 @@ public final class BufferedStrategy implements CounterStrategy, SelfCounting {
         this.completions = new Completions(task -> context.newThread("buffered-completions", task));
         Flusher.Shared shared = new Flusher.Shared(
                 Flusher.breaker(context), completions, slots, keys, durable, epoch, room, stats, lanes);
-        for (int lane = 0; lane < LANES; lane++) {
+        for (int lane = 0; lane < settings.flushLanes(); lane++) {
             lanes.add(new Flusher(context, settings, shared, lane));
         }
         lanes.get(0).start(); // the others when a durable call first wants them
