@@ -580,6 +580,30 @@ final class Flusher {
             completions.complete(batch.futures(), failure);
             settled.completeExceptionally(failure);
         }
-        completions.complete(Batch.futures(durable.drain()), new TransientStoreException("Not applied; " + why, null));
+        // A queued increment was in no batch: surely not applied. A queued flush call covers the batches in flight,
+        // whose outcome may be unknown: saying "not applied" of it could make its caller repeat what was written.
+        List<CompletableFuture<Void>> increments = new ArrayList<>();
+        List<CompletableFuture<Void>> flushCalls = new ArrayList<>();
+        for (DurableIncrement queued : durable.drain()) {
+            (queued.delta() == 0 ? flushCalls : increments).add(queued.done());
+        }
+        completions.complete(increments, new TransientStoreException("Not applied; " + why, null));
+        completions.complete(
+                flushCalls,
+                batchInDoubt || anyOtherLaneInFlight()
+                        ? new CounterStoreException(
+                                "Not everything made before this flush was written, and a flush whose outcome is"
+                                        + " unknown may have written some of it; " + why,
+                                null)
+                        : new TransientStoreException("Not applied; " + why, null));
+    }
+
+    private boolean anyOtherLaneInFlight() {
+        for (Flusher other : shared.lanes()) {
+            if (other != this && other.inFlight != null) {
+                return true;
+            }
+        }
+        return false;
     }
 }
