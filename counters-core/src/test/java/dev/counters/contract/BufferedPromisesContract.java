@@ -265,16 +265,8 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         String both = name("durable-max");
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger batches = new AtomicInteger();
-        ForwardingCounterStore holding = ForwardingCounterStore.aroundBatches(store(), apply -> {
-            if (batches.incrementAndGet() <= BufferedSettings.DEFAULT_FLUSH_LANES) {
-                try {
-                    release.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return apply.get();
-        });
+        ForwardingCounterStore holding =
+                holdingBatches(batches, batch -> batch <= BufferedSettings.DEFAULT_FLUSH_LANES, release);
         try (CounterService counters = service(holding, hourly())) {
             List<CompletableFuture<Void>> held = new ArrayList<>();
             for (int lane = 1; lane <= BufferedSettings.DEFAULT_FLUSH_LANES; lane++) {
@@ -307,16 +299,7 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         String counter = name("other-lane");
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger batches = new AtomicInteger();
-        ForwardingCounterStore holdingTheFirst = ForwardingCounterStore.aroundBatches(store(), apply -> {
-            if (batches.incrementAndGet() == 1) {
-                try {
-                    release.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return apply.get();
-        });
+        ForwardingCounterStore holdingTheFirst = holdingBatches(batches, batch -> batch == 1, release);
         try (CounterService counters = service(holdingTheFirst, hourly());
                 CounterService reader = CounterService.builder(store()).build()) {
             counters.increment(counter, 5);
@@ -400,15 +383,7 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         String counter = name("two-lanes");
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger batches = new AtomicInteger();
-        ForwardingCounterStore holding = ForwardingCounterStore.aroundBatches(store(), apply -> {
-            batches.incrementAndGet();
-            try {
-                release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return apply.get();
-        });
+        ForwardingCounterStore holding = holdingBatches(batches, batch -> true, release);
         try (CounterService counters = service(holding, hourly().withFlushLanes(2))) {
             List<CompletableFuture<Void>> calls = new ArrayList<>();
             try {
@@ -435,16 +410,7 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         String counter = name("other-lane-given-up");
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger batches = new AtomicInteger();
-        ForwardingCounterStore holdingTheFirst = ForwardingCounterStore.aroundBatches(store(), apply -> {
-            if (batches.incrementAndGet() == 1) {
-                try {
-                    release.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return apply.get();
-        });
+        ForwardingCounterStore holdingTheFirst = holdingBatches(batches, batch -> batch == 1, release);
         CounterService counters = service(holdingTheFirst, hourly().withShutdownTimeout(Duration.ofMillis(200)));
         try {
             counters.increment(counter, 5);
@@ -462,6 +428,24 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         } finally {
             release.countDown();
         }
+    }
+
+    /**
+     * The store, with each batch counted in {@code batches} and those {@code held} picks (by their number, from 1)
+     * held until {@code release} (30 s at most).
+     */
+    private ForwardingCounterStore holdingBatches(
+            AtomicInteger batches, java.util.function.IntPredicate held, CountDownLatch release) {
+        return ForwardingCounterStore.aroundBatches(store(), apply -> {
+            if (held.test(batches.incrementAndGet())) {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return apply.get();
+        });
     }
 
     private static Throwable catchFailure(CompletableFuture<?> future) throws InterruptedException {
