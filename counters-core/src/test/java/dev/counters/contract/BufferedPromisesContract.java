@@ -56,6 +56,15 @@ public abstract class BufferedPromisesContract extends ContractSupport {
         return BufferedSettings.defaults().withFlushInterval(Duration.ofHours(1));
     }
 
+    /** The future failed with a {@link CounterStoreException} that says so and whether it may have been applied. */
+    private static void assertFailed(CompletableFuture<?> future, String saying, boolean mayHaveBeenApplied) {
+        assertThat(failure(future))
+                .isInstanceOf(CounterStoreException.class)
+                .hasMessageContaining(saying)
+                .satisfies(e ->
+                        assertThat(((CountersException) e).mayHaveBeenApplied()).isEqualTo(mayHaveBeenApplied));
+    }
+
     private static Throwable failure(CompletableFuture<?> future) {
         assertThat(future).isCompletedExceptionally();
         try {
@@ -123,21 +132,9 @@ public abstract class BufferedPromisesContract extends ContractSupport {
                 .isInstanceOf(CounterStoreException.class)
                 .satisfies(e ->
                         assertThat(((CountersException) e).mayHaveBeenApplied()).isTrue());
-        for (CompletableFuture<Void> call : queued) {
-            assertThat(failure(call))
-                    .isInstanceOf(CounterStoreException.class)
-                    .hasMessageContaining("Not applied")
-                    .satisfies(e -> assertThat(((CountersException) e).mayHaveBeenApplied())
-                            .isFalse());
-        }
+        queued.forEach(call -> assertFailed(call, "Not applied", false));
         // A flush covers the batch in doubt: never "not applied", which could make its caller repeat what was written.
-        for (CompletableFuture<Void> call : flushes) {
-            assertThat(failure(call))
-                    .isInstanceOf(CounterStoreException.class)
-                    .hasMessageContaining("may have written")
-                    .satisfies(e -> assertThat(((CountersException) e).mayHaveBeenApplied())
-                            .isTrue());
-        }
+        flushes.forEach(call -> assertFailed(call, "may have written", true));
         assertThat(failure(counters.flush()))
                 .as("a flush after a close that wrote nothing")
                 .isInstanceOf(CounterStoreException.class)
