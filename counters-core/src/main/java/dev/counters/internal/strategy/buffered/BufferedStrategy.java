@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * Write-behind counters (the cached delta of "High concurrency counters without sharding", flushed by one named task
  * per interval, and the client-side batching). An increment adds to an in-memory striped adder and returns; a
  * flusher thread writes every dirty counter in one transaction per flush, every flush interval or sooner past a
- * threshold of pending increments. Durable calls are flushed at once by up to {@link BufferedSettings#flushLanes()} flusher
- * threads, each writing a cell of its own, so that their commits share the database's syncs.
+ * threshold of pending increments. Durable calls are flushed at once by up to
+ * {@link BufferedSettings#flushLanes()} flusher threads, each writing a cell of its own, so that their commits share
+ * the database's syncs.
  *
  * <p>Each flush carries an idempotency key written in the same transaction: the SQL form of the write-up's named,
  * tombstoned task. The key is an id unique to this flush ({@link UniqueIds}) and a digest of its deltas. A flush whose
