@@ -6,17 +6,23 @@ import static org.awaitility.Awaitility.await;
 
 import dev.counters.BufferFullException;
 import dev.counters.Counter;
+import dev.counters.CounterName;
 import dev.counters.CounterOverflowException;
 import dev.counters.CounterService;
 import dev.counters.CounterStoreException;
 import dev.counters.CountersException;
+import dev.counters.IdempotencyKey;
 import dev.counters.spi.CounterStore;
+import dev.counters.spi.IdempotencyKeys.KeyedDelta;
+import dev.counters.spi.IdempotentBatches.AppliedBatch;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.testing.TestThreads;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -424,6 +430,74 @@ public abstract class BufferedPromisesContract extends ContractSupport {
             assertThat(catchFailure(durable)).isInstanceOf(CounterStoreException.class);
         } finally {
             release.countDown();
+        }
+    }
+
+    /** Keyed increments each keyed caller makes at most: fewer than max-pending-counters, so they never wait for room. */
+    private static final int KEYED_PER_CALLER = 20_000;
+
+    /**
+     * A keyed increment's key is recorded by the flush that writes its delta, never by another lane's: apart, a close
+     * that gives up the delta's flush after the key's committed leaves the key recorded without its delta, and the
+     * caller's repeat under it is then left out. Keyed callers race durable ones (which keep the lanes collecting, and
+     * their flushes overlapping); each keyed counter takes keyed increments only, so a flush's delta for it is the sum of
+     * the keyed deltas it records.
+     */
+    @Test
+    void everyKeyIsRecordedByTheFlushThatWritesItsDelta() throws Exception {
+        List<String> apart = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger keysRecorded = new AtomicInteger();
+        ForwardingCounterStore checking = new ForwardingCounterStore(store()) {
+            @Override
+            public AppliedBatch applyBatch(
+                    String key,
+                    String cell,
+                    Map<CounterName, Long> deltas,
+                    Map<String, KeyedDelta> keyed,
+                    Instant now) {
+                Map<CounterName, Long> keyedSums = new HashMap<>();
+                keyed.values().forEach(increment -> keyedSums.merge(increment.counter(), increment.delta(), Long::sum));
+                keyedSums.forEach((counter, sum) -> {
+                    if (!sum.equals(deltas.get(counter))) {
+                        apart.add(counter + ": keys of " + sum + " recorded with a delta of " + deltas.get(counter));
+                    }
+                });
+                keysRecorded.addAndGet(keyed.size());
+                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(
+                        ThreadLocalRandom.current().nextInt(1_000)));
+                return super.applyBatch(key, cell, deltas, keyed, now);
+            }
+        };
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicLong keyedMade = new AtomicLong();
+        try (CounterService counters = service(checking, hourly())) {
+            List<Thread> callers = new ArrayList<>();
+            for (int caller = 0; caller < 2; caller++) {
+                callers.add(TestThreads.start(() -> {
+                    while (!stop.get()) {
+                        counters.incrementDurably(name("keys-durable"), 1).join();
+                    }
+                }));
+                String keyed = name("keyed-" + caller + "-");
+                callers.add(TestThreads.start(() -> {
+                    for (int i = 0; i < KEYED_PER_CALLER && !stop.get(); i++) {
+                        counters.increment(keyed + i % 50, 1, IdempotencyKey.of(keyed + i));
+                        keyedMade.incrementAndGet();
+                        LockSupport.parkNanos(50_000); // spread over the run, not all in its first moments
+                    }
+                }));
+            }
+            Thread.sleep(2_000);
+            stop.set(true);
+            for (Thread caller : callers) {
+                caller.join(TimeUnit.SECONDS.toMillis(30));
+            }
+            counters.flush().get(30, TimeUnit.SECONDS);
+            assertThat(apart)
+                    .as("keys recorded by a flush without their deltas")
+                    .isEmpty();
+            assertThat(keyedMade).as("keyed increments made").hasValueGreaterThan(1_000);
+            assertThat(keysRecorded).as("keys recorded").hasValue((int) keyedMade.get());
         }
     }
 

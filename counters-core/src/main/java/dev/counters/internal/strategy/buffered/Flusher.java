@@ -418,10 +418,8 @@ final class Flusher {
         try {
             // The waiting callers first: what was added before they asked is in the slots by now, so in this batch.
             List<DurableIncrement> waiting = afterOtherLanes(durable.drain());
-            // The keys before the slots: a key's delta was added before the key was queued, so it is in this batch or
-            // an earlier one, never a later one.
-            Map<String, KeyedDelta> keyed = keys.drain();
-            slots.drainInto(deltas);
+            // Each key with its delta, in this batch (see PendingKeys).
+            Map<String, KeyedDelta> keyed = keys.drainWith(() -> slots.drainInto(deltas));
             addDurable(deltas, waiting);
             deltas.values().removeIf(delta -> delta == 0);
             if (deltas.isEmpty() && waiting.isEmpty() && keyed.isEmpty()) {

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.StampedLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +21,10 @@ import org.slf4j.LoggerFactory;
  * adds its delta to the counter's slot and queues its key for the next flush, which records it in the same
  * transaction: a repeat while the key is pending or lately flushed is recognised here, a later one by the store, which
  * then leaves its delta out. Until that flush, this node's reads include the repeated delta.
+ *
+ * <p>A key travels in the batch that carries its delta, so that the store never records a key whose delta another
+ * lane's flush has yet to write (and closing may give up): a keyed increment adds its delta and queues its key holding
+ * {@link #pairing} shared, and a flush takes the keys and the slots' deltas holding it exclusively.
  */
 final class PendingKeys {
 
@@ -36,6 +41,9 @@ final class PendingKeys {
     private final Cache<String, KeyedDelta> flushed;
     /** Keyed increments for the next batch; their deltas are in the slots already (added before they are queued). */
     private final ConcurrentLinkedQueue<Map.Entry<String, KeyedDelta>> queue = new ConcurrentLinkedQueue<>();
+
+    /** Keeps flushes from taking a delta without its key: see the class comment. Held for moments in memory. */
+    private final StampedLock pairing = new StampedLock();
 
     private final int maxKeys;
     private final Slots slots;
@@ -72,14 +80,30 @@ final class PendingKeys {
         }
         if (known == null) {
             try {
-                slots.incrementEntered(name, delta);
+                addWithKey(name, delta, Map.entry(key.value(), increment));
             } catch (RuntimeException e) {
                 pending.remove(key.value(), increment);
                 throw e;
             }
-            queue.add(Map.entry(key.value(), increment)); // after the add: a batch never has a key without its delta
         } else if (!known.equals(increment)) {
             throw new IdempotencyKeyReusedException(key, known.counter().value(), known.delta(), name.value(), delta);
+        }
+    }
+
+    /** Adds the delta to the counter's slot and queues its key, with no flush taking either in between. */
+    private void addWithKey(CounterName name, long delta, Map.Entry<String, KeyedDelta> key) {
+        Slot slot = slots.slotEntered(name); // may wait for room: never while holding the pairing, which a flush needs
+        while (true) {
+            long stamp = pairing.readLock();
+            try {
+                if (slots.add(name, slot, delta)) {
+                    queue.add(key);
+                    return;
+                }
+            } finally {
+                pairing.unlockRead(stamp);
+            }
+            slot = slots.lookUp(name); // sealed meanwhile: the counter's new slot, or refused once closing
         }
     }
 
@@ -92,13 +116,19 @@ final class PendingKeys {
         return pending.size();
     }
 
-    /** Takes the queued keys for a new batch: their deltas are in the slots, so in this batch or an earlier one. */
-    Map<String, KeyedDelta> drain() {
-        Map<String, KeyedDelta> keyed = new HashMap<>();
-        for (Map.Entry<String, KeyedDelta> entry; (entry = queue.poll()) != null; ) {
-            keyed.put(entry.getKey(), entry.getValue());
+    /** Takes the queued keys for a new batch, and the slots' deltas with them ({@code drainSlots}): theirs among them. */
+    Map<String, KeyedDelta> drainWith(Runnable drainSlots) {
+        long stamp = pairing.writeLock();
+        try {
+            Map<String, KeyedDelta> keyed = new HashMap<>();
+            for (Map.Entry<String, KeyedDelta> entry; (entry = queue.poll()) != null; ) {
+                keyed.put(entry.getKey(), entry.getValue());
+            }
+            drainSlots.run();
+            return keyed;
+        } finally {
+            pairing.unlockWrite(stamp);
         }
-        return keyed;
     }
 
     boolean hasQueued() {

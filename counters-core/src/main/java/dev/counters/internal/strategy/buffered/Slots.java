@@ -54,9 +54,9 @@ final class Slots {
         addTo(name, slot != null ? slot : lookUp(name), delta);
     }
 
-    /** The same, for a caller that passed the gate already. */
-    void incrementEntered(CounterName name, long delta) {
-        addTo(name, slot(name), delta);
+    /** The counter's slot, admitted if new (waiting for room if full), for a caller that passed the gate already. */
+    Slot slotEntered(CounterName name) {
+        return slot(name);
     }
 
     /** The counter's slot, admitted if new; through the gate, so that no slot is admitted after the last drain. */
@@ -81,8 +81,8 @@ final class Slots {
         return slot;
     }
 
-    /** Adds the delta to the slot; false, having added nothing, once the last drain sealed it. */
-    private boolean add(CounterName name, Slot slot, long delta) {
+    /** Adds the delta to the slot; false, having added nothing, once a drain sealed it. Never waits. */
+    boolean add(CounterName name, Slot slot, long delta) {
         return (delta == 1 && slot.takesOnesUnchecked()) ? slot.add(1) : addOther(name, slot, delta);
     }
 
