@@ -39,8 +39,11 @@ final class PendingKeys {
      * Bounded: a repeat of a key it forgot is still recognised by the store, at the flush.
      */
     private final Cache<String, KeyedDelta> flushed;
-    /** Keyed increments for the next batch; their deltas are in the slots already (added before they are queued). */
-    private final ConcurrentLinkedQueue<Map.Entry<String, KeyedDelta>> queue = new ConcurrentLinkedQueue<>();
+    /**
+     * Keyed increments for the next batch, whose deltas are in the slots already; a flush takes the whole queue and
+     * leaves a new one, so that the pairing is held for the swap only, however many keys wait.
+     */
+    private volatile ConcurrentLinkedQueue<Map.Entry<String, KeyedDelta>> queue = new ConcurrentLinkedQueue<>();
 
     /** Keeps flushes from taking a delta without its key: see the class comment. Held for moments in memory. */
     private final StampedLock pairing = new StampedLock();
@@ -118,17 +121,18 @@ final class PendingKeys {
 
     /** Takes the queued keys for a new batch, and the slots' deltas with them ({@code drainSlots}): theirs among them. */
     Map<String, KeyedDelta> drainWith(Runnable drainSlots) {
+        ConcurrentLinkedQueue<Map.Entry<String, KeyedDelta>> taken;
         long stamp = pairing.writeLock();
         try {
-            Map<String, KeyedDelta> keyed = new HashMap<>();
-            for (Map.Entry<String, KeyedDelta> entry; (entry = queue.poll()) != null; ) {
-                keyed.put(entry.getKey(), entry.getValue());
-            }
+            taken = queue;
+            queue = new ConcurrentLinkedQueue<>();
             drainSlots.run();
-            return keyed;
         } finally {
             pairing.unlockWrite(stamp);
         }
+        Map<String, KeyedDelta> keyed = new HashMap<>();
+        taken.forEach(entry -> keyed.put(entry.getKey(), entry.getValue()));
+        return keyed;
     }
 
     boolean hasQueued() {
