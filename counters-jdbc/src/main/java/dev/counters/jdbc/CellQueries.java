@@ -34,6 +34,7 @@ import org.jooq.BatchBindStep;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.InsertOnDuplicateStep;
 import org.jooq.InsertValuesStep4;
 import org.jooq.Query;
 import org.jooq.Record;
@@ -308,17 +309,13 @@ final class CellQueries {
         Field<String> name = table.field("n", String.class);
         Field<String> cellName = table.field("c", String.class);
         Field<Long> delta = table.field("d", Long.class);
-        return ctx.with("recorded")
+        return upsertAll(ctx.with("recorded")
                 .as(batches.recording(key, appliedAt))
                 .insertInto(t.cells, t.cellsName, t.cellsCell, t.cellsValue, t.cellsVersion)
                 .select(select(name, cellName, delta, inline(1L))
                         // A row only if the key was inserted: "recorded" has one row then, else none. (A join, not
                         // EXISTS: the binary signatures of jOOQ's exists differ between 3.19 and 3.21.)
-                        .from(table, DSL.table(DSL.name("recorded"))))
-                .onConflict(t.cellsName, t.cellsCell)
-                .doUpdate()
-                .set(t.cellsValue, t.cellsValue.plus(excluded(t.cellsValue)))
-                .set(t.cellsVersion, t.cellsVersion.plus(inline(1L)));
+                        .from(table, DSL.table(DSL.name("recorded")))));
     }
 
     /** Value {@code index} of {@code values}, or its marker when there are none. */
@@ -337,7 +334,7 @@ final class CellQueries {
     }
 
     /** The rows' deltas added to their cells, created at the delta when new. */
-    private Query upsertAll(InsertValuesStep4<Record, String, String, Long, Long> rows) {
+    private Query upsertAll(InsertOnDuplicateStep<Record> rows) {
         return rows.onConflict(t.cellsName, t.cellsCell)
                 .doUpdate()
                 .set(t.cellsValue, t.cellsValue.plus(excluded(t.cellsValue)))
