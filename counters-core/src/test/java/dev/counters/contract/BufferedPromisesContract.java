@@ -13,8 +13,6 @@ import dev.counters.CounterStoreException;
 import dev.counters.CountersException;
 import dev.counters.IdempotencyKey;
 import dev.counters.spi.CounterStore;
-import dev.counters.spi.IdempotencyKeys.KeyedDelta;
-import dev.counters.spi.IdempotentBatches.AppliedBatch;
 import dev.counters.strategy.BufferedSettings;
 import dev.counters.testing.TestThreads;
 import java.time.Duration;
@@ -447,27 +445,19 @@ public abstract class BufferedPromisesContract extends ContractSupport {
     void everyKeyIsRecordedByTheFlushThatWritesItsDelta() throws Exception {
         List<String> apart = new java.util.concurrent.CopyOnWriteArrayList<>();
         AtomicInteger keysRecorded = new AtomicInteger();
-        ForwardingCounterStore checking = new ForwardingCounterStore(store()) {
-            @Override
-            public AppliedBatch applyBatch(
-                    String key,
-                    String cell,
-                    Map<CounterName, Long> deltas,
-                    Map<String, KeyedDelta> keyed,
-                    Instant now) {
-                Map<CounterName, Long> keyedSums = new HashMap<>();
-                keyed.values().forEach(increment -> keyedSums.merge(increment.counter(), increment.delta(), Long::sum));
-                keyedSums.forEach((counter, sum) -> {
-                    if (!sum.equals(deltas.get(counter))) {
-                        apart.add(counter + ": keys of " + sum + " recorded with a delta of " + deltas.get(counter));
-                    }
-                });
-                keysRecorded.addAndGet(keyed.size());
-                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(
-                        ThreadLocalRandom.current().nextInt(1_000)));
-                return super.applyBatch(key, cell, deltas, keyed, now);
-            }
-        };
+        ForwardingCounterStore checking = ForwardingCounterStore.aroundBatches(store(), (deltas, keyed, apply) -> {
+            Map<CounterName, Long> keyedSums = new HashMap<>();
+            keyed.values().forEach(increment -> keyedSums.merge(increment.counter(), increment.delta(), Long::sum));
+            keyedSums.forEach((counter, sum) -> {
+                if (!sum.equals(deltas.get(counter))) {
+                    apart.add(counter + ": keys of " + sum + " recorded with a delta of " + deltas.get(counter));
+                }
+            });
+            keysRecorded.addAndGet(keyed.size());
+            LockSupport.parkNanos(
+                    TimeUnit.MICROSECONDS.toNanos(ThreadLocalRandom.current().nextInt(1_000)));
+            return apply.get();
+        });
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         AtomicLong keyedMade = new AtomicLong();
         try (CounterService counters = service(checking, hourly())) {

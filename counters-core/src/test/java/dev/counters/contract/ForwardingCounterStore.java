@@ -59,6 +59,11 @@ public abstract class ForwardingCounterStore
      * act before or after: a flush that hangs, fails, or fails after it was applied.
      */
     public static ForwardingCounterStore aroundBatches(CounterStore delegate, AroundBatch around) {
+        return aroundBatches(delegate, (deltas, keyed, apply) -> around.apply(apply));
+    }
+
+    /** The same, for an {@code around} that looks at each batch's deltas and callers' keys too. */
+    public static ForwardingCounterStore aroundBatches(CounterStore delegate, AroundBatchOf around) {
         return new ForwardingCounterStore(delegate) {
             @Override
             public AppliedBatch applyBatch(
@@ -67,7 +72,7 @@ public abstract class ForwardingCounterStore
                     Map<CounterName, Long> deltas,
                     Map<String, KeyedDelta> keyed,
                     Instant now) {
-                return around.apply(() -> super.applyBatch(key, cell, deltas, keyed, now));
+                return around.apply(deltas, keyed, () -> super.applyBatch(key, cell, deltas, keyed, now));
             }
         };
     }
@@ -76,6 +81,12 @@ public abstract class ForwardingCounterStore
     @FunctionalInterface
     public interface AroundBatch {
         AppliedBatch apply(Supplier<AppliedBatch> apply);
+    }
+
+    /** What {@link #aroundBatches} does with each batch, given its deltas and its callers' keys. */
+    @FunctionalInterface
+    public interface AroundBatchOf {
+        AppliedBatch apply(Map<CounterName, Long> deltas, Map<String, KeyedDelta> keyed, Supplier<AppliedBatch> apply);
     }
 
     /** The store calls are passed to. */
