@@ -12,7 +12,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A flush in progress: its key, cell, deltas, keyed increments (whose deltas are among the batch's, or an earlier
@@ -30,7 +29,7 @@ record Batch(
     static final String CELL = AtomicStrategy.CELL;
 
     /** An increment whose caller waits for the flush carrying it; delta 0 only waits (a flush call). */
-    record DurableIncrement(CounterName name, long delta, CompletableFuture<Void> done) {}
+    record DurableIncrement(CounterName name, long delta, DurableFuture done) {}
 
     /** A batch under a key of its own: a new id and the digest of its content. */
     static Batch of(
@@ -48,12 +47,12 @@ record Batch(
     }
 
     /** The futures of the durable callers waiting for this batch. */
-    List<CompletableFuture<Void>> futures() {
+    List<DurableFuture> futures() {
         return futures(durable);
     }
 
-    static List<CompletableFuture<Void>> futures(List<DurableIncrement> increments) {
-        List<CompletableFuture<Void>> futures = new ArrayList<>(increments.size());
+    static List<DurableFuture> futures(List<DurableIncrement> increments) {
+        List<DurableFuture> futures = new ArrayList<>(increments.size());
         increments.forEach(increment -> futures.add(increment.done()));
         return futures;
     }

@@ -1,7 +1,6 @@
 package dev.counters.internal.strategy.buffered;
 
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
@@ -27,13 +26,17 @@ final class Completions {
                 new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), threads);
     }
 
-    /** Completes each future, normally when {@code failure} is null, else with it. */
-    void complete(List<CompletableFuture<Void>> futures, @Nullable Throwable failure) {
+    /**
+     * Completes each future, normally when {@code failure} is null, else with it; the callers waiting for one are woken
+     * at once, on this thread (see {@link DurableFuture}).
+     */
+    void complete(List<DurableFuture> futures, @Nullable Throwable failure) {
         if (futures.isEmpty()) {
             return;
         }
+        futures.forEach(future -> future.wake(failure));
         Runnable task = () -> {
-            for (CompletableFuture<Void> future : futures) {
+            for (DurableFuture future : futures) {
                 if (failure == null) {
                     future.complete(null);
                 } else {

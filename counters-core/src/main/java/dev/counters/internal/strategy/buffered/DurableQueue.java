@@ -39,7 +39,7 @@ final class DurableQueue {
                 room.await(name, this::isFull, n + " durable increments and flushes waiting for their flush");
             }
         }
-        DurableIncrement increment = new DurableIncrement(name, delta, new CompletableFuture<>());
+        DurableIncrement increment = new DurableIncrement(name, delta, new DurableFuture());
         queue.add(increment);
         if (delta != 0) {
             slots.countOther(); // before the flusher wakes, so that the flush taking the increment finds it counted

@@ -370,7 +370,7 @@ final class Flusher {
                 .removeIf(entry ->
                         entry.getValue().counter().equals(overflowing) && keys.drop(entry.getKey(), entry.getValue()));
         List<DurableIncrement> waiting = new ArrayList<>();
-        List<CompletableFuture<Void>> refused = new ArrayList<>();
+        List<DurableFuture> refused = new ArrayList<>();
         for (DurableIncrement increment : attempt.durable()) {
             if (increment.delta() != 0 && increment.name().equals(overflowing)) {
                 refused.add(increment.done());
@@ -457,7 +457,7 @@ final class Flusher {
                 chained.add(increment);
                 continue;
             }
-            CompletableFuture<Void> own = new CompletableFuture<>();
+            DurableFuture own = new DurableFuture();
             List<CompletableFuture<Void>> all = new ArrayList<>(others);
             all.add(own);
             // Runs on whichever thread settles last; it only hands the caller's future to the completions.
@@ -580,8 +580,8 @@ final class Flusher {
         }
         // A queued increment was in no batch: surely not applied. A queued flush call covers the batches in flight,
         // whose outcome may be unknown: saying "not applied" of it could make its caller repeat what was written.
-        List<CompletableFuture<Void>> increments = new ArrayList<>();
-        List<CompletableFuture<Void>> flushCalls = new ArrayList<>();
+        List<DurableFuture> increments = new ArrayList<>();
+        List<DurableFuture> flushCalls = new ArrayList<>();
         for (DurableIncrement queued : durable.drain()) {
             (queued.delta() == 0 ? flushCalls : increments).add(queued.done());
         }
