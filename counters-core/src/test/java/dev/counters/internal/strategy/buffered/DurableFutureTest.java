@@ -21,22 +21,28 @@ import org.junit.jupiter.api.Test;
  */
 class DurableFutureTest {
 
-    /** A thread waiting in {@code join} on {@code future}, which it records its outcome into. */
-    private static Thread joining(DurableFuture future, AtomicReference<Object> outcome) {
-        return TestThreads.start(() -> {
-            try {
-                future.join();
-                outcome.set("joined");
-            } catch (RuntimeException e) {
-                outcome.set(e);
-            }
-        });
-    }
+    /** A thread waiting in {@code join} on a future, seen waiting; what the join returned or threw, once it ends. */
+    private record Caller(Thread thread, AtomicReference<Object> outcome) {
 
-    private static void awaitWaiting(Thread thread) {
-        await().atMost(Duration.ofSeconds(10))
-                .until(() ->
-                        thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING);
+        static Caller waitingFor(DurableFuture future) {
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            Thread thread = TestThreads.start(() -> {
+                try {
+                    future.join();
+                    outcome.set("joined");
+                } catch (RuntimeException e) {
+                    outcome.set(e);
+                }
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> thread.getState() == Thread.State.WAITING);
+            return new Caller(thread, outcome);
+        }
+
+        /** What the join returned ("joined") or threw, waiting 10 s at most for it to end. */
+        Object answer() throws InterruptedException {
+            thread.join(TimeUnit.SECONDS.toMillis(10));
+            return outcome.get();
+        }
     }
 
     @Test
@@ -44,32 +50,26 @@ class DurableFutureTest {
         DurableFuture future = new DurableFuture();
         AtomicReference<Thread> stageRanOn = new AtomicReference<>();
         CompletableFuture<Void> stage = future.thenRun(() -> stageRanOn.set(Thread.currentThread()));
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread caller = joining(future, outcome);
-        awaitWaiting(caller);
+        Caller caller = Caller.waitingFor(future);
 
         future.wake(null); // as a flusher does: the completions' task is never run here
 
-        caller.join(TimeUnit.SECONDS.toMillis(10));
-        assertThat(outcome).hasValue("joined");
+        assertThat(caller.answer()).isEqualTo("joined");
         assertThat(future).isCompleted();
         assertThat(stage).isCompleted();
-        assertThat(stageRanOn).hasValue(caller);
+        assertThat(stageRanOn).hasValue(caller.thread());
     }
 
     @Test
     void aWakeWithAFailureFailsTheWaitAsTheCompletionsWould() throws Exception {
         IllegalStateException failure = new IllegalStateException("the flush failed");
         DurableFuture future = new DurableFuture();
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread caller = joining(future, outcome);
-        awaitWaiting(caller);
+        Caller caller = Caller.waitingFor(future);
 
         future.wake(failure);
 
-        caller.join(TimeUnit.SECONDS.toMillis(10));
-        assertThat(outcome.get()).isInstanceOf(CompletionException.class);
-        assertThat(((Throwable) outcome.get()).getCause()).isSameAs(failure);
+        assertThat(caller.answer()).isInstanceOf(CompletionException.class);
+        assertThat(((Throwable) caller.answer()).getCause()).isSameAs(failure);
         assertThatThrownBy(future::get).isInstanceOf(ExecutionException.class).hasCause(failure);
         assertThat(future).isCompletedExceptionally();
     }
@@ -77,29 +77,23 @@ class DurableFutureTest {
     @Test
     void theCompletionsAnswerTheCallerTooAndTheFirstToCompleteWins() throws Exception {
         DurableFuture future = new DurableFuture();
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread caller = joining(future, outcome);
-        awaitWaiting(caller);
+        Caller caller = Caller.waitingFor(future);
 
         future.complete(null); // the completions' task, with no wake before it (a caller of close, say)
         future.wake(new IllegalStateException("too late")); // changes nothing
 
-        caller.join(TimeUnit.SECONDS.toMillis(10));
-        assertThat(outcome).hasValue("joined");
+        assertThat(caller.answer()).isEqualTo("joined");
         assertThat(future.join()).isNull();
     }
 
     @Test
     void aCancelledFutureEndsTheWait() throws Exception {
         DurableFuture future = new DurableFuture();
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread caller = joining(future, outcome);
-        awaitWaiting(caller);
+        Caller caller = Caller.waitingFor(future);
 
         future.cancel(false);
 
-        caller.join(TimeUnit.SECONDS.toMillis(10));
-        assertThat(outcome.get()).isInstanceOf(CancellationException.class);
+        assertThat(caller.answer()).isInstanceOf(CancellationException.class);
     }
 
     @Test
