@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A flush in progress: its key, cell, deltas, keyed increments (whose deltas are among the batch's, or an earlier
- * batch's) and waiting durable callers stay the same across retries. The key is an id unique to the batch and a digest
+ * A flush in progress: its key, cell, deltas, keyed increments (whose deltas are among the batch's) and waiting
+ * durable callers stay the same across retries. The key is an id unique to the batch and a digest
  * of its content, so that the key also names the deltas: a retry under it applies them exactly once.
  */
 record Batch(
