@@ -478,8 +478,18 @@ public final class InMemoryCounterStore
     // ---- escrow ----
 
     @Override
-    public synchronized Optional<EscrowCell> bind(
+    public Optional<EscrowCell> bind(CounterName counter, Bounds wanted, long initial, String nodeCell, Instant now) {
+        return bind(counter, wanted, initial, nodeCell, true);
+    }
+
+    @Override
+    public Optional<EscrowCell> bindIfAbsent(
             CounterName counter, Bounds wanted, long initial, String nodeCell, Instant now) {
+        return bind(counter, wanted, initial, nodeCell, false);
+    }
+
+    private synchronized Optional<EscrowCell> bind(
+            CounterName counter, Bounds wanted, long initial, String nodeCell, boolean rebind) {
         Bounds stored = bounds.get(counter);
         if (stored == null) {
             Rooms pool = new Rooms(
@@ -488,7 +498,7 @@ public final class InMemoryCounterStore
             setCell(counter, POOL, initial);
             putRooms(counter, POOL, pool);
             bounds.put(counter, wanted);
-        } else if (!sealed.contains(counter) && !stored.equals(wanted)) {
+        } else if (rebind && !sealed.contains(counter) && !stored.equals(wanted)) {
             rebind(counter, wanted);
         }
         return escrowCell(counter, nodeCell);

@@ -44,6 +44,15 @@ public interface Escrow {
     Optional<EscrowCell> bind(CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now);
 
     /**
+     * As {@link #bind}, but a counter bounded already is left as it is, whatever its bounds: for bounds its first bind
+     * sets for good. A sliding window's slice is bound from what the slices before it admitted, which two processes
+     * may read at different moments; a rebind by the second would move the maximum under what the first admitted.
+     *
+     * @return the calling node's cell, if it exists
+     */
+    Optional<EscrowCell> bindIfAbsent(CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now);
+
+    /**
      * Adds {@code valueDelta} to a cell's value and the room deltas to its rooms, if it exists and none of its rooms
      * would go below 0; otherwise writes nothing. Only a room that shrinks is checked: one that grows passes even while
      * below 0 (a bound a rebind moved past the value), so that changes can bring the value back within its bounds.

@@ -852,6 +852,29 @@ public abstract class CounterStoreContract extends ContractSupport {
     }
 
     @Test
+    void bindIfAbsentLeavesACounterBoundWithOtherBoundsAsItIs() {
+        CounterName slice = name("bound-once");
+        assertThat(escrow(store()).bindIfAbsent(slice, new Escrow.Bounds(0L, 2L), 0, node("a"), NOW))
+                .isEmpty();
+        assertThat(escrow(store()).transfer(slice, node("a"), 0, 2)).isPresent();
+        assertThat(escrow(store()).change(slice, node("a"), 2, 2, -2)).isTrue();
+
+        assertThat(escrow(anotherStore()).bindIfAbsent(slice, new Escrow.Bounds(0L, 1L), 0, node("a"), NOW))
+                .as("the calling node's cell, as it is")
+                .contains(new Escrow.EscrowCell(2, 2L, 0L));
+        assertThat(state(slice))
+                .as("bounds and rooms as the first bind left them")
+                .isEqualTo(new Escrow.EscrowState(2, new Escrow.Bounds(0L, 2L), 2L, 0L, 0, 0, 0, 0));
+        keepsTheInvariant(slice);
+
+        CounterName fresh = name("bound-once-fresh");
+        escrow(anotherStore()).bindIfAbsent(fresh, new Escrow.Bounds(0L, 5L), 1, node("a"), NOW);
+        assertThat(state(fresh))
+                .as("absent: bound as bind would")
+                .isEqualTo(new Escrow.EscrowState(1, new Escrow.Bounds(0L, 5L), 1L, 4L, 0, 0, 0, 0));
+    }
+
+    @Test
     void concurrentBindsOfOneCounterCreateOnePool() {
         CounterName stock = name("raced");
         Concurrently.run(8, thread -> {

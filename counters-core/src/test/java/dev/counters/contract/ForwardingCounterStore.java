@@ -265,6 +265,12 @@ public abstract class ForwardingCounterStore
     }
 
     @Override
+    public Optional<EscrowCell> bindIfAbsent(
+            CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
+        return delegate(Escrow.class).bindIfAbsent(counter, bounds, initial, nodeCell, now);
+    }
+
+    @Override
     public boolean change(CounterName counter, String cell, long valueDelta, long roomDownDelta, long roomUpDelta) {
         return delegate(Escrow.class).change(counter, cell, valueDelta, roomDownDelta, roomUpDelta);
     }

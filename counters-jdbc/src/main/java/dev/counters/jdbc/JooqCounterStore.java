@@ -584,6 +584,17 @@ public final class JooqCounterStore
 
     @Override
     public Optional<EscrowCell> bind(CounterName counter, Bounds wanted, long initial, String nodeCell, Instant now) {
+        return bind(counter, wanted, initial, nodeCell, now, true);
+    }
+
+    @Override
+    public Optional<EscrowCell> bindIfAbsent(
+            CounterName counter, Bounds wanted, long initial, String nodeCell, Instant now) {
+        return bind(counter, wanted, initial, nodeCell, now, false);
+    }
+
+    private Optional<EscrowCell> bind(
+            CounterName counter, Bounds wanted, long initial, String nodeCell, Instant now, boolean rebind) {
         EscrowCell pool = new EscrowCell(
                 initial, roomDown(counter, initial, wanted.min()), roomUp(counter, initial, wanted.max()));
         return runner.transaction("bind", counter, 0, ctx -> {
@@ -598,7 +609,7 @@ public final class JooqCounterStore
             }
             BoundQueries.Stored current = stored.orElseThrow(() -> new TransientStoreException(
                     "Counter '" + counter + "' was bound and deleted while this bind ran; nothing was written", null));
-            if (!current.sealed() && !current.bounds().equals(wanted)) {
+            if (rebind && !current.sealed() && !current.bounds().equals(wanted)) {
                 rebind(ctx, counter, wanted, now);
             }
             return cells.escrowCell(ctx, counter, nodeCell);

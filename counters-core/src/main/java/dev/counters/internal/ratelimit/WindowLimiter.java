@@ -224,6 +224,12 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
                 0L, Math.max(0, limit.permits() - used(key == null ? "" : key, start, now, true))));
     }
 
+    /** A slice's bounds come from the slices before it, which another process may have read at another moment. */
+    @Override
+    public boolean bindsOnce() {
+        return sliding;
+    }
+
     @Override
     public double rate(CounterName name) {
         String key = RateWindows.key(limiter, name);
@@ -253,7 +259,7 @@ final class WindowLimiter implements KeyLimiter, BoundedStrategy.Binding {
             return state;
         }
         // Never used: created closed, so that no late write can count in it after the next slice was bound.
-        escrow.bind(slice, new Bounds(0L, 0L), 0, Escrow.POOL, now);
+        escrow.bindIfAbsent(slice, new Bounds(0L, 0L), 0, Escrow.POOL, now);
         return escrow.seal(slice, now);
     }
 

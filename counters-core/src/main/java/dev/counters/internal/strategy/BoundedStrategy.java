@@ -112,6 +112,13 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
         /** The bounds to bind {@code name} with; empty when it is bound already and must be used as stored. */
         Optional<Bounds> bounds(CounterName name);
 
+        /**
+         * Whether a counter's first bind sets its bounds for good ({@link Escrow#bindIfAbsent}), its bounds computed
+         * from what other counters held, which processes may read differently; otherwise a bind with other bounds
+         * rebinds it, as a changed rule does.
+         */
+        boolean bindsOnce();
+
         /** The rate (units a second) to start {@code name}'s rate toward its maximum at. */
         double rate(CounterName name);
     }
@@ -784,7 +791,9 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
             own = escrow.bind(name, bounds, settings.initial(), nodeCell, time.steady());
         } else {
             Optional<Bounds> wanted = binding.bounds(name); // a window's name: never a counting counter's
-            if (wanted.isPresent()) {
+            if (wanted.isPresent() && binding.bindsOnce()) {
+                own = escrow.bindIfAbsent(name, wanted.get(), settings.initial(), nodeCell, time.steady());
+            } else if (wanted.isPresent()) {
                 own = escrow.bind(name, wanted.get(), settings.initial(), nodeCell, time.steady());
             } else {
                 own = Optional.ofNullable(escrow.escrowCells(name).get(nodeCell));

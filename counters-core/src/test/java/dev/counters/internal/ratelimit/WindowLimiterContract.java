@@ -486,6 +486,57 @@ public abstract class WindowLimiterContract {
         assertThat(decision.outcome()).as("slice 0 is sealed at 2").isEqualTo(Outcome.REFUSED);
     }
 
+    @Test
+    void twoProcessesThatComputedASliceDifferentlyLeaveItAsTheFirstBoundIt() {
+        WindowLimiter other = limiter(fixture.store(), TWO_SLICES, SLICE_0);
+        assertThat(other.tryAcquire("k", 3).allowed()).isTrue(); // slice 0
+        CounterName slice0 = RateWindows.name(limiter, "k", SLICE_0);
+        CounterName slice1 = RateWindows.name(limiter, "k", SLICE_0.plusSeconds(1));
+        CounterStore late = beforeItsFirstBind(fixture.anotherStore(), () -> {
+            // This process computed slice 1's max from slice 0's 3: 1. Before its bind, a permit of slice 0 that
+            // committed late is given back, and the other process binds slice 1 from the 2 left: 2.
+            assertThat(other.strategy().tryIncrement(slice0, -1, null, false).applied())
+                    .isTrue();
+            assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+        });
+
+        WindowLimiter lateLimiter = limiter(late, TWO_SLICES, SLICE_0);
+        advance(Duration.ofSeconds(1));
+
+        RateDecision decision = lateLimiter.tryAcquire("k", 1);
+
+        assertThat(decision.outcome()).as("slice 1 has 4 - 2 - 2").isEqualTo(Outcome.REFUSED);
+        assertThat(escrow(fixture.store()).state(slice1, Instant.now()).orElseThrow())
+                .as("bound as the first bind left it, its value within")
+                .extracting(EscrowState::bounds, EscrowState::value)
+                .containsExactly(new Bounds(0L, 2L), 2L);
+        BoundedStrategyContract.checkInvariant(escrow(fixture.store()), slice1);
+    }
+
+    /** {@code store}, whose first bind of a counter (either kind) runs {@code overtake} first. */
+    private static CounterStore beforeItsFirstBind(CounterStore store, Runnable overtake) {
+        AtomicBoolean first = new AtomicBoolean(true);
+        return new ForwardingCounterStore(store) {
+            @Override
+            public Optional<Escrow.EscrowCell> bind(
+                    CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
+                if (first.getAndSet(false)) {
+                    overtake.run();
+                }
+                return super.bind(counter, bounds, initial, nodeCell, now);
+            }
+
+            @Override
+            public Optional<Escrow.EscrowCell> bindIfAbsent(
+                    CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
+                if (first.getAndSet(false)) {
+                    overtake.run();
+                }
+                return super.bindIfAbsent(counter, bounds, initial, nodeCell, now);
+            }
+        };
+    }
+
     /** 4 permits in any 2 seconds, in slices of a second. */
     private static final RateLimit TWO_SLICES = RateLimit.of(4, Duration.ofSeconds(2))
             .withAlgorithm(RateLimit.Algorithm.SLIDING_WINDOW)
@@ -501,19 +552,11 @@ public abstract class WindowLimiterContract {
      */
     private RateDecision decidedByABindOvertakenByASeal(Function<CounterStore, WindowLimiter> overtaken) {
         WindowLimiter other = limiter(fixture.store(), TWO_SLICES, SLICE_0);
-        AtomicBoolean overtake = new AtomicBoolean(true);
-        CounterStore late = new ForwardingCounterStore(fixture.anotherStore()) {
-            @Override
-            public Optional<Escrow.EscrowCell> bind(
-                    CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
-                if (overtake.getAndSet(false)) {
-                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
-                    advance(Duration.ofSeconds(1));
-                    assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
-                }
-                return super.bind(counter, bounds, initial, nodeCell, now);
-            }
-        };
+        CounterStore late = beforeItsFirstBind(fixture.anotherStore(), () -> {
+            assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+            advance(Duration.ofSeconds(1));
+            assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+        });
 
         RateDecision decision = overtaken.apply(late).tryAcquire("k", 2);
 
