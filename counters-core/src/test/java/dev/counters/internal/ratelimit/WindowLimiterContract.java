@@ -513,19 +513,10 @@ public abstract class WindowLimiterContract {
         BoundedStrategyContract.checkInvariant(escrow(fixture.store()), slice1);
     }
 
-    /** {@code store}, whose first bind of a counter (either kind) runs {@code overtake} first. */
+    /** {@code store}, whose first bind of a slice (a sliding window binds once) runs {@code overtake} first. */
     private static CounterStore beforeItsFirstBind(CounterStore store, Runnable overtake) {
         AtomicBoolean first = new AtomicBoolean(true);
         return new ForwardingCounterStore(store) {
-            @Override
-            public Optional<Escrow.EscrowCell> bind(
-                    CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
-                if (first.getAndSet(false)) {
-                    overtake.run();
-                }
-                return super.bind(counter, bounds, initial, nodeCell, now);
-            }
-
             @Override
             public Optional<Escrow.EscrowCell> bindIfAbsent(
                     CounterName counter, Bounds bounds, long initial, String nodeCell, Instant now) {
