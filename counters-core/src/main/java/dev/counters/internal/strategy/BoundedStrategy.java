@@ -791,12 +791,12 @@ public final class BoundedStrategy extends CellStrategy implements Bounding {
             own = escrow.bind(name, bounds, settings.initial(), nodeCell, time.steady());
         } else {
             Optional<Bounds> wanted = binding.bounds(name); // a window's name: never a counting counter's
-            if (wanted.isPresent() && binding.bindsOnce()) {
-                own = escrow.bindIfAbsent(name, wanted.get(), settings.initial(), nodeCell, time.steady());
-            } else if (wanted.isPresent()) {
-                own = escrow.bind(name, wanted.get(), settings.initial(), nodeCell, time.steady());
-            } else {
+            if (wanted.isEmpty()) {
                 own = Optional.ofNullable(escrow.escrowCells(name).get(nodeCell));
+            } else if (binding.bindsOnce()) {
+                own = escrow.bindIfAbsent(name, wanted.get(), settings.initial(), nodeCell, time.steady());
+            } else {
+                own = escrow.bind(name, wanted.get(), settings.initial(), nodeCell, time.steady());
             }
         }
         EscrowAllowance fresh = new EscrowAllowance(name, time.elapsedNanos());
