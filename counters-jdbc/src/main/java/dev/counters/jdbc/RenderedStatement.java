@@ -34,15 +34,16 @@ final class RenderedStatement {
         T read(ResultSet rows) throws SQLException;
     }
 
+    /** {@code driverTimeout}: the JDBC query timeout to set, in seconds (0 for none, or bound by the server). */
     @SuppressWarnings("ArrayRecordComponent") // never compared or hashed; an int[] for the bind loop
-    private record Rendered(SQLDialect dialect, String sql, int[] slots) {}
+    private record Rendered(SQLDialect dialect, String sql, int[] slots, int driverTimeout) {}
 
     /** The text around the values of a statement with its values inlined: {@code parts[i]} comes before value i. */
     @SuppressWarnings("ArrayRecordComponent") // never compared or hashed
     private record Inlined(SQLDialect dialect, String[] parts, int[] slots) {}
 
     private final Function<DSLContext, Query> prototype;
-    /** The JDBC query timeout in seconds; 0 for none. */
+    /** How long the statement may run, in seconds; 0 for no bound. */
     private final int timeoutSeconds;
     /** Null until the first statement renders it. */
     private volatile @Nullable Rendered rendered;
@@ -54,7 +55,12 @@ final class RenderedStatement {
         this(prototype, 0);
     }
 
-    /** As {@link #RenderedStatement(Function)}, the statement cancelled by the driver after {@code timeoutSeconds}. */
+    /**
+     * As {@link #RenderedStatement(Function)}, the statement ended after running {@code timeoutSeconds}: by MariaDB
+     * itself ({@code SET STATEMENT max_statement_time=N FOR}, free for the client), elsewhere by the driver's query
+     * timeout, which cancels it from a timer thread (Connector/J schedules a task on its timer for every execution, a
+     * third of a MariaDB append's client time). Either way the statement fails with an outcome left unknown.
+     */
     RenderedStatement(Function<DSLContext, Query> prototype, int timeoutSeconds) {
         this.prototype = prototype;
         this.timeoutSeconds = timeoutSeconds;
@@ -104,8 +110,8 @@ final class RenderedStatement {
             try (PreparedStatement prepared = keys
                     ? connection.prepareStatement(statement.sql(), Statement.RETURN_GENERATED_KEYS)
                     : connection.prepareStatement(statement.sql())) {
-                if (timeoutSeconds > 0) {
-                    prepared.setQueryTimeout(timeoutSeconds);
+                if (statement.driverTimeout() > 0) {
+                    prepared.setQueryTimeout(statement.driverTimeout());
                 }
                 for (int i = 0; i < statement.slots().length; i++) {
                     prepared.setObject(i + 1, values[statement.slots()[i]]);
@@ -126,7 +132,12 @@ final class RenderedStatement {
         for (int i = 0; i < slots.length; i++) {
             slots[i] = slotOf(binds.get(i));
         }
-        current = new Rendered(ctx.dialect(), ctx.render(query), slots);
+        String sql = ctx.render(query);
+        boolean serverBound = timeoutSeconds > 0 && ctx.dialect() == SQLDialect.MARIADB;
+        current = serverBound
+                ? new Rendered(
+                        ctx.dialect(), "SET STATEMENT max_statement_time=" + timeoutSeconds + " FOR " + sql, slots, 0)
+                : new Rendered(ctx.dialect(), sql, slots, timeoutSeconds);
         rendered = current;
         return current;
     }

@@ -176,6 +176,9 @@ public final class FaultInjectingDataSource implements DataSource {
     /** Whether a prepared statement writes, even when it is run as a query. */
     private static boolean writes(String sql) {
         String statement = sql.strip().toLowerCase(Locale.ROOT);
+        if (statement.startsWith("set statement ")) { // MariaDB's per-statement settings: the statement follows
+            statement = statement.substring(statement.indexOf(" for ") + " for ".length());
+        }
         return statement.startsWith("insert")
                 || statement.startsWith("update")
                 || statement.startsWith("delete")

@@ -43,6 +43,9 @@ public final class MySqlFaultProxy implements AutoCloseable {
             Pattern.compile("(?i)\\s*SET\\s+autocommit\\s*=\\s*([01]).*", Pattern.DOTALL);
     private static final Pattern COMMIT_IN_BLOCK = Pattern.compile("(?i);\\s*commit\\s*;");
     private static final Pattern LEADING_COMMENTS = Pattern.compile("^(\\s*/\\*.*?\\*/)*\\s*", Pattern.DOTALL);
+    /** MariaDB's per-statement settings ({@code SET STATEMENT max_statement_time=4 FOR INSERT ...}) before a statement. */
+    private static final Pattern STATEMENT_SETTINGS =
+            Pattern.compile("^SET\\s+STATEMENT\\s.*?\\sFOR\\s+", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
 
     private final ServerSocket listener;
     private final int targetPort;
@@ -224,7 +227,9 @@ public final class MySqlFaultProxy implements AutoCloseable {
                 autocommit = autocommitSetting.group(1).equals("1");
                 return true;
             }
-            String statement = LEADING_COMMENTS.matcher(sql).replaceFirst("");
+            String statement = STATEMENT_SETTINGS
+                    .matcher(LEADING_COMMENTS.matcher(sql).replaceFirst(""))
+                    .replaceFirst("");
             int end = 0;
             while (end < statement.length() && Character.isLetter(statement.charAt(end))) {
                 end++;
