@@ -19,16 +19,17 @@ final class DeltaQueries {
 
     /**
      * How long an append's {@code INSERT} may run before it is ended: by MariaDB itself ({@code max_statement_time}),
-     * elsewhere by the driver's cancel (a {@code KILL QUERY} on MySQL, a cancel request on PostgreSQL); see
-     * {@link RenderedStatement}. An ended append's outcome is unknown, like any failure that is not a rollback, so
-     * delta-log retries it under the same id. The bound keeps a late append from landing after its tombstone was
-     * purged: an attempt starts at most {@code folded-retention / 2} after the row's time (delta-log's retry window),
-     * waits for a connection (the pool's timeout), then runs at most 4 s (plus the cancel's round trip), while the
-     * tombstone is purged no earlier than {@code folded-retention} after the row's time. So
-     * {@code folded-retention / 2} must exceed the pool's connection timeout plus 4 s: with the default 10 minutes
-     * and a 30 s pool timeout the margin is 4 min 26 s. A server that holds the statement (a metadata lock, a Galera
-     * backup lock) thus cannot run it once a retry may have been acknowledged and folded, and its tombstone purged.
-     * A statement the server has not started (a server frozen with it in its receive buffer) is not covered.
+     * elsewhere by the driver's cancel (a cancel request on PostgreSQL, a {@code KILL QUERY} on MySQL), made within
+     * {@link StatementDeadlines#TICK_MILLIS} ms of the deadline; see {@link RenderedStatement}. An ended append's
+     * outcome is unknown, like any failure that is not a rollback, so delta-log retries it under the same id. The
+     * bound keeps a late append from landing after its tombstone was purged: an attempt starts at most
+     * {@code folded-retention / 2} after the row's time (delta-log's retry window), waits for a connection (the pool's
+     * timeout), then runs at most 4 s (plus a tick and the cancel's round trip), while the tombstone is purged no
+     * earlier than {@code folded-retention} after the row's time. So {@code folded-retention / 2} must exceed the
+     * pool's connection timeout plus 4 s: with the default 10 minutes and a 30 s pool timeout the margin is 4 min 26 s.
+     * A server that holds the statement (a metadata lock, a Galera backup lock) thus cannot run it once a retry may
+     * have been acknowledged and folded, and its tombstone purged. A statement the server has not started (a server
+     * frozen with it in its receive buffer) is not covered.
      */
     static final int APPEND_TIMEOUT_SECONDS = 4;
 
