@@ -53,19 +53,22 @@ final class StatementDeadlines {
     }
 
     private static void look() {
-        long now = System.nanoTime();
-        RUNNING.forEach((statement, deadline) -> {
-            if (now - deadline >= 0 && RUNNING.remove(statement, deadline)) {
-                try {
-                    statement.cancel();
-                } catch (SQLException | RuntimeException e) {
-                    // it ended and was closed meanwhile: nothing left to cancel
+        try {
+            long now = System.nanoTime();
+            RUNNING.forEach((statement, deadline) -> {
+                if (now - deadline >= 0 && RUNNING.remove(statement, deadline)) {
+                    try {
+                        statement.cancel();
+                    } catch (SQLException | RuntimeException e) {
+                        // it ended and was closed meanwhile: nothing left to cancel
+                    }
                 }
+            });
+        } finally {
+            LOOK_SCHEDULED.set(false);
+            if (!RUNNING.isEmpty()) {
+                scheduleLook(); // a statement that registered meanwhile has scheduled it, or finds it scheduled
             }
-        });
-        LOOK_SCHEDULED.set(false);
-        if (!RUNNING.isEmpty()) {
-            scheduleLook(); // a statement that registered meanwhile has scheduled it, or finds it scheduled
         }
     }
 
